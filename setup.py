@@ -1,0 +1,15 @@
+"""Build the frame-evaluation hook as ``sot._C``.
+
+The hook reads CPython's internal frame structures, so it is compiled with
+``Py_BUILD_CORE`` against the internal headers that every CPython install
+ships under ``include/pythonX.Y/internal``.
+"""
+from setuptools import Extension, setup
+
+hook = Extension(
+    "sot._C",
+    sources=["csrc/eval_frame_hook.c"],
+    extra_compile_args=["-Wall", "-Wextra"],
+)
+
+setup(ext_modules=[hook])

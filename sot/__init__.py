@@ -1,0 +1,2 @@
+"""sot: a bytecode-level JIT tracer for NumPy code."""
+__version__ = "0.1.0"
