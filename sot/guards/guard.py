@@ -1,0 +1,455 @@
+"""Guard kinds: one check each on a value reached through a Tracker.
+
+Every guard is built from a tracker and what was observed at trace time,
+and knows four things about itself, side by side:
+
+* ``code(v, ctx)`` -- a Python expression over the name ``v`` (holding the
+  tracker's value) for the compiled guard function; constants are bound
+  with ``ctx.bind``/``ctx.const``, never spliced;
+* ``check(value)`` -- the same test, interpreted (the reference the
+  compiled function must agree with);
+* ``describe()`` -- one line for logs and ``sot.explain``;
+* ``explain_failure(value)`` -- why a new value fails, in words.
+
+=========================  =============================================  =================================
+kind                       compiled check                                 ``describe()``
+=========================  =============================================  =================================
+``TensorGuard(t, arr)``    ``type(v) is T and v.dtype == D and            ``x: ndarray float32 (8, 16)``
+                           v.shape == (8, 16)`` (NumPy scalar: no shape)  ``s: float32 scalar``
+``TypeGuard(t, T)``        ``type(v) is T``                               ``type(x) is Foo``
+``ValueGuard(t, value)``   type first, then value; floats bit-exact       ``scale == 0.5``
+                           (``-0.0 != 0.0``), NaN matches NaN
+``IdGuard(t, obj)``        ``v is O``                                     ``f is <function f>``
+``LenGuard(t, seq)``       ``type(v) is T and len(v) == n``               ``len(xs) == 3 (list)``
+``DictKeysGuard(t, d)``    ``type(v) is T and len(v) == n and keys in     ``cfg: dict keys ('a', 'b')``
+                           order`` (keys compared like ValueGuard
+                           values; other keys by identity)
+``GlobalAbsentGuard(n)``   ``n not in g``                                 ``global len is not defined``
+=========================  =============================================  =================================
+
+Every check begins with an exact type (or identity) test, so what follows
+only touches objects of a known type. Guards hold strong references to the
+objects they compare against (classes, functions, dict keys), so an ``id``
+can never be reused while the guard lives.
+"""
+
+from __future__ import annotations
+
+import builtins as _bi
+import math
+from types import BuiltinFunctionType, FunctionType, MethodType, ModuleType
+from typing import Any
+
+import numpy as np
+
+from .tracker import (
+    GlobalTracker,
+    LoadContext,
+    Tracker,
+    _float_key,
+    _qualname,
+    _short,
+    value_key,
+)
+
+__all__ = [
+    "Guard",
+    "TensorGuard",
+    "TypeGuard",
+    "ValueGuard",
+    "IdGuard",
+    "LenGuard",
+    "DictKeysGuard",
+    "GlobalAbsentGuard",
+    "VALUE_TYPES",
+]
+
+#: exact types a ValueGuard accepts (plus tuples of them)
+VALUE_TYPES = (int, float, complex, str, bytes, bool, type(None))
+
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE
+
+
+def _type_name(t: type) -> str:
+    return t.__name__ if t.__module__ in ("builtins", "numpy") else _qualname(t)
+
+
+def _obj_desc(obj: Any) -> str:
+    if isinstance(obj, type):
+        return "<class %s>" % _qualname(obj)
+    if isinstance(obj, ModuleType):
+        return "<module %s>" % obj.__name__
+    if isinstance(obj, (FunctionType, BuiltinFunctionType, MethodType)):
+        return "<function %s>" % getattr(obj, "__qualname__", "?")
+    if type(obj) in VALUE_TYPES:
+        return _short(obj)
+    return "<%s object at %#x>" % (_qualname(type(obj)), id(obj))
+
+
+def _builtin_slot(t: type, slot: str) -> bool:
+    """True if ``t``'s ``slot`` method comes from a builtin (non-heap) type,
+    so calling it runs no user code."""
+    for k in t.__mro__:
+        if slot in k.__dict__:
+            return not (k.__flags__ & _HEAPTYPE)
+    return False
+
+
+class Guard:
+    """Base class: a check on ``tracker``'s value."""
+
+    tracker: Tracker
+
+    # -- to override -----------------------------------------------------
+    def code(self, v: str, ctx: LoadContext) -> str:
+        raise NotImplementedError
+
+    def check(self, value: Any) -> bool:
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        raise NotImplementedError
+
+    def explain_failure(self, value: Any) -> str:
+        raise NotImplementedError
+
+    def _key(self) -> tuple:
+        raise NotImplementedError
+
+    # -- shared ------------------------------------------------------------
+    def emit(self, ctx: LoadContext) -> str:
+        """The whole check as an expression (loads through ``ctx.ref``)."""
+        return self.code(ctx.ref(self.tracker), ctx)
+
+    def evaluate(self, g: dict, args: tuple, cells: tuple) -> bool:
+        """Reference evaluation on a frame; False if anything raises."""
+        try:
+            return bool(self.check(self.tracker.load(g, args, cells)))
+        except Exception:
+            return False
+
+    def failure(self, g: dict, args: tuple, cells: tuple) -> str | None:
+        """None if the guard holds on this frame, else why not, in words."""
+        try:
+            value = self.tracker.load(g, args, cells)
+        except Exception as e:
+            return "%s could not be read (%s)" % (self.tracker.subject(), type(e).__name__)
+        try:
+            ok = self.check(value)
+        except Exception as e:  # pragma: no cover - checks are type-first
+            return "%s could not be checked (%s)" % (self.tracker.subject(), type(e).__name__)
+        return None if ok else self.explain_failure(value)
+
+    def _type_changed(self, expected: type, value: Any) -> str:
+        return "type of %s changed from %s to %s" % (
+            self.tracker.subject(), _type_name(expected), _type_name(type(value)))
+
+    def __eq__(self, other: object) -> bool:
+        return (type(self) is type(other) and self.tracker == other.tracker  # type: ignore[attr-defined]
+                and self._key() == other._key())  # type: ignore[attr-defined]
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, self.tracker, self._key()))
+
+    def __repr__(self) -> str:
+        return "<%s %s>" % (type(self).__name__, self.describe())
+
+
+# ---------------------------------------------------------------------------
+
+
+class TensorGuard(Guard):
+    """An ndarray (exact type, dtype, shape) or a NumPy scalar (exact type,
+    dtype). An ndarray subclass is guarded on its own exact type."""
+
+    def __init__(self, tracker: Tracker, value: Any):
+        if not isinstance(value, (np.ndarray, np.generic)):
+            raise TypeError("TensorGuard needs an ndarray or NumPy scalar, got %s"
+                            % _type_name(type(value)))
+        self.tracker = tracker
+        self.type = type(value)
+        self.dtype = value.dtype
+        self.shape = tuple(value.shape) if isinstance(value, np.ndarray) else None
+
+    def code(self, v, ctx):
+        parts = ["type(%s) is %s" % (v, ctx.bind(self.type)),
+                 "%s.dtype == %s" % (v, ctx.bind(self.dtype))]
+        if self.shape is not None:
+            parts.append("%s.shape == %s" % (v, ctx.const(self.shape)))
+        return " and ".join(parts)
+
+    def check(self, value):
+        if type(value) is not self.type or not value.dtype == self.dtype:
+            return False
+        return self.shape is None or value.shape == self.shape
+
+    def describe(self):
+        if self.shape is None:
+            return "%s: %s scalar" % (self.tracker.name(), self.dtype)
+        return "%s: %s %s %s" % (self.tracker.name(), _type_name(self.type), self.dtype, self.shape)
+
+    def explain_failure(self, value):
+        if type(value) is not self.type:
+            return self._type_changed(self.type, value)
+        s = self.tracker.subject()
+        if not value.dtype == self.dtype:
+            return "%s.dtype changed from %s to %s" % (s, self.dtype, value.dtype)
+        if self.shape is not None and value.shape != self.shape:
+            return "%s.shape changed from %s to %s" % (s, self.shape, value.shape)
+        return "%s still matches %s" % (s, self.describe())  # pragma: no cover
+
+    def _key(self):
+        return (self.type, self.dtype, self.shape)
+
+
+class TypeGuard(Guard):
+    """``type(v) is T`` (exact)."""
+
+    def __init__(self, tracker: Tracker, type_: type):
+        if not isinstance(type_, type):
+            raise TypeError("TypeGuard needs a type")
+        self.tracker = tracker
+        self.type = type_
+
+    def code(self, v, ctx):
+        return "type(%s) is %s" % (v, ctx.bind(self.type))
+
+    def check(self, value):
+        return type(value) is self.type
+
+    def describe(self):
+        return "type(%s) is %s" % (self.tracker.name(), _type_name(self.type))
+
+    def explain_failure(self, value):
+        return self._type_changed(self.type, value)
+
+    def _key(self):
+        return (id(self.type),)
+
+
+def _check_value_type(value: Any) -> None:
+    t = type(value)
+    if t is tuple:
+        for v in value:
+            _check_value_type(v)
+    elif t not in VALUE_TYPES:
+        raise TypeError("ValueGuard supports exact int/float/complex/str/bytes/bool/None "
+                        "and tuples of them, not %s (use IdGuard or TypeGuard)"
+                        % _type_name(t))
+
+
+_MAX_INLINE_TUPLE = 16
+
+
+def _value_code(v: str, value: Any, ctx: LoadContext) -> str:
+    """Expression true iff ``v`` holds a value interchangeable with
+    ``value`` (same exact type; floats bit-exact; NaN matches NaN)."""
+    t = type(value)
+    if value is None or t is bool:
+        return "%s is %r" % (v, value)
+    tt = "type(%s) is %s" % (v, t.__name__)
+    if t is int:
+        return "%s and %s == %s" % (tt, v, ctx.const(value))
+    if t is float:
+        if value != value:
+            return "%s and %s != %s" % (tt, v, v)
+        if value == 0.0:
+            sign = "1.0" if math.copysign(1.0, value) > 0 else "-1.0"
+            return "%s and %s == 0.0 and %s(1.0, %s) == %s" % (
+                tt, v, ctx.helper("_copysign", math.copysign), v, sign)
+        return "%s and %s == %s" % (tt, v, ctx.bind(value))
+    if t in (str, bytes):
+        return "%s and %s == %s" % (tt, v, ctx.bind(value))
+    if t is tuple and len(value) <= _MAX_INLINE_TUPLE:
+        parts = [tt, "len(%s) == %d" % (v, len(value))]
+        parts += ["(%s)" % _value_code("%s[%d]" % (v, i), x, ctx) for i, x in enumerate(value)]
+        return " and ".join(parts)
+    # complex, long tuples: compare the interchangeability key
+    return "%s(%s) == %s" % (ctx.helper("_value_key", value_key), v, ctx.bind(value_key(value)))
+
+
+class ValueGuard(Guard):
+    """Value of an int/float/complex/str/bytes/bool/None or a tuple of
+    those; the exact type is checked first, so ``1``, ``1.0`` and ``True``
+    differ; floats compare bit-exactly (``0.0`` vs ``-0.0`` differ) and a
+    NaN guard passes for any NaN."""
+
+    def __init__(self, tracker: Tracker, value: Any):
+        _check_value_type(value)
+        self.tracker = tracker
+        self.value = value
+        self._vkey = value_key(value)
+
+    def code(self, v, ctx):
+        return _value_code(v, self.value, ctx)
+
+    def check(self, value):
+        return value_key(value) == self._vkey
+
+    def describe(self):
+        n = self.tracker.name()
+        if self.value is None or type(self.value) is bool:
+            return "%s is %r" % (n, self.value)
+        if type(self.value) is float and self.value != self.value:
+            return "%s is nan (a float NaN)" % n
+        return "%s == %s" % (n, _short(self.value))
+
+    def explain_failure(self, value):
+        old, new = _short(self.value), _short(value)
+        msg = "%s changed from %s to %s" % (self.tracker.subject(), old, new)
+        if old == new:
+            msg += " (type %s to %s)" % (_type_name(type(self.value)), _type_name(type(value)))
+        return msg
+
+    def _key(self):
+        return (self._vkey,)
+
+
+class IdGuard(Guard):
+    """``v is O``: functions, classes, modules, user objects."""
+
+    def __init__(self, tracker: Tracker, obj: Any):
+        self.tracker = tracker
+        self.obj = obj
+
+    def code(self, v, ctx):
+        return "%s is %s" % (v, ctx.bind(self.obj))
+
+    def check(self, value):
+        return value is self.obj
+
+    def describe(self):
+        return "%s is %s" % (self.tracker.name(), _obj_desc(self.obj))
+
+    def explain_failure(self, value):
+        return "%s is no longer the same object" % self.tracker.subject()
+
+    def _key(self):
+        return (id(self.obj),)
+
+
+class LenGuard(Guard):
+    """Exact type and ``len``. ``LenGuard(t, container)`` takes both from
+    the observed value; ``LenGuard(t, n, type=list)`` gives them directly.
+    The type's ``__len__`` must be a builtin one (no user code)."""
+
+    def __init__(self, tracker: Tracker, value: Any, *, type: type | None = None):  # noqa: A002
+        t = type
+        if t is None:
+            t = _bi.type(value)
+            n = len(value) if _builtin_slot(t, "__len__") else None
+        else:
+            n = value
+        if not _builtin_slot(t, "__len__") or n is None:
+            raise TypeError("LenGuard needs a type with a builtin __len__, not %s" % _type_name(t))
+        if _bi.type(n) is not int or n < 0:
+            raise TypeError("LenGuard length must be an int >= 0")
+        self.tracker = tracker
+        self.type = t
+        self.n = n
+
+    def code(self, v, ctx):
+        return "type(%s) is %s and len(%s) == %d" % (v, ctx.bind(self.type), v, self.n)
+
+    def check(self, value):
+        return type(value) is self.type and len(value) == self.n
+
+    def describe(self):
+        return "len(%s) == %d (%s)" % (self.tracker.name(), self.n, _type_name(self.type))
+
+    def explain_failure(self, value):
+        if type(value) is not self.type:
+            return self._type_changed(self.type, value)
+        return "len(%s) changed from %d to %d" % (self.tracker.subject(), self.n, len(value))
+
+    def _key(self):
+        return (id(self.type), self.n)
+
+
+class DictKeysGuard(Guard):
+    """Exact type, then the keys in order. ``DictKeysGuard(t, d)`` takes
+    both from the observed mapping; ``DictKeysGuard(t, keys, type=dict)``
+    gives them directly. Keys compare like ValueGuard values (``1`` and
+    ``True`` differ); keys of other types compare by identity."""
+
+    def __init__(self, tracker: Tracker, value: Any, *, type: type | None = None):  # noqa: A002
+        t = _bi.type(value) if type is None else type
+        if not (issubclass(t, dict) and _builtin_slot(t, "__iter__") and _builtin_slot(t, "__len__")):
+            raise TypeError("DictKeysGuard needs a dict type with builtin iteration, not %s"
+                            % _type_name(t))
+        self.tracker = tracker
+        self.type = t
+        self.keys = tuple(value)  # strong refs: identity-keyed keys stay alive
+        self._kkey = value_key(self.keys)
+
+    def code(self, v, ctx):
+        return "type(%s) is %s and len(%s) == %d and %s(tuple(%s)) == %s" % (
+            v, ctx.bind(self.type), v, len(self.keys),
+            ctx.helper("_value_key", value_key), v, ctx.bind(self._kkey))
+
+    def check(self, value):
+        return (type(value) is self.type and len(value) == len(self.keys)
+                and value_key(tuple(value)) == self._kkey)
+
+    def describe(self):
+        return "%s: %s keys %s" % (self.tracker.name(), _type_name(self.type),
+                                   _short_keys(self.keys))
+
+    def explain_failure(self, value):
+        if type(value) is not self.type:
+            return self._type_changed(self.type, value)
+        return "keys of %s changed from %s to %s" % (
+            self.tracker.subject(), _short_keys(self.keys), _short_keys(tuple(value)))
+
+    def _key(self):
+        return (id(self.type), self._kkey)
+
+
+def _short_keys(keys: tuple) -> str:
+    shown = ", ".join(_short(k, 30) for k in keys[:8])
+    if len(keys) > 8:
+        shown += ", ... (%d keys)" % len(keys)
+    elif len(keys) == 1:
+        shown += ","
+    return "(" + shown + ")"
+
+
+class GlobalAbsentGuard(Guard):
+    """``name not in f_globals``: a builtin reached by ``LOAD_GLOBAL`` is
+    only the builtin while no global of that name shadows it."""
+
+    def __init__(self, name: str):
+        self.tracker = GlobalTracker(name)
+        self.global_name = name
+
+    def emit(self, ctx):
+        return "%s not in g" % ctx.bind(self.global_name)
+
+    def code(self, v, ctx):  # pragma: no cover - emit() is used instead
+        raise TypeError("GlobalAbsentGuard reads no value")
+
+    def evaluate(self, g, args, cells):
+        try:
+            return self.global_name not in g
+        except Exception:
+            return False
+
+    def failure(self, g, args, cells):
+        if self.evaluate(g, args, cells):
+            return None
+        return "global %s is now defined (it shadows the builtin)" % self.global_name
+
+    def check(self, value):  # the value is the globals dict
+        return self.global_name not in value
+
+    def describe(self):
+        return "global %s is not defined" % self.global_name
+
+    def explain_failure(self, value):
+        return "global %s is now defined (it shadows the builtin)" % self.global_name
+
+    def _key(self):
+        return ()
