@@ -1,0 +1,697 @@
+/*
+ * sot._C -- the PEP 523 frame-evaluation hook of sot.
+ *
+ * While a thread has a callback set, every plain function frame that thread
+ * evaluates comes here first. Per code object (co_extra) we keep a skip flag
+ * and a cache list of (guard, replacement) pairs:
+ *
+ *   skipped code             -> default evaluator (a pointer check)
+ *   guard(globals, *args, *free_cells) truthy
+ *        replacement is None -> default evaluator on the original frame
+ *        replacement code    -> run it as a function on the argument vector
+ *   no guard holds           -> callback(frame_info) decides:
+ *        None -> original frame, SKIP -> skip the code and run the original,
+ *        code object -> run it as the replacement (not cached here)
+ *
+ * The guards and the callback run with the hook disabled for the thread; the
+ * replacement runs with it enabled (its callees are intercepted), except for
+ * the replacement's own frame, which is let through once ("bypass").
+ *
+ * Version-specific frame access and release live in frame_adapter.h.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+
+#include "frame_adapter.h"
+
+/* ------------------------------------------------------------ state */
+
+/* Per thread. The callback reference is owned. */
+typedef struct {
+    PyObject *callback;      /* NULL: no callback on this thread */
+    int disabled;            /* >0 while guards or the callback run */
+    PyCodeObject *bypass;    /* borrowed: the replacement about to start */
+} sot_thread_state;
+
+static _Thread_local sot_thread_state tls_state;
+
+/* Interpreter-wide, protected by the GIL. */
+static Py_ssize_t extra_index = -1;
+static Py_ssize_t install_count = 0;
+static _PyFrameEvalFunction previous_eval = NULL;
+static PyObject *skip_sentinel = NULL;
+static Py_ssize_t frames_seen = 0;
+
+/* Per code object, in co_extra[extra_index]. */
+typedef struct {
+    int skip;
+    PyObject *cache;         /* owned list of (guard, replacement), or NULL */
+} sot_code_state;
+
+static void
+code_state_free(void *p)
+{
+    sot_code_state *st = (sot_code_state *)p;
+    if (st != NULL) {
+        Py_XDECREF(st->cache);
+        PyMem_Free(st);
+    }
+}
+
+static inline sot_code_state *
+code_state_peek(PyCodeObject *co)
+{
+    sot_code_extra *extra = (sot_code_extra *)co->co_extra;
+    if (extra == NULL || extra_index >= extra->ce_size) {
+        return NULL;
+    }
+    return (sot_code_state *)extra->ce_extras[extra_index];
+}
+
+static sot_code_state *
+code_state_get_or_create(PyObject *code)
+{
+    sot_code_state *st = code_state_peek((PyCodeObject *)code);
+    if (st != NULL) {
+        return st;
+    }
+    st = PyMem_Calloc(1, sizeof(*st));
+    if (st == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    if (sot_code_set_extra(code, extra_index, st) < 0) {
+        PyMem_Free(st);
+        return NULL;
+    }
+    return st;
+}
+
+/* ------------------------------------------------------- frame info */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *f_code;
+    PyObject *f_globals;
+    PyObject *f_builtins;
+    PyObject *f_locals;
+    PyObject *args;
+    PyObject *closure;
+} FrameInfo;
+
+static int
+frameinfo_traverse(FrameInfo *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->f_code);
+    Py_VISIT(self->f_globals);
+    Py_VISIT(self->f_builtins);
+    Py_VISIT(self->f_locals);
+    Py_VISIT(self->args);
+    Py_VISIT(self->closure);
+    return 0;
+}
+
+static int
+frameinfo_clear(FrameInfo *self)
+{
+    Py_CLEAR(self->f_code);
+    Py_CLEAR(self->f_globals);
+    Py_CLEAR(self->f_builtins);
+    Py_CLEAR(self->f_locals);
+    Py_CLEAR(self->args);
+    Py_CLEAR(self->closure);
+    return 0;
+}
+
+static void
+frameinfo_dealloc(FrameInfo *self)
+{
+    PyObject_GC_UnTrack(self);
+    frameinfo_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *
+frameinfo_repr(FrameInfo *self)
+{
+    return PyUnicode_FromFormat("<sot frame_info of %R>", self->f_code);
+}
+
+#define FI_MEMBER(name, doc) \
+    {#name, T_OBJECT, offsetof(FrameInfo, name), READONLY, doc}
+
+static PyMemberDef frameinfo_members[] = {
+    FI_MEMBER(f_code, "code object of the intercepted frame"),
+    FI_MEMBER(f_globals, "globals dict of the frame"),
+    FI_MEMBER(f_builtins, "builtins dict of the frame"),
+    FI_MEMBER(f_locals, "dict: argument name -> value as bound at entry"),
+    FI_MEMBER(args, "tuple: the argument vector (uniform arguments)"),
+    FI_MEMBER(closure, "tuple of the frame's free cells, or None"),
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyTypeObject FrameInfo_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "sot._C.FrameInfo",
+    .tp_basicsize = sizeof(FrameInfo),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "What the frame-evaluation callback learns about a frame.",
+    .tp_dealloc = (destructor)frameinfo_dealloc,
+    .tp_traverse = (traverseproc)frameinfo_traverse,
+    .tp_clear = (inquiry)frameinfo_clear,
+    .tp_repr = (reprfunc)frameinfo_repr,
+    .tp_members = frameinfo_members,
+};
+
+/* ------------------------------------------------------- the hook */
+
+/* The argument vector of an intercepted frame, on the C stack when small:
+ * vec[0] = f_globals, vec[1 .. n] = arguments, vec[n+1 .. n+nfree] = free
+ * cells. All references are borrowed from the (unrun) frame, which stays
+ * alive until the hook returns or releases it. */
+#define SOT_SMALL_VECTOR 12
+
+typedef struct {
+    PyObject **vec;
+    Py_ssize_t nargs;
+    Py_ssize_t nfree;
+    PyObject *small[SOT_SMALL_VECTOR];
+} sot_argvec;
+
+static inline Py_ssize_t
+code_nargs(PyCodeObject *co)
+{
+    return co->co_argcount + co->co_kwonlyargcount +
+           ((co->co_flags & CO_VARARGS) != 0) +
+           ((co->co_flags & CO_VARKEYWORDS) != 0);
+}
+
+static int
+argvec_init(sot_argvec *av, sot_frame *frame, PyCodeObject *co)
+{
+    av->nargs = code_nargs(co);
+    av->nfree = sot_code_nfree(co);
+    Py_ssize_t total = 1 + av->nargs + av->nfree;
+    av->vec = av->small;
+    if (total > SOT_SMALL_VECTOR) {
+        av->vec = PyMem_Malloc(total * sizeof(PyObject *));
+        if (av->vec == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    av->vec[0] = sot_frame_globals(frame);
+    for (Py_ssize_t i = 0; i < av->nargs; i++) {
+        PyObject *v = sot_frame_arg(frame, co, i);
+        if (v == NULL) {
+            if (av->vec != av->small) {
+                PyMem_Free(av->vec);
+            }
+            PyErr_SetString(PyExc_SystemError, "sot._C: unbound argument at frame entry");
+            return -1;
+        }
+        av->vec[1 + i] = v;
+    }
+    for (Py_ssize_t i = 0; i < av->nfree; i++) {
+        av->vec[1 + av->nargs + i] = sot_frame_free_cell(frame, co, i);
+    }
+    return 0;
+}
+
+static inline void
+argvec_fini(sot_argvec *av)
+{
+    if (av->vec != av->small) {
+        PyMem_Free(av->vec);
+    }
+}
+
+static inline PyObject *
+run_default(PyThreadState *tstate, sot_frame *frame, int throwflag)
+{
+    return previous_eval(tstate, frame, throwflag);
+}
+
+/* Walk the cache list. Returns a new reference to the replacement of the
+ * first entry whose guard holds (possibly Py_None), or NULL on a miss. Never
+ * leaves an exception set. */
+static PyObject *
+cache_lookup(sot_thread_state *ts, PyObject *cache, sot_argvec *av)
+{
+    PyObject *found = NULL;
+    Py_ssize_t nvec = 1 + av->nargs + av->nfree;
+    Py_INCREF(cache);  /* guards may replace or shrink it */
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(cache); i++) {
+        PyObject *entry = PyList_GET_ITEM(cache, i);
+        if (!PyTuple_Check(entry) || PyTuple_GET_SIZE(entry) != 2) {
+            continue;
+        }
+        Py_INCREF(entry);
+        int saved = ts->disabled;
+        ts->disabled = 1;
+        PyObject *r = PyObject_Vectorcall(PyTuple_GET_ITEM(entry, 0), av->vec, nvec, NULL);
+        ts->disabled = saved;
+        int hit = 0;
+        if (r == NULL) {
+            PyErr_Clear();
+        }
+        else {
+            hit = r == Py_True ? 1 : (r == Py_False ? 0 : PyObject_IsTrue(r));
+            Py_DECREF(r);
+            if (hit < 0) {
+                PyErr_Clear();
+                hit = 0;
+            }
+        }
+        if (hit) {
+            found = Py_NewRef(PyTuple_GET_ITEM(entry, 1));
+            Py_DECREF(entry);
+            break;
+        }
+        Py_DECREF(entry);
+    }
+    Py_DECREF(cache);
+    return found;
+}
+
+static PyObject *
+make_frame_info(sot_frame *frame, PyCodeObject *co, sot_argvec *av)
+{
+    FrameInfo *fi = PyObject_GC_New(FrameInfo, &FrameInfo_Type);
+    if (fi == NULL) {
+        return NULL;
+    }
+    fi->f_code = Py_NewRef((PyObject *)co);
+    fi->f_globals = Py_NewRef(sot_frame_globals(frame));
+    fi->f_builtins = Py_NewRef(sot_frame_builtins(frame));
+    fi->f_locals = PyDict_New();
+    fi->args = PyTuple_New(av->nargs);
+    fi->closure = av->nfree ? sot_frame_closure(frame, co) : Py_NewRef(Py_None);
+    PyObject_GC_Track(fi);
+    if (fi->f_locals == NULL || fi->args == NULL || fi->closure == NULL) {
+        Py_DECREF(fi);
+        return NULL;
+    }
+    PyObject *names = sot_code_argnames(co);
+    for (Py_ssize_t i = 0; i < av->nargs; i++) {
+        PyObject *v = av->vec[1 + i];
+        PyTuple_SET_ITEM(fi->args, i, Py_NewRef(v));
+        if (PyDict_SetItem(fi->f_locals, PyTuple_GET_ITEM(names, i), v) < 0) {
+            Py_DECREF(fi);
+            return NULL;
+        }
+    }
+    return (PyObject *)fi;
+}
+
+/* Ask the callback. Returns a new reference: Py_None (run the original),
+ * skip_sentinel, or a code object; NULL with an exception set on error. */
+static PyObject *
+ask_callback(sot_thread_state *ts, sot_frame *frame, PyCodeObject *co, sot_argvec *av)
+{
+    PyObject *info = make_frame_info(frame, co, av);
+    if (info == NULL) {
+        return NULL;
+    }
+    PyObject *cb = Py_NewRef(ts->callback);
+    int saved = ts->disabled;
+    ts->disabled = 1;
+    PyObject *res = PyObject_CallOneArg(cb, info);
+    ts->disabled = saved;
+    Py_DECREF(cb);
+    Py_DECREF(info);
+    if (res == NULL || res == Py_None || res == skip_sentinel || PyCode_Check(res)) {
+        return res;
+    }
+    PyErr_Format(PyExc_TypeError,
+                 "sot frame callback must return None, SKIP or a code object, "
+                 "not %.200s", Py_TYPE(res)->tp_name);
+    Py_DECREF(res);
+    return NULL;
+}
+
+/* Run replacement code `rc` on the argument vector, as a fresh function. */
+static PyObject *
+run_replacement(sot_thread_state *ts, sot_frame *frame, PyCodeObject *co,
+                PyObject *replacement, sot_argvec *av)
+{
+    if (!PyCode_Check(replacement)) {
+        PyErr_Format(PyExc_TypeError, "sot cache replacement must be None or a code "
+                     "object, not %.200s", Py_TYPE(replacement)->tp_name);
+        return NULL;
+    }
+    PyCodeObject *rc = (PyCodeObject *)replacement;
+    if (rc->co_argcount != av->nargs || rc->co_kwonlyargcount != 0 ||
+        (rc->co_flags & (CO_VARARGS | CO_VARKEYWORDS | SOT_GENERATOR_FLAGS)) ||
+        sot_code_nfree(rc) != av->nfree) {
+        PyErr_Format(PyExc_TypeError,
+                     "replacement code %R does not take the uniform arguments "
+                     "of %R (%zd positional parameters, %zd free variables)",
+                     replacement, (PyObject *)co, av->nargs, av->nfree);
+        return NULL;
+    }
+    PyObject *func = PyFunction_New(replacement, sot_frame_globals(frame));
+    if (func == NULL) {
+        return NULL;
+    }
+    if (av->nfree) {
+        PyObject *closure = sot_frame_closure(frame, co);
+        if (closure == NULL || PyFunction_SetClosure(func, closure) < 0) {
+            Py_XDECREF(closure);
+            Py_DECREF(func);
+            return NULL;
+        }
+        Py_DECREF(closure);
+    }
+    ts->bypass = rc;
+    PyObject *res = PyObject_Vectorcall(func, av->vec + 1,
+                                        (size_t)av->nargs | PY_VECTORCALL_ARGUMENTS_OFFSET,
+                                        NULL);
+    ts->bypass = NULL;
+    Py_DECREF(func);
+    return res;
+}
+
+/* The slow part of the hook: cache lookup, callback, replacement. */
+static PyObject *
+intercept(PyThreadState *tstate, sot_thread_state *ts, sot_frame *frame,
+          PyCodeObject *co, sot_code_state *st)
+{
+    sot_argvec av;
+    if (argvec_init(&av, frame, co) < 0) {
+        sot_frame_release_unrun(tstate, frame);
+        return NULL;
+    }
+    PyObject *replacement = NULL;
+    if (st != NULL && st->cache != NULL) {
+        replacement = cache_lookup(ts, st->cache, &av);
+    }
+    if (replacement == NULL) {
+        replacement = ask_callback(ts, frame, co, &av);
+        if (replacement == NULL) {
+            goto error;
+        }
+        if (replacement == skip_sentinel) {
+            Py_DECREF(replacement);
+            replacement = Py_NewRef(Py_None);
+            st = code_state_get_or_create((PyObject *)co);
+            if (st == NULL) {
+                Py_DECREF(replacement);
+                goto error;
+            }
+            st->skip = 1;
+        }
+    }
+    if (replacement == Py_None) {
+        Py_DECREF(replacement);
+        argvec_fini(&av);
+        return run_default(tstate, frame, 0);
+    }
+    PyObject *res = run_replacement(ts, frame, co, replacement, &av);
+    Py_DECREF(replacement);
+    argvec_fini(&av);
+    sot_frame_release_unrun(tstate, frame);
+    return res;
+
+error:
+    argvec_fini(&av);
+    sot_frame_release_unrun(tstate, frame);
+    return NULL;
+}
+
+static PyObject *
+sot_eval_frame(PyThreadState *tstate, sot_frame *frame, int throwflag)
+{
+    sot_thread_state *ts = &tls_state;
+    if (ts->callback == NULL || ts->disabled) {
+        return run_default(tstate, frame, throwflag);
+    }
+    PyCodeObject *co = sot_frame_code(frame);
+    sot_code_state *st = code_state_peek(co);
+    if (st != NULL && st->skip) {
+        return run_default(tstate, frame, throwflag);
+    }
+    if (co == ts->bypass) {
+        ts->bypass = NULL;
+        return run_default(tstate, frame, throwflag);
+    }
+    if (throwflag || (co->co_flags & SOT_GENERATOR_FLAGS) ||
+        !(co->co_flags & CO_OPTIMIZED) || !sot_frame_is_plain(frame) ||
+        sot_tstate_tracing(tstate)) {
+        return run_default(tstate, frame, throwflag);
+    }
+    frames_seen++;
+    return intercept(tstate, ts, frame, co, st);
+}
+
+/* ------------------------------------------------------ module API */
+
+static void
+hook_install(void)
+{
+    PyInterpreterState *interp = PyInterpreterState_Get();
+    _PyFrameEvalFunction current = _PyInterpreterState_GetEvalFrameFunc(interp);
+    if (current != (_PyFrameEvalFunction)sot_eval_frame) {
+        previous_eval = current;
+        _PyInterpreterState_SetEvalFrameFunc(interp, (_PyFrameEvalFunction)sot_eval_frame);
+    }
+}
+
+static void
+hook_uninstall(void)
+{
+    PyInterpreterState *interp = PyInterpreterState_Get();
+    if (_PyInterpreterState_GetEvalFrameFunc(interp) == (_PyFrameEvalFunction)sot_eval_frame) {
+        _PyInterpreterState_SetEvalFrameFunc(interp, previous_eval);
+    }
+    /* previous_eval stays valid: frames already inside the hook use it. */
+}
+
+static PyObject *
+sot_set_callback(PyObject *module, PyObject *cb)
+{
+    (void)module;
+    if (cb != Py_None && !PyCallable_Check(cb)) {
+        PyErr_Format(PyExc_TypeError, "callback must be callable or None, not %.200s",
+                     Py_TYPE(cb)->tp_name);
+        return NULL;
+    }
+    sot_thread_state *ts = &tls_state;
+    PyObject *prev = ts->callback;
+    PyObject *next = cb == Py_None ? NULL : Py_NewRef(cb);
+    if (prev == NULL && next != NULL && install_count++ == 0) {
+        hook_install();
+    }
+    else if (prev != NULL && next == NULL && --install_count == 0) {
+        hook_uninstall();
+    }
+    ts->callback = next;
+    return prev != NULL ? prev : Py_NewRef(Py_None);
+}
+
+static PyObject *
+sot_get_callback(PyObject *module, PyObject *unused)
+{
+    (void)module;
+    (void)unused;
+    PyObject *cb = tls_state.callback;
+    return Py_NewRef(cb != NULL ? cb : Py_None);
+}
+
+static PyObject *
+sot_hook_installed(PyObject *module, PyObject *unused)
+{
+    (void)module;
+    (void)unused;
+    PyInterpreterState *interp = PyInterpreterState_Get();
+    return PyBool_FromLong(_PyInterpreterState_GetEvalFrameFunc(interp) ==
+                           (_PyFrameEvalFunction)sot_eval_frame);
+}
+
+static int
+check_code(PyObject *code)
+{
+    if (!PyCode_Check(code)) {
+        PyErr_Format(PyExc_TypeError, "expected a code object, not %.200s",
+                     Py_TYPE(code)->tp_name);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *
+sot_set_skip(PyObject *code, int skip)
+{
+    if (check_code(code) < 0) {
+        return NULL;
+    }
+    sot_code_state *st = skip ? code_state_get_or_create(code)
+                              : code_state_peek((PyCodeObject *)code);
+    if (skip && st == NULL) {
+        return NULL;
+    }
+    if (st != NULL) {
+        st->skip = skip;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+sot_skip_code(PyObject *module, PyObject *code)
+{
+    (void)module;
+    return sot_set_skip(code, 1);
+}
+
+static PyObject *
+sot_unskip_code(PyObject *module, PyObject *code)
+{
+    (void)module;
+    return sot_set_skip(code, 0);
+}
+
+static PyObject *
+sot_is_skipped(PyObject *module, PyObject *code)
+{
+    (void)module;
+    if (check_code(code) < 0) {
+        return NULL;
+    }
+    sot_code_state *st = code_state_peek((PyCodeObject *)code);
+    return PyBool_FromLong(st != NULL && st->skip);
+}
+
+static PyObject *
+sot_set_cache(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "set_cache() takes 2 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    PyObject *code = args[0], *entries = args[1];
+    if (check_code(code) < 0) {
+        return NULL;
+    }
+    if (!PyList_Check(entries)) {
+        PyErr_Format(PyExc_TypeError, "cache entries must be a list, not %.200s",
+                     Py_TYPE(entries)->tp_name);
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(entries); i++) {
+        PyObject *e = PyList_GET_ITEM(entries, i);
+        if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) != 2) {
+            PyErr_Format(PyExc_TypeError, "cache entry %zd must be a (guard, "
+                         "replacement) tuple", i);
+            return NULL;
+        }
+    }
+    sot_code_state *st = code_state_get_or_create(code);
+    if (st == NULL) {
+        return NULL;
+    }
+    Py_XSETREF(st->cache, Py_NewRef(entries));
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+sot_get_cache(PyObject *module, PyObject *code)
+{
+    (void)module;
+    if (check_code(code) < 0) {
+        return NULL;
+    }
+    sot_code_state *st = code_state_peek((PyCodeObject *)code);
+    return Py_NewRef(st != NULL && st->cache != NULL ? st->cache : Py_None);
+}
+
+static PyObject *
+sot_clear_cache(PyObject *module, PyObject *code)
+{
+    (void)module;
+    if (check_code(code) < 0) {
+        return NULL;
+    }
+    sot_code_state *st = code_state_peek((PyCodeObject *)code);
+    if (st != NULL) {
+        Py_CLEAR(st->cache);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+sot_frames_seen(PyObject *module, PyObject *unused)
+{
+    (void)module;
+    (void)unused;
+    return PyLong_FromSsize_t(frames_seen);
+}
+
+static PyObject *
+sot_reset_counters(PyObject *module, PyObject *unused)
+{
+    (void)module;
+    (void)unused;
+    frames_seen = 0;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef sot_methods[] = {
+    {"set_callback", sot_set_callback, METH_O,
+     "set_callback(cb_or_None) -> previous callback or None (per thread)"},
+    {"get_callback", sot_get_callback, METH_NOARGS,
+     "get_callback() -> this thread's callback or None"},
+    {"hook_installed", sot_hook_installed, METH_NOARGS,
+     "hook_installed() -> whether the interpreter's eval-frame function is sot's"},
+    {"skip_code", sot_skip_code, METH_O, "skip_code(code): never intercept this code"},
+    {"unskip_code", sot_unskip_code, METH_O, "unskip_code(code): undo skip_code"},
+    {"is_skipped", sot_is_skipped, METH_O, "is_skipped(code) -> bool"},
+    {"set_cache", (PyCFunction)(void (*)(void))sot_set_cache, METH_FASTCALL,
+     "set_cache(code, entries): entries is a list of (guard, replacement)"},
+    {"get_cache", sot_get_cache, METH_O, "get_cache(code) -> list or None"},
+    {"clear_cache", sot_clear_cache, METH_O, "clear_cache(code)"},
+    {"frames_seen", sot_frames_seen, METH_NOARGS,
+     "frames_seen() -> frames intercepted while a callback was set"},
+    {"reset_counters", sot_reset_counters, METH_NOARGS, "reset_counters()"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef sot_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "sot._C",
+    .m_doc = "PEP 523 frame-evaluation hook of sot (see csrc/eval_frame_hook.c).",
+    .m_size = -1,
+    .m_methods = sot_methods,
+};
+
+PyMODINIT_FUNC
+PyInit__C(void)
+{
+    if (extra_index < 0) {
+        extra_index = sot_request_extra_index(code_state_free);
+        if (extra_index < 0) {
+            PyErr_SetString(PyExc_RuntimeError, "sot._C: no co_extra index left");
+            return NULL;
+        }
+    }
+    if (PyType_Ready(&FrameInfo_Type) < 0) {
+        return NULL;
+    }
+    if (skip_sentinel == NULL) {
+        skip_sentinel = PyObject_CallNoArgs((PyObject *)&PyBaseObject_Type);
+        if (skip_sentinel == NULL) {
+            return NULL;
+        }
+    }
+    PyObject *m = PyModule_Create(&sot_module);
+    if (m == NULL) {
+        return NULL;
+    }
+    if (PyModule_AddObjectRef(m, "SKIP", skip_sentinel) < 0 ||
+        PyModule_AddObjectRef(m, "FrameInfo", (PyObject *)&FrameInfo_Type) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
