@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sot.guards.compile import GuardFunction, compile_guards, make_loader
+from sot.guards.compile import GuardFunction, compile_guards, make_loader, unguarded_reads
 from sot.guards.guard import (
     DictKeysGuard,
     GlobalAbsentGuard,
@@ -389,6 +389,14 @@ def test_each_path_is_read_once_and_after_its_base_guard():
     reads.clear()
     assert not gf({}, Other())
     assert reads == []  # the type check came first: the property never ran
+
+
+def test_unguarded_reads_finds_bases_read_before_their_type_is_known():
+    w, guards = nested_guards()
+    assert unguarded_reads(guards) == []
+    assert unguarded_reads(guards[1:]) == [SELF]
+    assert unguarded_reads([guards[3]]) == [SELF, AttrTracker(SELF, "layers"), guards[2].tracker]
+    assert unguarded_reads([IdGuard(BuiltinTracker("len"), len)]) == []
 
 
 def test_guards_keep_the_given_order_and_drop_duplicates():

@@ -40,12 +40,21 @@ from __future__ import annotations
 import builtins as _builtins
 import itertools
 import linecache
+import weakref
 from typing import Any, Callable, Iterable, Sequence
 
-from .guard import Guard
-from .tracker import ConstTracker, LoadContext, LocalTracker, Tracker
+from .guard import DictKeysGuard, Guard, IdGuard, LenGuard, TensorGuard, TypeGuard, ValueGuard
+from .tracker import (
+    AttrTracker,
+    BuiltinsDictTracker,
+    ConstTracker,
+    ItemTracker,
+    LoadContext,
+    LocalTracker,
+    Tracker,
+)
 
-__all__ = ["GuardFunction", "compile_guards", "make_loader"]
+__all__ = ["GuardFunction", "compile_guards", "make_loader", "unguarded_reads"]
 
 # The only globals-level builtins generated source may name.
 _SAFE_BUILTINS = {
@@ -88,6 +97,7 @@ def _build(kind: str, ctx: LoadContext, body: list[str]) -> tuple[Callable, str]
     # make the source visible to tracebacks and inspect
     linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
     fn = ns[kind]
+    weakref.finalize(fn, linecache.cache.pop, filename, None)
     return fn, src
 
 
@@ -177,3 +187,33 @@ def make_loader(trackers: Sequence[Tracker], nargs: int, ncells: int) -> Callabl
     fn.source = src
     fn.trackers = tuple(trackers)
     return fn
+
+
+# guards that pin a value's exact type (or identity) before it is read through
+_PINNING = (TypeGuard, IdGuard, TensorGuard, ValueGuard, LenGuard, DictKeysGuard)
+
+
+def unguarded_reads(guards: Iterable[Guard]) -> list[Tracker]:
+    """Bases read through (attribute or item) before any guard pinned their
+    exact type or identity -- reads that might run user code eager did not.
+
+    The compiler keeps the caller's order and does not check this; callers
+    (the simulator, its tests) can assert ``unguarded_reads(gs) == []``.
+    Globals dicts, builtins mappings and constants need no pinning.
+    """
+    pinned: set = set()
+    bad: list[Tracker] = []
+
+    def reads(t: Tracker) -> None:
+        if isinstance(t, (AttrTracker, ItemTracker)):
+            b = t.base
+            reads(b)
+            if not (b in pinned or isinstance(b, (BuiltinsDictTracker, ConstTracker))
+                    or b in bad):
+                bad.append(b)
+
+    for gd in guards:
+        reads(gd.tracker)
+        if isinstance(gd, _PINNING):
+            pinned.add(gd.tracker)
+    return bad
