@@ -692,3 +692,24 @@ def test_every_lookalike_pair_compiled_equals_one_by_one():
             same = rec is new or (type(rec) is type(new) and repr(rec) == repr(new))
             if not isinstance(rec, (np.ndarray, np.generic, list, dict)):
                 assert compiled is same, (rec, new)
+
+
+def test_guards_package_imports_no_bytecode_onnx_or_executor():
+    import ast
+    import pathlib
+
+    import sot.guards.compile as mod
+    forbidden = ("bytecode", "onnx", "onnxruntime", "sot.executor")
+    for name in ("tracker.py", "guard.py", "compile.py"):
+        tree = ast.parse((pathlib.Path(mod.__file__).parent / name).read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [("." * node.level) + (node.module or "")]
+                if node.level:
+                    assert not (node.module or "").startswith("executor"), name
+            else:
+                continue
+            for n in names:
+                assert not n.startswith(forbidden), (name, n)

@@ -84,7 +84,7 @@ def builtins_of(g: dict) -> Any:
         b = g["__builtins__"]
     except KeyError:
         return _builtins.__dict__
-    if isinstance(b, ModuleType):
+    if issubclass(type(b), ModuleType):  # PyModule_Check: no __class__ lookup
         return b.__dict__
     return b
 
