@@ -46,7 +46,6 @@ from .tracker import (
     GlobalTracker,
     LoadContext,
     Tracker,
-    _float_key,
     _qualname,
     _short,
     value_key,

@@ -47,7 +47,7 @@ import builtins as _builtins
 import keyword
 import struct
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any
 
 __all__ = [
     "Tracker",
