@@ -1,2 +1,17 @@
-"""sot: a bytecode-level JIT tracer for NumPy code."""
+"""sot: a bytecode-level JIT tracer for NumPy code.
+
+    @sot.to_static
+    def f(x): ...
+
+See README.md for the API, the backends and the environment variables.
+"""
+from .api import not_to_static, reset, to_static, translation_count
+from .explain import ExplainReport, explain
+from .translate import GraphBreakError
+
 __version__ = "0.1.0"
+
+__all__ = [
+    "to_static", "not_to_static", "reset", "explain", "ExplainReport", "GraphBreakError",
+    "translation_count",
+]

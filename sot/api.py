@@ -1,0 +1,87 @@
+"""The public API: to_static, not_to_static, reset, explain."""
+from __future__ import annotations
+
+import functools
+import os
+import types
+
+from . import _hook, _skip
+from .guards import cache
+from .translate import Options, Translator
+
+BACKENDS = ("numpy",)
+
+
+def _env_int(name: str, default: int) -> int:
+    try:
+        return int(os.environ.get(name, default))
+    except ValueError:
+        return default
+
+
+def to_static(fn=None, *, backend: str = "numpy", full_graph: bool = False, cache_size: int | None = None):
+    """Translate `fn` (function, method, bound method or callable object) on call.
+
+    The decorated callable behaves exactly like `fn`; array computation it
+    performs is captured into graphs and cached behind guards.
+    """
+    if fn is None:
+        return functools.partial(to_static, backend=backend, full_graph=full_graph, cache_size=cache_size)
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; expected one of {BACKENDS}")
+    if cache_size is None:
+        cache_size = _env_int("SOT_CACHE_SIZE", cache.DEFAULT_CACHE_SIZE)
+    if cache_size < 1:
+        raise ValueError("cache_size must be >= 1")
+    target_code = _target_code(fn)
+    translator = Translator(Options(backend=backend, full_graph=full_graph, cache_size=cache_size,
+                                    top_code=target_code))
+
+    def static_call(*args, **kwargs):
+        if os.environ.get("SOT_DISABLE"):
+            return fn(*args, **kwargs)
+        previous = _hook.set_callback(translator)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _hook.set_callback(previous)
+
+    if isinstance(fn, (types.FunctionType, types.MethodType)):
+        functools.update_wrapper(static_call, fn)
+    else:
+        static_call.__wrapped__ = fn
+        static_call.__name__ = getattr(fn, "__name__", type(fn).__name__)
+        static_call.__doc__ = getattr(fn, "__doc__", None)
+    static_call.__sot_static__ = translator
+    _hook.skip_code(static_call.__code__)
+    return static_call
+
+
+def _target_code(fn):
+    if isinstance(fn, types.MethodType):
+        fn = fn.__func__
+    if isinstance(fn, types.FunctionType):
+        return fn.__code__
+    call = getattr(type(fn), "__call__", None)
+    return getattr(call, "__code__", None)
+
+
+def not_to_static(fn):
+    """Never translate `fn`: calls to it always run natively."""
+    code = _target_code(fn)
+    if code is not None:
+        _skip.mark_not_to_static(code)
+        _hook.skip_code(code)
+    return fn
+
+
+def reset() -> None:
+    """Drop every cached translation."""
+    cache.reset()
+
+
+def translation_count(fn) -> int:
+    """How many times the code of `fn` has been translated (for tests and tools)."""
+    fn = getattr(fn, "__wrapped__", fn)
+    code = _target_code(fn)
+    return cache.translation_count(code) if code is not None else 0

@@ -1,0 +1,359 @@
+"""What operations mean on Variables: operators, attributes, items, iteration.
+
+One function per operation family; each decides by Variable kind whether the
+operation is computed at trace time (Python constants), recorded as a graph op
+(arrays), modelled (containers), or not capturable (FallbackError).
+"""
+from __future__ import annotations
+
+import inspect
+import operator
+
+import numpy as np
+
+from ..breaks.reasons import (
+    DATA_DEPENDENT, SIDE_EFFECT, UNSUPPORTED_CALL, UNSUPPORTED_OBJECT, FallbackError,
+)
+from ..guards.tracker import AttrTracker, ConstTracker
+from ..ir import registry
+from .function_graph import is_user_class
+from .variables import (
+    BoundMethodVariable, BuiltinMethodVariable, ClassVariable, ConstVariable, DictVariable,
+    IteratorVariable, ListVariable, ModuleVariable, NumpyCallableVariable, ObjectVariable,
+    TensorVariable, TupleVariable, UserFunctionVariable, Variable, is_const_value,
+)
+from .function_graph import function_variable
+
+SEQUENCES = (TupleVariable, ListVariable)
+
+
+def const(value) -> ConstVariable:
+    return ConstVariable(value)
+
+
+def _python(fn, *values):
+    """Compute on constants; an exception means eager would raise: fall back."""
+    try:
+        return fn(*values)
+    except Exception as e:  # eager raises the same error when it runs natively
+        raise FallbackError(UNSUPPORTED_OBJECT, f"{type(e).__name__}: {e}") from None
+
+
+# -- operators ---------------------------------------------------------------
+
+def binary_op(graph, name: str, a: Variable, b: Variable) -> Variable:
+    inplace = name.startswith("i") and name not in ("is_",)
+    if isinstance(a, TensorVariable) or isinstance(b, TensorVariable):
+        if inplace and isinstance(a, TensorVariable) and not a.meta.is_scalar:
+            return inplace_tensor_op(graph, name, a, b)
+        op_name = name[1:] if inplace and not isinstance(a, TensorVariable) else name
+        if inplace and isinstance(a, TensorVariable):  # NumPy scalars are immutable
+            op_name = name[1:]
+        op = registry.lookup_operator(_op_key(op_name))
+        if op is None:
+            raise FallbackError(UNSUPPORTED_OBJECT, f"operator {name} on arrays is not captured")
+        return graph.call_op(op, (a, b))
+    base = name[1:] if inplace else name
+    if isinstance(a, ConstVariable) and isinstance(b, ConstVariable):
+        return const(_python(getattr(operator, _op_key(base)), a.value, b.value))
+    if isinstance(a, SEQUENCES) and isinstance(b, SEQUENCES) and base == "add" \
+            and type(a) is type(b):
+        if inplace and isinstance(a, ListVariable):
+            a.check_mutable("+=")
+            a.items.extend(b.items)
+            return a
+        return type(a)(a.items + b.items)
+    if isinstance(a, SEQUENCES) and isinstance(b, ConstVariable) and base == "mul" \
+            and type(b.value) is int:
+        return type(a)(a.items * b.value)
+    raise FallbackError(UNSUPPORTED_OBJECT, f"operator {name} on {a.describe()} and {b.describe()}")
+
+
+def _op_key(name: str) -> str:
+    return {"and": "and_", "or": "or_"}.get(name, name)
+
+
+def inplace_tensor_op(graph, name: str, a: TensorVariable, b: Variable) -> Variable:
+    """`a op= b` on an array: mutates the object `a` stands for."""
+    if not a.fresh or a.has_views:
+        raise FallbackError(
+            SIDE_EFFECT,
+            f"in-place '{name}' on {a.describe()}, which may share memory with other arrays",
+            hint="write `a = a + b` instead of `a += b` to keep it in the graph",
+        )
+    op = registry.lookup_operator(name)
+    if op is None:
+        raise FallbackError(UNSUPPORTED_OBJECT, f"in-place operator {name} is not captured")
+    result = graph.call_op(op, (a, b))
+    a.symbol = result.symbol  # same Python object, new contents
+    return a
+
+
+def unary_op(graph, name: str, a: Variable) -> Variable:
+    if isinstance(a, TensorVariable):
+        if name == "not_":
+            return const(not a.truth())
+        op = registry.lookup_operator(name)
+        if op is None:
+            raise FallbackError(UNSUPPORTED_OBJECT, f"unary {name} on arrays is not captured")
+        return graph.call_op(op, (a,))
+    if name == "not_":
+        return const(not a.truth())
+    if isinstance(a, ConstVariable):
+        return const(_python(getattr(operator, name), a.value))
+    raise FallbackError(UNSUPPORTED_OBJECT, f"unary {name} on {a.describe()}")
+
+
+def compare_op(graph, name: str, a: Variable, b: Variable) -> Variable:
+    if isinstance(a, TensorVariable) or isinstance(b, TensorVariable):
+        return graph.call_op(registry.lookup_operator(name), (a, b))
+    if isinstance(a, ConstVariable) and isinstance(b, ConstVariable):
+        return const(_python(getattr(operator, name), a.value, b.value))
+    if isinstance(a, SEQUENCES) and isinstance(b, SEQUENCES) and name in ("eq", "ne"):
+        if type(a) is not type(b) or len(a.items) != len(b.items):
+            return const(name == "ne")
+        if all(isinstance(x, ConstVariable) for x in a.items + b.items):
+            return const(_python(getattr(operator, name), [x.value for x in a.items], [x.value for x in b.items]))
+    raise FallbackError(UNSUPPORTED_OBJECT, f"comparison {name} of {a.describe()} and {b.describe()}")
+
+
+SINGLETONS = (type(None), bool)
+
+
+def is_op(a: Variable, b: Variable) -> bool:
+    """`a is b`, decided only where Python's answer is certain."""
+    if a is b:
+        return True
+    va, vb = _identity_value(a), _identity_value(b)
+    if va is not _UNKNOWN and vb is not _UNKNOWN:
+        return va is vb
+    # A None/True/False singleton against a value of another kind.
+    for x, y in ((a, b), (b, a)):
+        if isinstance(x, ConstVariable) and type(x.value) in SINGLETONS and not isinstance(y, ConstVariable):
+            return False
+    raise FallbackError(UNSUPPORTED_OBJECT, f"identity of {a.describe()} and {b.describe()} is not known")
+
+
+_UNKNOWN = object()
+
+
+def _identity_value(v):
+    """The real object a Variable stands for, when that object is fixed."""
+    if isinstance(v, ConstVariable):
+        ok = type(v.value) in SINGLETONS or isinstance(v.value, (type, np.dtype))
+        return v.value if ok else _UNKNOWN
+    if isinstance(v, (ModuleVariable, ClassVariable, NumpyCallableVariable, ObjectVariable)):
+        return v.value
+    if isinstance(v, UserFunctionVariable) and v.value is not None:
+        return v.value
+    return _UNKNOWN
+
+
+def contains_op(graph, item: Variable, container: Variable) -> bool:
+    if isinstance(container, DictVariable) and isinstance(item, ConstVariable):
+        return item.value in container.entries
+    if isinstance(container, SEQUENCES):
+        for x in container.items:
+            if x is item:
+                return True
+            if not (isinstance(x, ConstVariable) and isinstance(item, ConstVariable)):
+                raise FallbackError(UNSUPPORTED_OBJECT, "`in` over non-constant items")
+            if x.value == item.value:
+                return True
+        return False
+    if isinstance(container, ConstVariable) and isinstance(item, ConstVariable):
+        return _python(operator.contains, container.value, item.value)
+    raise FallbackError(UNSUPPORTED_OBJECT, f"`in` on {container.describe()}")
+
+
+# -- items ---------------------------------------------------------------------
+
+def getitem(graph, obj: Variable, key: Variable) -> Variable:
+    if isinstance(obj, TensorVariable):
+        result = graph.call_op(registry.lookup_operator("getitem"), (obj, key))
+        if isinstance(result, TensorVariable):
+            result.fresh = False  # basic indexing returns a view
+            obj.has_views = True
+        return result
+    if isinstance(obj, SEQUENCES) and isinstance(key, ConstVariable):
+        if isinstance(key.value, slice):
+            return type(obj)(_python(lambda: obj.items[key.value]))
+        if type(key.value) in (int, bool):
+            return _python(lambda: obj.items[key.value])
+    if isinstance(obj, DictVariable) and isinstance(key, ConstVariable):
+        if key.value in obj.entries:
+            return obj.entries[key.value]
+    if isinstance(obj, ConstVariable) and isinstance(key, ConstVariable):
+        return const(_python(operator.getitem, obj.value, key.value))
+    raise FallbackError(UNSUPPORTED_OBJECT, f"indexing {obj.describe()} with {key.describe()}")
+
+
+def setitem(graph, obj: Variable, key: Variable, value: Variable) -> None:
+    if isinstance(obj, ListVariable) and isinstance(key, ConstVariable) and type(key.value) is int:
+        obj.check_mutable("item assignment")
+        _python(lambda: obj.items.__setitem__(key.value, value))
+        return
+    if isinstance(obj, DictVariable) and isinstance(key, ConstVariable) and type(key.value) in (int, str):
+        obj.check_mutable("item assignment")
+        obj.entries[key.value] = value
+        return
+    if isinstance(obj, TensorVariable):
+        raise FallbackError(SIDE_EFFECT, f"item assignment into {obj.describe()}",
+                            hint="build the result with np.where or np.concatenate instead")
+    raise FallbackError(UNSUPPORTED_OBJECT, f"item assignment into {obj.describe()}")
+
+
+# -- attributes ------------------------------------------------------------------
+
+TENSOR_PYTHON_ATTRS = ("shape", "ndim", "size", "dtype", "itemsize", "nbytes")
+
+
+def getattr_(executor, obj: Variable, name: str) -> Variable:
+    graph = executor.graph
+    if isinstance(obj, TensorVariable):
+        meta = obj.meta
+        if name in TENSOR_PYTHON_ATTRS:
+            if name == "shape":
+                return TupleVariable([const(d) for d in meta.shape])
+            if name == "ndim":
+                return const(len(meta.shape))
+            if name == "size":
+                return const(int(np.prod(meta.shape, dtype=np.int64)))
+            if name == "dtype":
+                return const(meta.dtype)
+            if name == "itemsize":
+                return const(meta.dtype.itemsize)
+            return const(int(np.prod(meta.shape, dtype=np.int64)) * meta.dtype.itemsize)
+        op = registry.lookup_attribute(name)
+        if op is not None:
+            result = graph.call_op(op, (obj,))
+            result.fresh = False
+            obj.has_views = True
+            return result
+        if registry.lookup_method(name) is not None:
+            return BuiltinMethodVariable(obj, name)
+        raise FallbackError(UNSUPPORTED_OBJECT, f"attribute .{name} of {obj.describe()} is not captured")
+    if isinstance(obj, ModuleVariable):
+        try:
+            value = getattr(obj.value, name)
+        except AttributeError:
+            raise FallbackError(UNSUPPORTED_OBJECT, f"module {obj.value.__name__} has no attribute {name}")
+        if obj.value is np.random or obj.value.__name__.startswith("numpy.random"):
+            pass  # calling it falls back: nondeterminism is never captured
+        return graph.wrap(value, AttrTracker(obj.tracker, name) if obj.tracker else ConstTracker(value))
+    if isinstance(obj, ObjectVariable):
+        return object_getattr(executor, obj, name)
+    if isinstance(obj, ClassVariable) and is_user_class(obj.value):
+        return class_getattr(executor, obj, name)
+    if isinstance(obj, (ListVariable, DictVariable)) and name in LIST_METHODS | DICT_METHODS:
+        return BuiltinMethodVariable(obj, name)
+    if isinstance(obj, ConstVariable):
+        if isinstance(obj.value, np.dtype) and name in ("itemsize", "kind", "name", "char"):
+            return const(getattr(obj.value, name))
+        if type(obj.value) in (int, float, complex) and name in ("real", "imag"):
+            return const(getattr(obj.value, name))
+        if type(obj.value) is str and name in STR_METHODS:
+            return BuiltinMethodVariable(obj, name)
+    raise FallbackError(UNSUPPORTED_OBJECT, f"attribute .{name} of {obj.describe()} is not captured")
+
+
+LIST_METHODS = {"append", "extend", "pop", "insert", "index", "count", "copy"}
+DICT_METHODS = {"get", "keys", "values", "items", "copy"}
+STR_METHODS = {"format", "join", "upper", "lower", "startswith", "endswith", "strip", "split", "replace"}
+
+
+def object_getattr(executor, obj: ObjectVariable, name: str) -> Variable:
+    """Attribute of a user object, resolved the way object.__getattribute__ does."""
+    graph = executor.graph
+    cls = type(obj.value)
+    try:
+        class_attr = inspect.getattr_static(cls, name)
+        in_class = True
+    except AttributeError:
+        in_class = False
+        class_attr = None
+    inst_dict = getattr(obj.value, "__dict__", None)
+    if inst_dict is None:
+        raise FallbackError(UNSUPPORTED_OBJECT, f"{obj.describe()} has no __dict__ (__slots__ are not modelled)")
+    is_data_descr = in_class and (hasattr(type(class_attr), "__set__") or hasattr(type(class_attr), "__delete__"))
+    if name in inst_dict and not is_data_descr:
+        return graph.wrap(inst_dict[name], AttrTracker(obj.tracker, name) if obj.tracker else ConstTracker(inst_dict[name]))
+    if not in_class:
+        raise FallbackError(UNSUPPORTED_OBJECT, f"{obj.describe()} has no attribute {name!r}")
+    # The class attribute; guard it through the (type-guarded) class.
+    cls_tracker = ConstTracker(cls)
+    if isinstance(class_attr, property):
+        if class_attr.fget is None:
+            raise FallbackError(UNSUPPORTED_OBJECT, f"property {name} has no getter")
+        graph.wrap(class_attr, AttrTracker(cls_tracker, name))
+        getter = function_variable(class_attr.fget, AttrTracker(AttrTracker(cls_tracker, name), "fget"))
+        return executor.call_function(getter, [obj], {})
+    if isinstance(class_attr, staticmethod):
+        return graph.wrap(class_attr.__func__, AttrTracker(cls_tracker, name))
+    if isinstance(class_attr, classmethod):
+        fn = graph.wrap(class_attr.__func__, AttrTracker(AttrTracker(cls_tracker, name), "__func__"))
+        return BoundMethodVariable(fn, graph.wrap(cls, cls_tracker))
+    if inspect.isfunction(class_attr):
+        fn = graph.wrap(class_attr, AttrTracker(cls_tracker, name))
+        return BoundMethodVariable(fn, obj)
+    if hasattr(type(class_attr), "__get__"):
+        raise FallbackError(UNSUPPORTED_OBJECT, f"descriptor {name} of {obj.describe()} is not modelled")
+    return graph.wrap(class_attr, AttrTracker(cls_tracker, name))
+
+
+def class_getattr(executor, cls_var: ClassVariable, name: str) -> Variable:
+    try:
+        attr = inspect.getattr_static(cls_var.value, name)
+    except AttributeError:
+        raise FallbackError(UNSUPPORTED_OBJECT, f"{cls_var.describe()} has no attribute {name!r}") from None
+    tracker = AttrTracker(cls_var.tracker or ConstTracker(cls_var.value), name)
+    if isinstance(attr, staticmethod):
+        return executor.graph.wrap(attr.__func__, tracker)
+    if isinstance(attr, (classmethod, property)) or (hasattr(type(attr), "__get__") and not inspect.isfunction(attr)):
+        raise FallbackError(UNSUPPORTED_OBJECT, f"descriptor {name} of {cls_var.describe()} is not modelled")
+    return executor.graph.wrap(attr, tracker)
+
+
+# -- iteration -----------------------------------------------------------------
+
+ITER_LIMIT = 1000
+
+
+def get_iter(graph, obj: Variable) -> IteratorVariable:
+    if isinstance(obj, IteratorVariable):
+        return obj
+    if isinstance(obj, SEQUENCES):
+        return IteratorVariable(obj.items)
+    if isinstance(obj, DictVariable):
+        return IteratorVariable([const(k) for k in obj.entries])
+    if isinstance(obj, ConstVariable) and isinstance(obj.value, (range, tuple, str, bytes)):
+        if len(obj.value) > ITER_LIMIT:
+            raise FallbackError(UNSUPPORTED_OBJECT, f"loop of {len(obj.value)} iterations exceeds the unroll limit {ITER_LIMIT}")
+        return IteratorVariable([const(v) for v in obj.value])
+    if isinstance(obj, TensorVariable):
+        shape = obj.meta.shape
+        if not shape:
+            raise FallbackError(UNSUPPORTED_OBJECT, "iteration over a 0-d array")
+        if shape[0] > ITER_LIMIT:
+            raise FallbackError(UNSUPPORTED_OBJECT, f"loop over {shape[0]} rows exceeds the unroll limit {ITER_LIMIT}")
+        return IteratorVariable([getitem(graph, obj, const(i)) for i in range(shape[0])])
+    raise FallbackError(UNSUPPORTED_OBJECT, f"iteration over {obj.describe()}")
+
+
+def unpack(graph, obj: Variable, count: int) -> list[Variable]:
+    items = get_iter(graph, obj).items
+    if len(items) != count:
+        raise FallbackError(UNSUPPORTED_OBJECT, f"cannot unpack {len(items)} values into {count}")
+    return list(items)
+
+
+def truth(v: Variable) -> bool:
+    return v.truth()
+
+
+__all__ = [
+    "binary_op", "unary_op", "compare_op", "is_op", "contains_op", "getitem", "setitem",
+    "getattr_", "get_iter", "unpack", "truth", "const",
+    "NumpyCallableVariable", "UserFunctionVariable", "DATA_DEPENDENT", "UNSUPPORTED_CALL",
+    "is_const_value",
+]

@@ -1,0 +1,192 @@
+"""One region under construction: its StatementIR, its inputs, the guards the
+trace depends on, and turning real values into Variables.
+
+Every value that enters the simulation from outside the frame goes through
+`FunctionGraph.wrap(value, tracker)`, which decides its Variable kind and
+records the guard that makes the trace valid for it. Guards are recorded in
+the order values are first reached, so a base object is always guarded
+before anything read through it.
+"""
+from __future__ import annotations
+
+import builtins
+import math
+import types
+
+import numpy as np
+
+from ..breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
+from ..guards.guard import DictKeysGuard, IdGuard, LenGuard, TensorGuard, TypeGuard, ValueGuard
+from ..ir import StatementIR, TensorMeta, UnsupportedOp
+from ..ir import registry
+from ..ir.meta import dtype_is_supported
+from .variables import (
+    BuiltinVariable, ClassVariable, ConstVariable, DictVariable, ListVariable,
+    ModuleVariable, NumpyCallableVariable, ObjectVariable, OpaqueVariable, TensorVariable,
+    TupleVariable, UserFunctionVariable, Variable, is_const_value,
+)
+
+# Modules whose attributes the simulator may read (everything else is opaque).
+KNOWN_MODULES = (np, math)
+# Values guarded by value (the rest of the constants by identity).
+VALUE_GUARDED = (int, float, bool, complex, str, bytes, type(None))
+
+
+def is_user_class(cls: type) -> bool:
+    """A class written in Python whose attribute reads run no hidden code."""
+    if not isinstance(cls, type) or cls.__module__ == "builtins":
+        return False
+    if getattr(cls, "__getattribute__", None) is not object.__getattribute__:
+        return False
+    if getattr(cls, "__getattr__", None) is not None:
+        return False
+    return all(not issubclass(cls, t) for t in (np.ndarray, np.generic, types.ModuleType))
+
+
+class FunctionGraph:
+    def __init__(self, name: str = "graph"):
+        self.ir = StatementIR(name)
+        self.inputs: list[tuple[object, TensorVariable]] = []  # (tracker, variable)
+        self.guards: list = []
+        self._guard_keys: set = set()
+        self._memo: dict = {}
+
+    # -- guards --------------------------------------------------------------
+    def add_guard(self, guard) -> None:
+        if guard.tracker is None or type(guard.tracker).__name__ == "ConstTracker":
+            return
+        key = (type(guard).__name__, guard)
+        if key not in self._guard_keys:
+            self._guard_keys.add(key)
+            self.guards.append(guard)
+
+    # -- values from outside the frame --------------------------------------
+    def wrap(self, value, tracker) -> Variable:
+        """The Variable for a value reached through `tracker`, guarded."""
+        if tracker is not None and not _is_const_tracker(tracker):
+            cached = self._memo.get(tracker)
+            if cached is not None:
+                return cached
+        var = self._make(value, tracker)
+        if tracker is not None and not _is_const_tracker(tracker):
+            self._memo[tracker] = var
+        return var
+
+    def _make(self, value, tracker) -> Variable:
+        t = type(value)
+        if t is np.ndarray or (isinstance(value, np.generic) and t.__module__ == "numpy"):
+            if not dtype_is_supported(value.dtype):
+                self.add_guard(TypeGuard(tracker, t))
+                return OpaqueVariable(value, tracker)
+            self.add_guard(TensorGuard(tracker, value))
+            symbol = self.ir.add_input(TensorMeta.of(value), hint=tracker.name() if tracker else None)
+            var = TensorVariable(symbol, tracker)
+            self.inputs.append((tracker, var))
+            return var
+        if t in VALUE_GUARDED:
+            self.add_guard(ValueGuard(tracker, value))
+            return ConstVariable(value, tracker)
+        if t is tuple:
+            self.add_guard(LenGuard(tracker, value))
+            return TupleVariable([self.wrap(v, _item(tracker, i)) for i, v in enumerate(value)], tracker)
+        if t is list:
+            self.add_guard(LenGuard(tracker, value))
+            return ListVariable([self.wrap(v, _item(tracker, i)) for i, v in enumerate(value)], tracker)
+        if t is dict:
+            if not all(type(k) in (str, int) for k in value):
+                self.add_guard(IdGuard(tracker, value))
+                return OpaqueVariable(value, tracker)
+            self.add_guard(DictKeysGuard(tracker, value))
+            return DictVariable({k: self.wrap(v, _item(tracker, k)) for k, v in value.items()}, tracker)
+        if is_const_value(value):  # dtypes, NumPy scalar types, slices, ranges
+            self.add_guard(IdGuard(tracker, value) if isinstance(value, (type, np.dtype)) else TypeGuard(tracker, t))
+            if not isinstance(value, (type, np.dtype)):
+                return OpaqueVariable(value, tracker)
+            return ConstVariable(value, tracker)
+        if is_user_class(t):
+            self.add_guard(TypeGuard(tracker, t))
+            return ObjectVariable(value, tracker)
+        self.add_guard(IdGuard(tracker, value))
+        if isinstance(value, types.ModuleType):
+            return ModuleVariable(value, tracker)
+        if isinstance(value, types.FunctionType):
+            return function_variable(value, tracker)
+        if isinstance(value, np.ufunc) or _is_numpy_callable(value):
+            return NumpyCallableVariable(value, registry.lookup_function(value), tracker)
+        if _is_builtin(value):
+            return BuiltinVariable(value, tracker)
+        if isinstance(value, type):
+            return ClassVariable(value, tracker)
+        return OpaqueVariable(value, tracker)
+
+    # -- graph ops ------------------------------------------------------------
+    def call_op(self, op, args, kwargs=None) -> Variable:
+        """Record `op(*args, **kwargs)`; arguments are Variables or nested lists/tuples."""
+        ir_args = tuple(to_ir_arg(a) for a in args)
+        ir_kwargs = {k: to_ir_arg(v) for k, v in (kwargs or {}).items()}
+        try:
+            out = self.ir.add_op(op, ir_args, ir_kwargs)
+        except UnsupportedOp as e:
+            raise FallbackError(UNSUPPORTED_OBJECT, f"{op.name}: {e}") from None
+        fresh = op.kind == "operator" and op.name not in ("getitem",) or isinstance(op.target, np.ufunc)
+        if isinstance(out, tuple):
+            return ListVariable([TensorVariable(s, fresh=False) for s in out])
+        return TensorVariable(out, fresh=fresh)
+
+
+def to_ir_arg(v):
+    """A Variable (or nested structure of them) as an IR argument."""
+    if isinstance(v, TensorVariable):
+        return v.symbol
+    if isinstance(v, ConstVariable):
+        return v.value
+    if isinstance(v, TupleVariable):
+        return tuple(to_ir_arg(i) for i in v.items)
+    if isinstance(v, ListVariable):
+        return [to_ir_arg(i) for i in v.items]
+    if isinstance(v, (tuple, list)):
+        return type(v)(to_ir_arg(i) for i in v)
+    if isinstance(v, (int, float, bool, type(None), str, slice)):
+        return v
+    raise FallbackError(UNSUPPORTED_OBJECT, f"{v.describe()} cannot be an argument of a graph op")
+
+
+def function_variable(fn: types.FunctionType, tracker) -> UserFunctionVariable:
+    from ..guards.tracker import AttrTracker, ItemTracker
+    from .variables import CellVariable
+
+    closure = ()
+    if fn.__closure__:
+        base = AttrTracker(tracker, "__closure__") if tracker is not None else None
+        closure = tuple(
+            CellVariable(tracker=AttrTracker(ItemTracker(base, i), "cell_contents") if base else None,
+                         preexisting=True, contents=None)
+            for i in range(len(fn.__closure__))
+        )
+        for cell_var, real in zip(closure, fn.__closure__):
+            cell_var.real_cell = real
+    return UserFunctionVariable(
+        fn.__code__, fn.__globals__, fn.__name__, defaults=fn.__defaults__ or (),
+        kwdefaults=fn.__kwdefaults__, closure=closure, value=fn, tracker=tracker,
+    )
+
+
+def _is_const_tracker(tracker) -> bool:
+    return type(tracker).__name__ == "ConstTracker"
+
+
+def _item(tracker, key):
+    from ..guards.tracker import ItemTracker
+    return ItemTracker(tracker, key) if tracker is not None else None
+
+
+def _is_builtin(value) -> bool:
+    return getattr(builtins, getattr(value, "__name__", ""), None) is value
+
+
+def _is_numpy_callable(value) -> bool:
+    mod = getattr(value, "__module__", None) or ""
+    return callable(value) and (mod == "numpy" or mod.startswith("numpy.")) and not isinstance(value, type)
+
+
+__all__ = ["FunctionGraph", "function_variable", "to_ir_arg", "is_user_class"]

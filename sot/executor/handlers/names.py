@@ -1,0 +1,159 @@
+"""Loads and stores of constants, locals, cells, globals and attributes."""
+from ...breaks.reasons import SIDE_EFFECT, UNSUPPORTED_OBJECT, FallbackError
+from .. import dispatch
+from ..opcode_table import FACTS
+from ..variables import NULL, CellVariable, ConstVariable, Variable
+from ._registry import handler, unsupported
+
+
+def const_variable(ex, value) -> Variable:
+    if isinstance(value, tuple):
+        from ..variables import TupleVariable
+        return TupleVariable([const_variable(ex, v) for v in value])
+    return ConstVariable(value)
+
+
+@handler("LOAD_CONST")
+def load_const(ex, instr):
+    ex.push(const_variable(ex, instr.argval))
+
+
+@handler("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_BORROW")
+def load_fast(ex, instr):
+    ex.push(ex.load_local(instr.argval))
+
+
+@handler("LOAD_FAST_AND_CLEAR")
+def load_fast_and_clear(ex, instr):
+    # 3.12+ comprehensions save the outer binding (NULL when unbound).
+    name = instr.argval
+    if name in ex.locals or name in ex.lazy_locals:
+        ex.push(ex.load_local(name))
+    else:
+        ex.push(NULL)
+    ex.locals.pop(name, None)
+
+
+@handler("LOAD_FAST_LOAD_FAST")
+def load_fast_load_fast(ex, instr):
+    a, b = instr.argval
+    ex.push(ex.load_local(a))
+    ex.push(ex.load_local(b))
+
+
+@handler("STORE_FAST")
+def store_fast(ex, instr):
+    value = ex.pop()
+    if value is NULL:  # restoring an unbound comprehension variable
+        ex.locals.pop(instr.argval, None)
+        ex.lazy_locals.pop(instr.argval, None)
+    else:
+        ex.store_local(instr.argval, value)
+
+
+@handler("STORE_FAST_LOAD_FAST")
+def store_fast_load_fast(ex, instr):
+    store, load = instr.argval
+    ex.store_local(store, ex.pop())
+    ex.push(ex.load_local(load))
+
+
+@handler("STORE_FAST_STORE_FAST")
+def store_fast_store_fast(ex, instr):
+    first, second = instr.argval
+    ex.store_local(first, ex.pop())
+    ex.store_local(second, ex.pop())
+
+
+@handler("DELETE_FAST")
+def delete_fast(ex, instr):
+    ex.load_local(instr.argval)  # eager raises if unbound
+    ex.locals.pop(instr.argval, None)
+
+
+@handler("MAKE_CELL")
+def make_cell(ex, instr):
+    name = instr.argval
+    value = ex.locals.pop(name, None)
+    if value is None and name in ex.lazy_locals:
+        value = ex.load_local(name)
+        ex.locals.pop(name, None)
+    ex.cells[name] = CellVariable(value)
+
+
+@handler("LOAD_CLOSURE")
+def load_closure(ex, instr):
+    ex.push(ex.cell(instr.argval))
+
+
+@handler("LOAD_DEREF")
+def load_deref(ex, instr):
+    ex.push(ex.load_cell_contents(instr.argval))
+
+
+@handler("STORE_DEREF")
+def store_deref(ex, instr):
+    cell = ex.cell(instr.argval)
+    if cell.preexisting:
+        raise FallbackError(SIDE_EFFECT, f"assignment to nonlocal {instr.argval!r} of an enclosing function")
+    cell.contents = ex.pop()
+
+
+@handler("LOAD_GLOBAL")
+def load_global(ex, instr):
+    # 3.11+: the low arg bit asks for a NULL beside the value (call protocol).
+    value = ex.load_global(instr.argval)
+    push_null = FACTS.load_global_null_bit and instr.arg & 1
+    if push_null and not FACTS.null_after_callable:
+        ex.push(NULL)
+    ex.push(value)
+    if push_null and FACTS.null_after_callable:
+        ex.push(NULL)
+
+
+@handler("LOAD_ATTR")
+def load_attr(ex, instr):
+    obj = ex.pop()
+    value = dispatch.getattr_(ex, obj, instr.argval)
+    if FACTS.load_attr_method_bit and instr.arg & 1:
+        push_method(ex, value)
+    else:
+        ex.push(value)
+
+
+@handler("LOAD_METHOD")
+def load_method(ex, instr):
+    push_method(ex, dispatch.getattr_(ex, ex.pop(), instr.argval))
+
+
+def push_method(ex, bound: Variable) -> None:
+    """Method loads push two slots; we always push the bound callable + NULL."""
+    if FACTS.null_after_callable:
+        ex.push(bound)
+        ex.push(NULL)
+    else:
+        ex.push(NULL)
+        ex.push(bound)
+
+
+@handler("STORE_ATTR")
+def store_attr(ex, instr):
+    obj = ex.pop()
+    raise FallbackError(SIDE_EFFECT, f"attribute assignment .{instr.argval} on {obj.describe()}")
+
+
+@handler("STORE_GLOBAL")
+def store_global(ex, instr):
+    raise FallbackError(SIDE_EFFECT, f"assignment to global {instr.argval!r}")
+
+
+unsupported("deleting globals/attributes/cells is a side effect",
+            "DELETE_GLOBAL", "DELETE_ATTR", "DELETE_DEREF")
+unsupported("module and class-body name lookups are not simulated",
+            "LOAD_NAME", "STORE_NAME", "DELETE_NAME", "LOAD_CLASSDEREF", "LOAD_FROM_DICT_OR_DEREF",
+            "LOAD_FROM_DICT_OR_GLOBALS", "LOAD_LOCALS", "SETUP_ANNOTATIONS", "LOAD_BUILD_CLASS")
+unsupported("super() is not modelled", "LOAD_SUPER_ATTR", "LOAD_ZERO_SUPER_ATTR", "LOAD_ZERO_SUPER_METHOD",
+            "LOAD_SUPER_METHOD")
+unsupported("imports run module code", "IMPORT_NAME", "IMPORT_FROM", "IMPORT_STAR")
+unsupported("unknown", "LOAD_ASSERTION_ERROR")
+_ = UNSUPPORTED_OBJECT

@@ -1,0 +1,228 @@
+"""Operators, subscripts and building containers."""
+from ...breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
+from .. import dispatch
+from ..dispatch import const
+from ..opcode_table import (
+    BINARY_OPCODES_310, INPLACE_OPCODES_310, INTRINSIC_LIST_TO_TUPLE, INTRINSIC_UNARY_POSITIVE,
+    binary_op_name, compare_op_name,
+)
+from ..variables import (
+    ConstVariable, DictVariable, ListVariable, TensorVariable, TupleVariable,
+)
+from ._registry import handler, unsupported
+
+
+@handler("BINARY_OP", *BINARY_OPCODES_310, *INPLACE_OPCODES_310)
+def binary_op(ex, instr):
+    b = ex.pop()
+    a = ex.pop()
+    ex.push(dispatch.binary_op(ex.graph, binary_op_name(instr), a, b))
+
+
+UNARY = {"UNARY_NEGATIVE": "neg", "UNARY_POSITIVE": "pos", "UNARY_INVERT": "invert", "UNARY_NOT": "not_"}
+
+
+@handler(*UNARY)
+def unary_op(ex, instr):
+    ex.push(dispatch.unary_op(ex.graph, UNARY[instr.opname], ex.pop()))
+
+
+@handler("COMPARE_OP")
+def compare_op(ex, instr):
+    b = ex.pop()
+    a = ex.pop()
+    result = dispatch.compare_op(ex.graph, compare_op_name(instr), a, b)
+    if instr.argrepr.startswith("bool("):  # 3.13: the comparison feeds a jump directly
+        result = const(result.truth())
+    ex.push(result)
+
+
+@handler("IS_OP")
+def is_op(ex, instr):
+    b = ex.pop()
+    a = ex.pop()
+    ex.push(const(dispatch.is_op(a, b) != bool(instr.arg)))
+
+
+@handler("CONTAINS_OP")
+def contains_op(ex, instr):
+    container = ex.pop()
+    item = ex.pop()
+    ex.push(const(dispatch.contains_op(ex.graph, item, container) != bool(instr.arg)))
+
+
+@handler("TO_BOOL")
+def to_bool(ex, instr):
+    ex.push(const(ex.pop().truth()))
+
+
+@handler("BINARY_SUBSCR")
+def binary_subscr(ex, instr):
+    key = ex.pop()
+    obj = ex.pop()
+    ex.push(dispatch.getitem(ex.graph, obj, key))
+
+
+@handler("BINARY_SLICE")
+def binary_slice(ex, instr):
+    stop = ex.pop()
+    start = ex.pop()
+    obj = ex.pop()
+    ex.push(dispatch.getitem(ex.graph, obj, make_slice([start, stop])))
+
+
+@handler("STORE_SUBSCR")
+def store_subscr(ex, instr):
+    key = ex.pop()
+    obj = ex.pop()
+    value = ex.pop()
+    dispatch.setitem(ex.graph, obj, key, value)
+
+
+@handler("STORE_SLICE")
+def store_slice(ex, instr):
+    stop = ex.pop()
+    start = ex.pop()
+    obj = ex.pop()
+    value = ex.pop()
+    dispatch.setitem(ex.graph, obj, make_slice([start, stop]), value)
+
+
+def make_slice(parts) -> ConstVariable:
+    if not all(isinstance(p, ConstVariable) and (p.value is None or type(p.value) in (int, bool)) for p in parts):
+        raise FallbackError(UNSUPPORTED_OBJECT, "slice bounds that are not Python ints")
+    return const(slice(*[p.value for p in parts]))
+
+
+@handler("BUILD_SLICE")
+def build_slice(ex, instr):
+    ex.push(make_slice(ex.popn(instr.arg)))
+
+
+@handler("BUILD_TUPLE")
+def build_tuple(ex, instr):
+    ex.push(TupleVariable(ex.popn(instr.arg)))
+
+
+@handler("BUILD_LIST")
+def build_list(ex, instr):
+    ex.push(ListVariable(ex.popn(instr.arg)))
+
+
+@handler("BUILD_MAP")
+def build_map(ex, instr):
+    items = ex.popn(2 * instr.arg)
+    ex.push(DictVariable({dict_key(k): v for k, v in zip(items[::2], items[1::2])}))
+
+
+@handler("BUILD_CONST_KEY_MAP")
+def build_const_key_map(ex, instr):
+    keys = ex.pop()
+    values = ex.popn(instr.arg)
+    ex.push(DictVariable({dict_key(k): v for k, v in zip(keys.items, values)}))
+
+
+def dict_key(v):
+    if isinstance(v, ConstVariable) and type(v.value) in (str, int, bool, float, type(None)):
+        return v.value
+    raise FallbackError(UNSUPPORTED_OBJECT, f"dict key {v.describe()} is not a constant")
+
+
+@handler("BUILD_STRING")
+def build_string(ex, instr):
+    parts = ex.popn(instr.arg)
+    ex.push(const("".join(p.value for p in parts)))
+
+
+@handler("LIST_APPEND")
+def list_append(ex, instr):
+    value = ex.pop()
+    ex.peek(instr.arg).items.append(value)
+
+
+@handler("MAP_ADD")
+def map_add(ex, instr):
+    value = ex.pop()
+    key = ex.pop()
+    ex.peek(instr.arg).entries[dict_key(key)] = value
+
+
+@handler("LIST_EXTEND")
+def list_extend(ex, instr):
+    seq = ex.pop()
+    ex.peek(instr.arg).items.extend(dispatch.get_iter(ex.graph, seq).items)
+
+
+@handler("DICT_UPDATE", "DICT_MERGE")
+def dict_update(ex, instr):
+    other = ex.pop()
+    target = ex.peek(instr.arg)
+    if not isinstance(other, DictVariable):
+        raise FallbackError(UNSUPPORTED_OBJECT, f"** of {other.describe()}")
+    if instr.opname == "DICT_MERGE" and set(other.entries) & set(target.entries):
+        raise FallbackError(UNSUPPORTED_OBJECT, "duplicate keyword argument (eager raises TypeError)")
+    target.entries.update(other.entries)
+
+
+@handler("LIST_TO_TUPLE")
+def list_to_tuple(ex, instr):
+    ex.push(TupleVariable(ex.pop().items))
+
+
+@handler("CALL_INTRINSIC_1")
+def call_intrinsic_1(ex, instr):
+    if instr.argrepr == INTRINSIC_LIST_TO_TUPLE:
+        ex.push(TupleVariable(ex.pop().items))
+    elif instr.argrepr == INTRINSIC_UNARY_POSITIVE:
+        ex.push(dispatch.unary_op(ex.graph, "pos", ex.pop()))
+    else:
+        raise FallbackError(UNSUPPORTED_OBJECT, f"intrinsic {instr.argrepr} is not supported")
+
+
+@handler("UNPACK_SEQUENCE")
+def unpack_sequence(ex, instr):
+    items = dispatch.unpack(ex.graph, ex.pop(), instr.arg)
+    for item in reversed(items):
+        ex.push(item)
+
+
+@handler("UNPACK_EX")
+def unpack_ex(ex, instr):
+    before, after = instr.arg & 0xFF, instr.arg >> 8
+    items = dispatch.get_iter(ex.graph, ex.pop()).items
+    if len(items) < before + after:
+        raise FallbackError(UNSUPPORTED_OBJECT, "not enough values to unpack (eager raises)")
+    middle = ListVariable(items[before:len(items) - after])
+    for item in reversed(items[len(items) - after:]):
+        ex.push(item)
+    ex.push(middle)
+    for item in reversed(items[:before]):
+        ex.push(item)
+
+
+@handler("FORMAT_VALUE", "FORMAT_SIMPLE", "FORMAT_WITH_SPEC", "CONVERT_VALUE")
+def format_value(ex, instr):
+    if instr.opname == "FORMAT_VALUE" and (instr.arg & 0x04):
+        spec = ex.pop()
+    elif instr.opname == "FORMAT_WITH_SPEC":
+        spec = ex.pop()
+    else:
+        spec = const("")
+    value = ex.pop()
+    if not isinstance(value, ConstVariable) or isinstance(value, TensorVariable):
+        raise FallbackError(UNSUPPORTED_OBJECT, f"formatting {value.describe()} as text")
+    conv = {1: str, 2: repr, 3: ascii}
+    v = value.value
+    if instr.opname == "FORMAT_VALUE" and instr.arg & 0x03:
+        v = conv[instr.arg & 0x03](v)
+    elif instr.opname == "CONVERT_VALUE":
+        ex.push(const(conv[instr.arg](v)))
+        return
+    ex.push(const(dispatch._python(format, v, spec.value)))
+
+
+unsupported("sets are not modelled", "BUILD_SET", "SET_ADD", "SET_UPDATE")
+unsupported("pattern matching is not simulated", "MATCH_CLASS", "MATCH_MAPPING", "MATCH_SEQUENCE",
+            "MATCH_KEYS", "GET_LEN", "COPY_DICT_WITHOUT_KEYS")
+unsupported("item/slice deletion is a side effect", "DELETE_SUBSCR")
+unsupported("intrinsics other than list-to-tuple", "CALL_INTRINSIC_2")

@@ -1,0 +1,66 @@
+"""Rebuilding the frame's return value from graph outputs and sources.
+
+`OutputBuilder.expr(var)` returns a Python expression over `I` (values loaded
+through trackers), `O` (graph outputs) and bound constants. A value that
+existed before the frame and is returned unchanged is reloaded through its
+tracker, so object identity is kept (`return x` returns the caller's array).
+"""
+from __future__ import annotations
+
+from ..breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
+from ..guards.tracker import literal
+from .variables import (
+    ConstVariable, DictVariable, ListVariable, TensorVariable, TupleVariable, Variable,
+)
+
+
+class OutputBuilder:
+    def __init__(self, input_trackers: list):
+        self.trackers = list(input_trackers)   # loaded into I, graph inputs first
+        self.symbols: list = []                # graph outputs, in O
+        self.namespace: dict = {}
+
+    def _load(self, tracker) -> str:
+        if tracker not in self.trackers:
+            self.trackers.append(tracker)
+        return f"I[{self.trackers.index(tracker)}]"
+
+    def _bind(self, value) -> str:
+        lit = literal(value)
+        if lit is not None:
+            return lit
+        name = f"k{len(self.namespace)}"
+        self.namespace[name] = value
+        return name
+
+    def _output(self, symbol) -> str:
+        if symbol not in self.symbols:
+            self.symbols.append(symbol)
+        return f"O[{self.symbols.index(symbol)}]"
+
+    def expr(self, var: Variable) -> str:
+        if isinstance(var, TensorVariable):
+            if var.is_unchanged_input():
+                return self._load(var.tracker)
+            return self._output(var.symbol)
+        if isinstance(var, ConstVariable) and var.tracker is None:
+            return self._bind(var.value)
+        if var.tracker is not None and not isinstance(var, (TupleVariable, ListVariable, DictVariable)):
+            return self._load(var.tracker)
+        if isinstance(var, TupleVariable):
+            if var.tracker is not None and self._unchanged(var):
+                return self._load(var.tracker)
+            parts = [self.expr(v) for v in var.items]
+            return "(" + "".join(p + ", " for p in parts) + ")"
+        if isinstance(var, ListVariable):
+            if var.tracker is not None:
+                return self._load(var.tracker)  # lists from outside are never mutated here
+            return "[" + ", ".join(self.expr(v) for v in var.items) + "]"
+        if isinstance(var, DictVariable):
+            if var.tracker is not None:
+                return self._load(var.tracker)
+            return "{" + ", ".join(f"{self._bind(k)}: {self.expr(v)}" for k, v in var.entries.items()) + "}"
+        raise FallbackError(UNSUPPORTED_OBJECT, f"returning {var.describe()} (created during the trace) is not supported")
+
+    def _unchanged(self, var: TupleVariable) -> bool:
+        return True  # tuples are immutable and their items were guarded

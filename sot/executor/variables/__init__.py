@@ -1,0 +1,16 @@
+"""VariableTrackers: symbolic stand-ins for the values a frame touches."""
+from .base import NULL, CellVariable, NullVariable, Variable
+from .basic import ConstVariable, ModuleVariable, OpaqueVariable, TensorVariable, is_const_value
+from .callables import (
+    BoundMethodVariable, BuiltinMethodVariable, BuiltinVariable, ClassVariable,
+    NumpyCallableVariable, ObjectVariable, UserFunctionVariable,
+)
+from .containers import DictVariable, IteratorVariable, ListVariable, TupleVariable
+
+__all__ = [
+    "NULL", "CellVariable", "NullVariable", "Variable", "ConstVariable", "ModuleVariable",
+    "OpaqueVariable", "TensorVariable", "is_const_value", "BoundMethodVariable",
+    "BuiltinMethodVariable", "BuiltinVariable", "ClassVariable", "NumpyCallableVariable",
+    "ObjectVariable", "UserFunctionVariable", "DictVariable", "IteratorVariable",
+    "ListVariable", "TupleVariable",
+]

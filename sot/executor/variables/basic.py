@@ -1,0 +1,110 @@
+"""Python constants and NumPy arrays."""
+from __future__ import annotations
+
+import types
+
+import numpy as np
+
+from ...breaks.reasons import DATA_DEPENDENT, FallbackError
+from .base import Variable
+
+# Values the simulator computes with directly (immutable, no user code runs).
+CONST_TYPES = (
+    int, float, bool, complex, str, bytes, type(None), type(Ellipsis),
+    slice, range, np.dtype,
+)
+
+
+def is_const_value(value) -> bool:
+    if isinstance(value, tuple):
+        return type(value) is tuple and all(is_const_value(v) for v in value)
+    if isinstance(value, type) and issubclass(value, np.generic):
+        return True  # np.float32 and friends used as dtype arguments
+    return type(value) in CONST_TYPES
+
+
+class ConstVariable(Variable):
+    def __init__(self, value, tracker=None):
+        super().__init__(tracker)
+        self.value = value
+
+    def python_type(self):
+        return type(self.value)
+
+    def truth(self) -> bool:
+        return bool(self.value)
+
+    def describe(self) -> str:
+        return repr(self.value) if self.tracker is None else f"{self.tracker.name()}={self.value!r}"
+
+
+class TensorVariable(Variable):
+    """An ndarray or NumPy scalar inside the graph, named by an IR symbol.
+
+    The Variable stands for one Python object: an in-place update rebinds
+    `symbol` so every container/local holding this Variable sees it.
+    `fresh` means the object was allocated by the graph (not a view of
+    anything), so an in-place update cannot reach another array.
+    """
+
+    def __init__(self, symbol, tracker=None, fresh: bool = False):
+        super().__init__(tracker)
+        self.symbol = symbol
+        self.input_symbol = symbol if tracker is not None else None
+        self.fresh = fresh
+        self.has_views = False
+
+    @property
+    def meta(self):
+        return self.symbol.meta
+
+    def python_type(self):
+        if self.meta.is_scalar:
+            return self.meta.dtype.type
+        return np.ndarray
+
+    def is_unchanged_input(self) -> bool:
+        return self.input_symbol is not None and self.symbol is self.input_symbol
+
+    def truth(self) -> bool:
+        raise FallbackError(
+            DATA_DEPENDENT,
+            f"the truth value of array {self.describe()} depends on its data",
+            hint="keep the condition as an array (np.where) or move the branch out of the traced function",
+        )
+
+    def describe(self) -> str:
+        m = self.meta
+        kind = "scalar" if m.is_scalar else "array"
+        name = self.tracker.name() if self.tracker is not None else self.symbol.name
+        return f"{kind} {name}: {m.dtype}{list(m.shape)}"
+
+
+class ModuleVariable(Variable):
+    def __init__(self, module: types.ModuleType, tracker=None):
+        super().__init__(tracker)
+        self.value = module
+
+    def python_type(self):
+        return types.ModuleType
+
+    def truth(self) -> bool:
+        return True
+
+    def describe(self) -> str:
+        return f"module {self.value.__name__}"
+
+
+class OpaqueVariable(Variable):
+    """A value the simulator may pass around (or return) but not operate on."""
+
+    def __init__(self, value, tracker=None):
+        super().__init__(tracker)
+        self.value = value
+
+    def python_type(self):
+        return type(self.value)
+
+    def describe(self) -> str:
+        name = self.tracker.name() if self.tracker is not None else "?"
+        return f"{type(self.value).__name__} object {name}"

@@ -1,0 +1,73 @@
+"""tuple, list, dict and iterators over them."""
+from __future__ import annotations
+
+from ...breaks.reasons import SIDE_EFFECT, FallbackError
+from .base import Variable
+
+
+class TupleVariable(Variable):
+    def __init__(self, items: list[Variable], tracker=None):
+        super().__init__(tracker)
+        self.items = list(items)
+
+    def python_type(self):
+        return tuple
+
+    def truth(self) -> bool:
+        return bool(self.items)
+
+
+class ListVariable(Variable):
+    """A list. One that existed before the frame (it has a tracker) may not be
+    mutated: replaying such side effects comes with graph breaks."""
+
+    def __init__(self, items: list[Variable], tracker=None):
+        super().__init__(tracker)
+        self.items = list(items)
+
+    def python_type(self):
+        return list
+
+    def truth(self) -> bool:
+        return bool(self.items)
+
+    def check_mutable(self, what: str):
+        if self.tracker is not None:
+            raise FallbackError(SIDE_EFFECT, f"{what} mutates {self.tracker.name()}, a list from outside the function")
+
+
+class DictVariable(Variable):
+    """A dict with constant keys; `entries` maps the real key to a Variable."""
+
+    def __init__(self, entries: dict, tracker=None):
+        super().__init__(tracker)
+        self.entries = dict(entries)
+
+    def python_type(self):
+        return dict
+
+    def truth(self) -> bool:
+        return bool(self.entries)
+
+    def check_mutable(self, what: str):
+        if self.tracker is not None:
+            raise FallbackError(SIDE_EFFECT, f"{what} mutates {self.tracker.name()}, a dict from outside the function")
+
+
+class IteratorVariable(Variable):
+    """An iterator whose items are known at trace time (range, list, tuple,
+    dict views, enumerate, zip, reversed, rows of an array)."""
+
+    def __init__(self, items: list[Variable]):
+        super().__init__(None)
+        self.items = list(items)
+        self.pos = 0
+
+    def python_type(self):
+        return type(iter(()))
+
+    def next(self) -> Variable | None:
+        if self.pos >= len(self.items):
+            return None
+        self.pos += 1
+        return self.items[self.pos - 1]

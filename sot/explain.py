@@ -1,0 +1,93 @@
+"""`sot.explain(fn, *args, **kwargs)`: run once and report what happened."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import translate
+from .api import _target_code
+from .guards import cache
+
+
+@dataclass
+class ExplainReport:
+    entries: list = field(default_factory=list)   # translate.EntryInfo, in translation order
+    result: object = None
+
+    @property
+    def graph_count(self) -> int:
+        return sum(len(e.graphs) for e in self.entries)
+
+    @property
+    def ops_per_graph(self) -> list[int]:
+        return [ops for e in self.entries for ops, _backend, _src in e.graphs]
+
+    @property
+    def op_count(self) -> int:
+        return sum(self.ops_per_graph)
+
+    @property
+    def breaks(self) -> list:
+        return [e.fallback for e in self.entries if e.fallback is not None]
+
+    @property
+    def translation_count(self) -> int:
+        return len(self.entries)
+
+    @property
+    def translate_seconds(self) -> float:
+        return sum(e.translate_seconds for e in self.entries)
+
+    @property
+    def guards(self) -> list[str]:
+        return [g for e in self.entries for g in e.guards]
+
+    def to_dict(self) -> dict:
+        return {
+            "graph_count": self.graph_count,
+            "op_count": self.op_count,
+            "ops_per_graph": self.ops_per_graph,
+            "translation_count": self.translation_count,
+            "translate_seconds": self.translate_seconds,
+            "codes": [
+                {
+                    "name": e.code_name, "file": e.filename, "line": e.firstlineno, "state": e.state,
+                    "graphs": [{"ops": ops, "backend": b} for ops, b, _ in e.graphs],
+                    "fallback": e.fallback.to_dict() if e.fallback else None,
+                    "guards": list(e.guards), "translate_seconds": e.translate_seconds,
+                }
+                for e in self.entries
+            ],
+        }
+
+    def __str__(self) -> str:
+        lines = [f"sot explain: {self.graph_count} graph(s), {self.op_count} op(s), "
+                 f"{len(self.breaks)} fallback(s), {self.translation_count} translation(s) "
+                 f"in {self.translate_seconds * 1e3:.1f} ms"]
+        for e in self.entries:
+            lines.append(f"  {e.code_name} ({e.filename}:{e.firstlineno}): {e.state}")
+            for i, (ops, backend, _src) in enumerate(e.graphs):
+                lines.append(f"    graph {i}: {ops} ops on {backend}")
+            if e.fallback is not None:
+                lines.append("    runs natively: " + str(e.fallback).replace("\n", "\n    "))
+            if e.guards:
+                lines.append(f"    guards ({len(e.guards)}):")
+                lines.extend(f"      {g}" for g in e.guards)
+        return "\n".join(lines)
+
+
+def explain(fn, *args, **kwargs) -> ExplainReport:
+    """Translate `fn` afresh, run it once with the arguments, and report."""
+    static = fn if hasattr(fn, "__sot_static__") else None
+    if static is None:
+        from .api import to_static
+        static = to_static(fn)
+    code = _target_code(getattr(static, "__wrapped__", fn))
+    if code is not None:
+        cache.clear(code)
+    report = ExplainReport()
+    translate._recorders.append(report.entries)
+    try:
+        report.result = static(*args, **kwargs)
+    finally:
+        translate._recorders.remove(report.entries)
+    return report

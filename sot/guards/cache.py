@@ -1,0 +1,87 @@
+"""The per-code cache: entries of (guard, replacement), bounded in size.
+
+The hook (sot._C) reads the list of `(guard, replacement)` pairs stored for a
+code; this module owns the policy around it: adding entries, the size limit,
+what happens past it, and per-code records for `explain`.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass, field
+
+from .. import _hook
+
+log = logging.getLogger("sot.cache")
+
+DEFAULT_CACHE_SIZE = 8
+
+
+def _always(*_args) -> bool:
+    return True
+
+
+@dataclass
+class CodeRecord:
+    code: object
+    entries: list = field(default_factory=list)        # Python-side info per entry
+    translations: int = 0
+    overflowed: bool = False
+
+
+_records: dict = {}
+_lock = threading.Lock()
+
+
+def record(code) -> CodeRecord:
+    with _lock:
+        rec = _records.get(code)
+        if rec is None:
+            rec = _records[code] = CodeRecord(code)
+        return rec
+
+
+def add_entry(code, guard, replacement, info, cache_size: int) -> None:
+    """Store one translation. Past `cache_size` entries the code runs natively
+    (a catch-all entry after the existing ones), and that is logged."""
+    rec = record(code)
+    rec.translations += 1
+    pairs = _hook.get_cache(code)
+    if pairs is None:
+        pairs = []
+        _hook.set_cache(code, pairs)
+    if rec.overflowed:
+        return
+    if len(rec.entries) >= cache_size:
+        rec.overflowed = True
+        pairs.append((_always, None))
+        log.warning("%s (%s:%d): cache limit of %d entries reached; it runs natively from now on "
+                    "for inputs that match no cached entry",
+                    code.co_name, code.co_filename, code.co_firstlineno, cache_size)
+        return
+    rec.entries.append(info)
+    pairs.append((guard, replacement))
+
+
+def entries(code) -> list:
+    rec = _records.get(code)
+    return list(rec.entries) if rec else []
+
+
+def translation_count(code) -> int:
+    rec = _records.get(code)
+    return rec.translations if rec else 0
+
+
+def clear(code) -> None:
+    with _lock:
+        _records.pop(code, None)
+    _hook.clear_cache(code)
+
+
+def reset() -> None:
+    with _lock:
+        codes = list(_records)
+        _records.clear()
+    for code in codes:
+        _hook.clear_cache(code)
