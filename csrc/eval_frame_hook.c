@@ -32,6 +32,7 @@ typedef struct {
     PyObject *callback;      /* NULL: no callback on this thread */
     int disabled;            /* >0 while guards or the callback run */
     PyCodeObject *bypass;    /* borrowed: the replacement about to start */
+    int has_owner;           /* a ThreadOwner sits in the thread's dict */
 } sot_thread_state;
 
 /* initial-exec: a %fs-relative load instead of a call to __tls_get_addr on
@@ -46,7 +47,8 @@ static _Thread_local sot_thread_state tls_state SOT_TLS_MODEL;
 
 /* Interpreter-wide, protected by the GIL. */
 static Py_ssize_t extra_index = -1;
-static Py_ssize_t install_count = 0;
+static Py_ssize_t install_count = 0;  /* threads with a callback */
+static PyInterpreterState *hook_interp = NULL;
 static _PyFrameEvalFunction previous_eval = NULL;
 static PyObject *skip_sentinel = NULL;
 static Py_ssize_t frames_seen = 0;
@@ -391,6 +393,9 @@ intercept(PyThreadState *tstate, sot_thread_state *ts, sot_frame *frame,
           PyCodeObject *co, sot_code_state *st)
 {
     sot_argvec av;
+    if (!sot_frame_closure_ok(frame, co)) {
+        return run_default(tstate, frame, 0);
+    }
     if (argvec_init(&av, frame, co) < 0) {
         sot_frame_release_unrun(tstate, frame);
         return NULL;
@@ -463,22 +468,82 @@ sot_eval_frame(PyThreadState *tstate, sot_frame *frame, int throwflag)
 static void
 hook_install(void)
 {
-    PyInterpreterState *interp = PyInterpreterState_Get();
-    _PyFrameEvalFunction current = _PyInterpreterState_GetEvalFrameFunc(interp);
+    hook_interp = PyInterpreterState_Get();
+    _PyFrameEvalFunction current = _PyInterpreterState_GetEvalFrameFunc(hook_interp);
     if (current != (_PyFrameEvalFunction)sot_eval_frame) {
         previous_eval = current;
-        _PyInterpreterState_SetEvalFrameFunc(interp, (_PyFrameEvalFunction)sot_eval_frame);
+        _PyInterpreterState_SetEvalFrameFunc(hook_interp, (_PyFrameEvalFunction)sot_eval_frame);
     }
 }
 
 static void
 hook_uninstall(void)
 {
-    PyInterpreterState *interp = PyInterpreterState_Get();
-    if (_PyInterpreterState_GetEvalFrameFunc(interp) == (_PyFrameEvalFunction)sot_eval_frame) {
-        _PyInterpreterState_SetEvalFrameFunc(interp, previous_eval);
+    if (_PyInterpreterState_GetEvalFrameFunc(hook_interp) == (_PyFrameEvalFunction)sot_eval_frame) {
+        _PyInterpreterState_SetEvalFrameFunc(hook_interp, previous_eval);
     }
     /* previous_eval stays valid: frames already inside the hook use it. */
+}
+
+/* Set this thread's callback (owned reference or NULL), keeping the count of
+ * threads with a callback and the hook installed while it is positive.
+ * Returns the previous callback (owned) or NULL. */
+static PyObject *
+thread_swap_callback(sot_thread_state *ts, PyObject *next)
+{
+    PyObject *prev = ts->callback;
+    if (prev == NULL && next != NULL && install_count++ == 0) {
+        hook_install();
+    }
+    else if (prev != NULL && next == NULL && --install_count == 0) {
+        hook_uninstall();
+    }
+    ts->callback = next;
+    return prev;
+}
+
+/* A ThreadOwner lives in the thread-state dict of each thread that ever set
+ * a callback. CPython clears that dict when the thread ends (in that thread,
+ * with the GIL), so a thread that exits with its callback still set releases
+ * it and no longer keeps the hook installed. */
+typedef struct {
+    PyObject_HEAD
+    sot_thread_state *ts;
+} ThreadOwner;
+
+static void
+threadowner_dealloc(ThreadOwner *self)
+{
+    sot_thread_state *ts = self->ts;
+    ts->has_owner = 0;
+    Py_XDECREF(thread_swap_callback(ts, NULL));
+    PyObject_Free(self);
+}
+
+static PyTypeObject ThreadOwner_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "sot._C.ThreadOwner",
+    .tp_basicsize = sizeof(ThreadOwner),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_dealloc = (destructor)threadowner_dealloc,
+};
+
+static int
+thread_register_owner(sot_thread_state *ts)
+{
+    PyObject *dict = PyThreadState_GetDict();
+    if (dict == NULL) {
+        return 0;  /* nowhere to hook thread exit; not an error */
+    }
+    ThreadOwner *owner = PyObject_New(ThreadOwner, &ThreadOwner_Type);
+    if (owner == NULL) {
+        return -1;
+    }
+    owner->ts = ts;
+    ts->has_owner = 1;
+    int rc = PyDict_SetItemString(dict, "sot._C.thread_owner", (PyObject *)owner);
+    Py_DECREF(owner);
+    return rc;
 }
 
 static PyObject *
@@ -491,15 +556,10 @@ sot_set_callback(PyObject *module, PyObject *cb)
         return NULL;
     }
     sot_thread_state *ts = &tls_state;
-    PyObject *prev = ts->callback;
-    PyObject *next = cb == Py_None ? NULL : Py_NewRef(cb);
-    if (prev == NULL && next != NULL && install_count++ == 0) {
-        hook_install();
+    if (cb != Py_None && !ts->has_owner && thread_register_owner(ts) < 0) {
+        return NULL;
     }
-    else if (prev != NULL && next == NULL && --install_count == 0) {
-        hook_uninstall();
-    }
-    ts->callback = next;
+    PyObject *prev = thread_swap_callback(ts, cb == Py_None ? NULL : Py_NewRef(cb));
     return prev != NULL ? prev : Py_NewRef(Py_None);
 }
 
@@ -688,7 +748,7 @@ PyInit__C(void)
             return NULL;
         }
     }
-    if (PyType_Ready(&FrameInfo_Type) < 0) {
+    if (PyType_Ready(&FrameInfo_Type) < 0 || PyType_Ready(&ThreadOwner_Type) < 0) {
         return NULL;
     }
     if (skip_sentinel == NULL) {

@@ -16,6 +16,7 @@
  *                               (never a cell object)
  *   sot_frame_free_cell(f, co, i) borrowed closure cell for co_freevars[i]
  *   sot_frame_closure(f, co)    new reference to the tuple of free cells
+ *   sot_frame_closure_ok(f, co) the free cells can be read
  *   sot_frame_release_unrun(ts, f)  release a frame that the hook decided
  *                               not to evaluate, as the caller of the
  *                               eval-frame function expects
@@ -138,6 +139,14 @@ sot_frame_closure(sot_frame *f, PyCodeObject *co)
     return t;
 }
 
+static inline int
+sot_frame_closure_ok(sot_frame *f, PyCodeObject *co)
+{
+    (void)f;
+    (void)co;
+    return 1;
+}
+
 static inline void
 sot_frame_release_unrun(PyThreadState *tstate, sot_frame *f)
 {
@@ -180,7 +189,8 @@ static inline PyObject *sot_frame_builtins(sot_frame *f) { return f->f_builtins;
 static inline int
 sot_frame_is_plain(sot_frame *f)
 {
-    return f->f_locals == NULL && f->frame_obj == NULL;
+    return f->owner == FRAME_OWNED_BY_THREAD && f->f_locals == NULL &&
+           f->frame_obj == NULL;
 }
 
 static inline Py_ssize_t sot_code_nfree(PyCodeObject *co) { return co->co_nfreevars; }
@@ -209,6 +219,18 @@ sot_frame_closure(sot_frame *f, PyCodeObject *co)
 {
     (void)co;
     return Py_NewRef(sot_frame_func(f)->func_closure);
+}
+
+/* A function made from C may lack a closure that matches its code. */
+static inline int
+sot_frame_closure_ok(sot_frame *f, PyCodeObject *co)
+{
+    if (co->co_nfreevars == 0) {
+        return 1;
+    }
+    PyObject *closure = sot_frame_func(f)->func_closure;
+    return closure != NULL && PyTuple_Check(closure) &&
+           PyTuple_GET_SIZE(closure) == co->co_nfreevars;
 }
 
 #if PY_VERSION_HEX < 0x030C0000

@@ -17,8 +17,7 @@ The contract (see ``csrc/eval_frame_hook.c``):
 """
 from __future__ import annotations
 
-import contextlib
-from typing import Callable, Iterator, Optional
+from typing import Callable, Optional
 
 from sot import _C
 from sot._C import (  # noqa: F401  (re-exported API)
@@ -55,15 +54,30 @@ __all__ = [
 ]
 
 
-@contextlib.contextmanager
-def callback_set(cb: Optional[Callable]) -> Iterator[None]:
-    """Set this thread's frame callback for the ``with`` body.
-
-    The previous callback (or ``None``) is restored on exit, also when the
+class callback_set:
+    """``with callback_set(cb):`` sets this thread's frame callback for the
+    body and restores the previous one (or ``None``) on exit, also when the
     body raises, so the hook is uninstalled after the outermost use.
+
+    A class rather than a generator-based context manager, so that leaving
+    the ``with`` runs no Python frame the callback would be shown.
     """
-    previous = _C.set_callback(cb)
-    try:
-        yield
-    finally:
+
+    __slots__ = ("_callback", "_previous")
+
+    def __init__(self, cb: Optional[Callable]) -> None:
+        self._callback = cb
+        self._previous = None
+
+    def __enter__(self) -> "callback_set":
+        self._previous = _C.set_callback(self._callback)
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        previous, self._previous = self._previous, None
         _C.set_callback(previous)
+
+
+_C.skip_code(callback_set.__init__.__code__)
+_C.skip_code(callback_set.__enter__.__code__)
+_C.skip_code(callback_set.__exit__.__code__)

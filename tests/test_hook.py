@@ -534,3 +534,84 @@ def test_two_threads_with_different_callbacks_at_the_same_time():
         assert out == [(tag, i * 10 + 1) for i in range(50)]
         assert n == 50
     assert not hook.hook_installed()
+
+
+def test_coroutines_are_not_intercepted_but_their_callees_are():
+    async def coro(x):
+        return positional(x, 1)
+
+    seen = []
+    with hook.callback_set(lambda info: seen.append(info.f_code) or None):
+        c = coro(2)
+        with pytest.raises(StopIteration) as stop:
+            c.send(None)
+    assert stop.value.value == 21
+    assert coro.__code__ not in seen
+    assert positional.__code__ in seen
+
+
+def test_a_thread_that_exits_with_its_callback_set_releases_the_hook():
+    def cb(info):
+        return None
+
+    def worker():
+        hook.set_callback(cb)  # never cleared by this thread
+        positional(1, 2)
+
+    before = sys.getrefcount(cb)
+    t = threading.Thread(target=worker)
+    t.start()
+    t.join()
+    assert not hook.hook_installed()
+    assert sys.getrefcount(cb) == before
+
+
+def test_callback_that_clears_itself_mid_frame():
+    def cb(info):
+        if info.f_code is positional.__code__:
+            hook.set_callback(None)
+            return uniform_code(positional, tag="R")
+        return None
+
+    previous = hook.set_callback(cb)
+    try:
+        assert positional(1, 2) == ("R", 12)
+        assert hook.get_callback() is None
+        assert not hook.hook_installed()
+        assert positional(1, 2) == 12
+    finally:
+        hook.set_callback(previous)
+
+
+def test_runaway_recursion_is_a_recursion_error_on_every_path():
+    def runaway(n):
+        return runaway(n + 1)
+
+    code = runaway.__code__
+    for entries in ([(always, uniform_code(runaway))], [(always, None)], []):
+        hook.set_cache(code, entries)
+        try:
+            with pytest.raises(RecursionError):
+                run_hooked(Recorder(code), runaway, 0)
+        finally:
+            hook.clear_cache(code)
+    assert run_hooked(Recorder(factorial.__code__), factorial, 20) == factorial(20)
+
+
+def test_callback_set_restores_the_previous_callback_and_shows_no_frames_of_its_own():
+    seen = []
+
+    def outer_cb(info):
+        seen.append(("outer", info.f_code.co_name))
+        return None
+
+    def inner_cb(info):
+        seen.append(("inner", info.f_code.co_name))
+        return None
+
+    with hook.callback_set(outer_cb):
+        with hook.callback_set(inner_cb):
+            positional(1, 2)
+        assert hook.get_callback() is outer_cb
+        positional(1, 2)
+    assert seen == [("inner", "positional"), ("outer", "positional")]
