@@ -1,0 +1,71 @@
+"""TensorMeta: what the IR knows about a value without looking at its data."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["TensorMeta", "SUPPORTED_DTYPE_KINDS", "dtype_is_supported", "short_dtype"]
+
+#: bool, signed/unsigned integers, floats, complex.  Object, string, void and
+#: datetime dtypes are never captured.
+SUPPORTED_DTYPE_KINDS = frozenset("biufc")
+
+
+def dtype_is_supported(dtype: np.dtype) -> bool:
+    return dtype.kind in SUPPORTED_DTYPE_KINDS and not dtype.hasobject
+
+
+@dataclass(frozen=True)
+class TensorMeta:
+    """Shape, dtype and Python type of an array value.
+
+    ``is_scalar=True`` means the value is a NumPy scalar (an ``np.generic``,
+    shape ``()``); ``False`` means an ``ndarray`` (possibly 0-d).
+    """
+
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    is_scalar: bool = False
+
+    def __post_init__(self):
+        object.__setattr__(self, "shape", tuple(int(d) for d in self.shape))
+        object.__setattr__(self, "dtype", np.dtype(self.dtype))
+        if self.is_scalar and self.shape != ():
+            raise ValueError(f"a NumPy scalar has shape (), not {self.shape}")
+        if any(d < 0 for d in self.shape):
+            raise ValueError(f"negative dimension in {self.shape}")
+
+    @classmethod
+    def of(cls, value) -> "TensorMeta":
+        """The meta of an ``ndarray`` or NumPy scalar (``np.generic``)."""
+        if isinstance(value, np.ndarray):
+            return cls(value.shape, value.dtype, False)
+        if isinstance(value, np.generic):
+            return cls((), value.dtype, True)
+        raise TypeError(f"TensorMeta.of expects an ndarray or NumPy scalar, got {type(value).__name__}")
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    def __str__(self) -> str:
+        if self.is_scalar:
+            return short_dtype(self.dtype)
+        return f"{short_dtype(self.dtype)}[{', '.join(map(str, self.shape))}]"
+
+
+def short_dtype(dtype: np.dtype) -> str:
+    """``f32``, ``i64``, ``u8``, ``c128``, ``bool`` — as in a listing."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return "bool"
+    if dtype.kind in "iufc":
+        return f"{dtype.kind}{dtype.itemsize * 8}"
+    return str(dtype)

@@ -1,0 +1,169 @@
+"""Array creation from constants: zeros, ones, full, arange, linspace, eye,
+and zeros_like, ones_like, full_like.
+
+``np.empty``/``empty_like`` are deliberately absent: their contents are
+uninitialised memory, which no compiled graph can reproduce.  Creation ops
+whose extent would depend on traced values (``np.arange(n)`` with a traced
+``n``) are not captured.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .errors import UnsupportedOp
+from .registry import (Op, bind, broadcast, call_quietly, const_int, const_shape, meta_of_probe,
+                       probe_shape, register, shape_of, substitute)
+from .statement_ir import Symbol
+
+
+def _replace(args, kwargs, key, position, value):
+    args, kwargs = list(args), dict(kwargs)
+    if len(args) > position:
+        args[position] = value
+    else:
+        kwargs[key] = value
+    return tuple(args), kwargs
+
+
+def _checked_shape(value):
+    shape = const_shape(value)
+    if any(d < 0 for d in shape):
+        raise UnsupportedOp(f"negative dimensions in {shape}")
+    return shape
+
+
+def _filled_infer(params, allowed):
+    def infer(op, args, kwargs):
+        bound = bind(op.name, params, args, kwargs, allowed)
+        if "shape" not in bound:
+            raise UnsupportedOp(f"{op.name}: no shape given")
+        shape = _checked_shape(bound["shape"])
+        if "fill_value" in bound:
+            fill = shape_of(bound["fill_value"])
+            if broadcast(fill, shape) != shape:
+                raise UnsupportedOp(f"full: fill value of shape {fill} does not fit {shape}")
+        pargs, pkwargs = _replace(args, kwargs, "shape", 0, probe_shape(shape))
+        result = call_quietly(op, substitute(pargs), substitute(pkwargs))
+        return meta_of_probe(op, result, shape)
+    return infer
+
+
+register(Op("zeros", "function", np.zeros,
+            _filled_infer(("shape", "dtype", "order"), {"shape", "dtype", "order"})))
+register(Op("ones", "function", np.ones,
+            _filled_infer(("shape", "dtype", "order"), {"shape", "dtype", "order"})))
+register(Op("full", "function", np.full,
+            _filled_infer(("shape", "fill_value", "dtype", "order"),
+                          {"shape", "fill_value", "dtype", "order"})))
+
+
+def _like_infer(params):
+    def infer(op, args, kwargs):
+        bound = bind(op.name, params, args, kwargs, set(params) - {"subok"} | {"subok"})
+        if bound.get("subok", True) is not True and bound.get("subok") is not False:
+            raise UnsupportedOp(f"{op.name}: bad subok")
+        proto = shape_of(bound["a"])
+        if bound.get("shape") is not None:
+            shape = _checked_shape(bound["shape"])
+            pos = params.index("shape")
+            args, kwargs = _replace(args, kwargs, "shape", pos, probe_shape(shape))
+        else:
+            shape = tuple(proto)
+        if "fill_value" in bound:
+            fill = shape_of(bound["fill_value"])
+            if broadcast(fill, shape) != shape:
+                raise UnsupportedOp(f"full_like: fill value of shape {fill} does not fit {shape}")
+        result = call_quietly(op, substitute(args), substitute(kwargs))
+        return meta_of_probe(op, result, shape)
+    return infer
+
+
+register(Op("zeros_like", "function", np.zeros_like,
+            _like_infer(("a", "dtype", "order", "subok", "shape"))))
+register(Op("ones_like", "function", np.ones_like,
+            _like_infer(("a", "dtype", "order", "subok", "shape"))))
+register(Op("full_like", "function", np.full_like,
+            _like_infer(("a", "fill_value", "dtype", "order", "subok", "shape"))))
+
+
+def _const_real(value, what):
+    if isinstance(value, Symbol):
+        raise UnsupportedOp(f"{what} is a traced value (data-dependent extent)")
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise UnsupportedOp(f"{what} must be a real number, got {value!r}")
+    if isinstance(value, int) and not -2**63 <= value < 2**63:
+        raise UnsupportedOp(f"{what} does not fit in int64")
+    if not math.isfinite(value):
+        raise UnsupportedOp(f"{what} is not finite")
+    return value
+
+
+def _arange_infer(op, args, kwargs):
+    bound = bind("arange", ("start", "stop", "step", "dtype"), args, kwargs,
+                 {"start", "stop", "step", "dtype"})
+    if len(args) == 1 or ("stop" not in bound and "start" in bound):
+        # arange(stop): the only positional is the stop
+        stop = _const_real(bound["start"], "stop")
+        start, step = 0, bound.get("step", 1)
+    else:
+        start, stop, step = bound.get("start", 0), bound.get("stop"), bound.get("step", 1)
+        if stop is None:
+            raise UnsupportedOp("arange: no stop given")
+    start, stop = _const_real(start, "start"), _const_real(stop, "stop")
+    step = _const_real(step if step is not None else 1, "step")
+    if step == 0:
+        raise UnsupportedOp("arange: step is zero")
+    with np.errstate(all="ignore"):
+        value = (stop - start) / step
+    if not math.isfinite(value):
+        raise UnsupportedOp("arange: length is not finite")
+    length = max(0, math.ceil(value))
+    # the probe keeps each argument's type (which fixes the dtype), not its value
+    pargs = tuple(type(a)(1) if not isinstance(a, (str, np.dtype, type)) and a is not None else a
+                  for a in args)
+    pkwargs = {k: (type(v)(1) if k in ("start", "stop", "step") and v is not None else v)
+               for k, v in kwargs.items()}
+    result = call_quietly(op, pargs, pkwargs)
+    return meta_of_probe(op, result, (length,))
+
+
+register(Op("arange", "function", np.arange, _arange_infer))
+
+
+def _linspace_infer(op, args, kwargs):
+    bound = bind("linspace", ("start", "stop", "num", "endpoint", "retstep", "dtype", "axis"),
+                 args, kwargs, {"start", "stop", "num", "endpoint", "retstep", "dtype", "axis"})
+    for k in ("start", "stop"):
+        if k not in bound or isinstance(bound[k], Symbol) or np.ndim(bound[k]) != 0:
+            raise UnsupportedOp(f"linspace: {k} must be a constant scalar")
+    if bound.get("retstep"):
+        raise UnsupportedOp("linspace: retstep=True returns a tuple")
+    num = const_int(bound.get("num", 50), "num")
+    if num < 0:
+        raise UnsupportedOp("linspace: negative num")
+    pargs, pkwargs = _replace(args, kwargs, "num", 2, min(num, 2))
+    result = call_quietly(op, pargs, pkwargs)
+    return meta_of_probe(op, result, (num,))
+
+
+register(Op("linspace", "function", np.linspace, _linspace_infer))
+
+
+def _eye_infer(op, args, kwargs):
+    bound = bind("eye", ("N", "M", "k", "dtype", "order"), args, kwargs, {"N", "M", "k", "dtype", "order"})
+    n = const_int(bound.get("N"), "N")
+    m = n if bound.get("M") is None else const_int(bound["M"], "M")
+    const_int(bound.get("k", 0), "k")
+    if n < 0 or m < 0:
+        raise UnsupportedOp("eye: negative dimensions")
+    pargs, pkwargs = _replace(args, kwargs, "N", 0, min(n, 1))
+    if bound.get("M") is not None:
+        pargs, pkwargs = _replace(pargs, pkwargs, "M", 1, min(m, 1))
+    result = call_quietly(op, pargs, pkwargs)
+    return meta_of_probe(op, result, (n, m))
+
+
+register(Op("eye", "function", np.eye, _eye_infer))

@@ -1,0 +1,130 @@
+"""Elementwise ops: ufuncs, Python operators, round, clip, where.
+
+Shape: the broadcast of the operands' shapes (for in-place operators on an
+ndarray, which cannot grow, that broadcast must equal the target's shape).
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from .errors import UnsupportedOp
+from .registry import (Op, bind, broadcast, meta_of_probe, register, run_probe,
+                       shape_of, simple_op)
+from .statement_ir import Symbol
+
+_UFUNC_KWARGS = frozenset({"dtype", "casting"})
+
+
+def _ufunc_infer(op, args, kwargs):
+    ufunc = op.target
+    if len(args) != ufunc.nin:
+        raise UnsupportedOp(f"{op.name}: expects {ufunc.nin} operands (no positional out=), got {len(args)}")
+    for k in kwargs:
+        if k not in _UFUNC_KWARGS and not (k == "out" and kwargs[k] is None):
+            raise UnsupportedOp(f"{op.name}: keyword {k}= not captured")
+    result = run_probe(op, args, kwargs)
+    return meta_of_probe(op, result, broadcast(*map(shape_of, args)))
+
+
+def _elementwise_ufuncs():
+    for name in sorted(dir(np)):
+        fn = getattr(np, name)
+        if (name.startswith("_") or not isinstance(fn, np.ufunc) or fn.nout != 1
+                or fn.signature is not None or fn.nin not in (1, 2)):
+            continue
+        yield name, fn
+
+
+_seen: set[int] = set()
+for _name, _fn in _elementwise_ufuncs():
+    if id(_fn) in _seen:  # aliases (np.abs is np.absolute): one Op, the ufunc's own name
+        continue
+    _seen.add(id(_fn))
+    register(Op(_fn.__name__, "function", _fn, _ufunc_infer))
+
+
+# ----------------------------------------------------------------------------
+# Python operators
+
+BINARY_OPERATORS = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow",
+                    "and_", "or_", "xor", "lshift", "rshift")
+COMPARE_OPERATORS = ("lt", "le", "eq", "ne", "gt", "ge")
+UNARY_OPERATORS = ("neg", "pos", "invert", "abs")
+INPLACE_OPERATORS = ("iadd", "isub", "imul", "itruediv", "ifloordiv", "imod", "ipow",
+                     "iand", "ior", "ixor", "ilshift", "irshift")
+
+
+def _operator_infer(op, args, kwargs):
+    if kwargs:
+        raise UnsupportedOp("operators take no keyword arguments")
+    result = run_probe(op, args, kwargs)
+    shape = broadcast(*map(shape_of, args))
+    return meta_of_probe(op, result, shape)
+
+
+def _inplace_infer(op, args, kwargs):
+    meta = _operator_infer(op, args, kwargs)
+    target = args[0]
+    if isinstance(target, Symbol) and not target.meta.is_scalar and meta.shape != target.meta.shape:
+        raise UnsupportedOp(f"{op.name}: result shape {meta.shape} does not fit the "
+                            f"in-place target's shape {target.meta.shape}")
+    return meta
+
+
+for _name in BINARY_OPERATORS + COMPARE_OPERATORS + UNARY_OPERATORS:
+    register(Op(_name, "operator", getattr(operator, _name), _operator_infer))
+for _name in INPLACE_OPERATORS:
+    register(Op(_name, "operator", getattr(operator, _name), _inplace_infer))
+
+
+# ----------------------------------------------------------------------------
+# round, clip, where, conj
+
+def _round_shape(params):
+    def rule(args, kwargs):
+        bound = bind("round", params, args, kwargs, {"a", "decimals"})
+        return shape_of(bound["a"])
+    return rule
+
+
+simple_op("round", "function", np.round, _round_shape(("a", "decimals", "out")))
+if np.around is not np.round:
+    simple_op("around", "function", np.around, _round_shape(("a", "decimals", "out")))
+simple_op("round", "method", "round", _round_shape(("a", "decimals", "out")))
+
+
+def _clip_shape(params):
+    def rule(args, kwargs):
+        bound = bind("clip", params, args, kwargs,
+                     {"a", "a_min", "a_max", "min", "max", "dtype", "casting"},
+                     kwonly=("min", "max", "dtype", "casting"))
+        operands = [bound[k] for k in ("a", "a_min", "a_max", "min", "max") if k in bound]
+        return broadcast(*map(shape_of, operands))
+    return rule
+
+
+simple_op("clip", "function", np.clip, _clip_shape(("a", "a_min", "a_max", "out")))
+simple_op("clip", "method", "clip", _clip_shape(("a", "min", "max", "out")))
+
+
+def _where_shape(args, kwargs):
+    if len(args) != 3 or kwargs:
+        raise UnsupportedOp("where: only the three-argument form is captured "
+                            "(one argument gives a data-dependent shape)")
+    return broadcast(*map(shape_of, args))
+
+
+simple_op("where", "function", np.where, _where_shape)
+
+
+def _same_shape_no_args(args, kwargs):
+    if len(args) != 1 or kwargs:
+        raise UnsupportedOp("takes no arguments")
+    return shape_of(args[0])
+
+
+simple_op("conj", "method", "conj", _same_shape_no_args)
+simple_op("conjugate", "method", "conjugate", _same_shape_no_args)

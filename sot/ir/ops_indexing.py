@@ -1,0 +1,152 @@
+"""Indexing (``x[index]``): basic (ints, slices, None, Ellipsis) and
+integer-array indexing.
+
+Shape rule (NumPy's): after expanding the Ellipsis, ints drop their axis,
+slices keep ``len(range(d)[slice])``, None inserts a 1.  Integer index arrays
+(traced arrays, or constant lists of ints) and — when any array is present —
+ints are *advanced* indices: their shapes broadcast to B, which replaces them
+in place when they are adjacent and goes first otherwise.  Boolean indices
+select a data-dependent number of elements and are not captured.  A 0-d
+integer array (or NumPy integer) index acts like an int whose value is only
+known at run time (an out-of-bounds value raises then, as eagerly).
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from .errors import UnsupportedOp
+from .registry import Op, broadcast, call_quietly, meta_of_probe, probe_shape, register, substitute
+from .statement_ir import Symbol
+
+
+def _classify(item):
+    """(kind, payload) for one index item."""
+    if item is None:
+        return ("new", None)
+    if item is Ellipsis:
+        return ("ellipsis", None)
+    if isinstance(item, slice):
+        return ("slice", item)
+    if isinstance(item, (bool, np.bool_)):
+        raise UnsupportedOp("indexing with a boolean scalar is not captured")
+    if isinstance(item, (int, np.integer)):
+        return ("int", int(item))
+    if isinstance(item, Symbol):
+        kind = item.meta.dtype.kind
+        if kind == "b":
+            raise UnsupportedOp("boolean-array indexing gives a data-dependent shape")
+        if kind not in "iu":
+            raise UnsupportedOp(f"index array of dtype {item.meta.dtype} (NumPy raises IndexError)")
+        if item.meta.shape == ():
+            return ("int", None)
+        return ("array", (item.meta.shape, None))
+    if isinstance(item, (list, tuple)):
+        try:
+            values = np.asarray(item)
+        except Exception:
+            raise UnsupportedOp("index sequence is not an array of ints") from None
+        if values.size == 0 and values.dtype.kind == "f":
+            values = values.astype(np.intp)
+        if values.dtype.kind == "b":
+            raise UnsupportedOp("boolean-array indexing gives a data-dependent shape")
+        if values.dtype.kind not in "iu":
+            raise UnsupportedOp("index sequence is not an array of ints")
+        return ("array", (values.shape, values))
+    raise UnsupportedOp(f"index of type {type(item).__name__} is not captured")
+
+
+def getitem_shape(shape, index) -> tuple[int, ...]:
+    items = index if type(index) is tuple else (index,)
+    if type(index) is not tuple and isinstance(index, list):
+        items = (index,)
+    entries = [_classify(it) for it in items]
+    if sum(k == "ellipsis" for k, _ in entries) > 1:
+        raise UnsupportedOp("an index can only have a single ellipsis")
+    consumed = sum(k in ("int", "slice", "array") for k, _ in entries)
+    if consumed > len(shape):
+        raise UnsupportedOp(f"too many indices for an array of ndim {len(shape)}")
+    fill = [("slice", slice(None))] * (len(shape) - consumed)
+    if any(k == "ellipsis" for k, _ in entries):
+        i = next(i for i, (k, _) in enumerate(entries) if k == "ellipsis")
+        entries = entries[:i] + [("ellipsis", fill)] + entries[i + 1:]
+    else:
+        entries = entries + [("ellipsis", fill)]
+    has_array = any(k == "array" for k, _ in entries)
+
+    out: list = []              # dims, with "ADV" placeholders for advanced indices
+    adv_shapes = []
+    adv_positions = []          # positions in the index (an ellipsis counts as one)
+    axis = 0
+    for pos, (kind, payload) in enumerate(entries):
+        if kind == "new":
+            out.append(1)
+        elif kind == "ellipsis":
+            for _ in payload:
+                out.append(shape[axis])
+                axis += 1
+        elif kind == "slice":
+            try:
+                out.append(len(range(shape[axis])[payload]))
+            except (ValueError, TypeError) as e:
+                raise UnsupportedOp(f"bad slice {payload!r}: {e}") from None
+            axis += 1
+        else:
+            d = shape[axis]
+            if kind == "int":
+                if payload is not None and not -d <= payload < d:
+                    raise UnsupportedOp(f"index {payload} is out of bounds for size {d}")
+                index_shape = ()
+            else:
+                index_shape, values = payload
+                if values is not None and values.size and (values.min() < -d or values.max() >= d):
+                    raise UnsupportedOp(f"an index is out of bounds for size {d}")
+                if values is None and d == 0 and 0 not in index_shape:
+                    raise UnsupportedOp("indexing an empty axis with a non-empty index array")
+            axis += 1
+            if has_array:
+                out.append("ADV")
+                adv_shapes.append(index_shape)
+                adv_positions.append(pos)
+    if not has_array:
+        return tuple(out)
+    b = broadcast(*adv_shapes)
+    adjacent = adv_positions == list(range(adv_positions[0], adv_positions[0] + len(adv_positions)))
+    first = out.index("ADV")
+    rest = [d for d in out if d != "ADV"]
+    if adjacent:
+        return tuple(rest[:first]) + b + tuple(rest[first:])
+    return b + tuple(rest)
+
+
+def _probe_index_item(item):
+    if isinstance(item, Symbol):
+        if item.meta.is_scalar:
+            return item.meta.dtype.type(0)
+        return np.zeros(probe_shape(item.meta.shape), item.meta.dtype)
+    if isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_)):
+        return 0
+    if isinstance(item, (list, tuple)):
+        arr = np.asarray(item)
+        return np.zeros(probe_shape(arr.shape), arr.dtype if arr.dtype.kind in "iu" else np.intp)
+    return item
+
+
+def _getitem_infer(op, args, kwargs):
+    if kwargs or len(args) != 2:
+        raise UnsupportedOp("getitem takes (array, index)")
+    x, index = args
+    if not isinstance(x, Symbol):
+        raise UnsupportedOp("only traced arrays are indexed")
+    shape = getitem_shape(x.meta.shape, index)
+    if type(index) is tuple:
+        pindex = tuple(_probe_index_item(it) for it in index)
+    else:
+        pindex = _probe_index_item(index)
+    result = call_quietly(op, (substitute(x), pindex), {})
+    return meta_of_probe(op, result, shape)
+
+
+register(Op("getitem", "operator", operator.getitem, _getitem_infer))

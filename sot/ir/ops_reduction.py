@@ -1,0 +1,75 @@
+"""Reductions (sum, mean, max, argmax, var, any, …) and cumulative ops.
+
+Shape: the reduced axes are dropped, or kept as 1 with ``keepdims=True``;
+``axis=None`` reduces every axis.  Cumulative ops keep the shape, or flatten
+with ``axis=None``.  Whether a full reduction gives a NumPy scalar, and the
+result dtype (``sum`` of int8 → int64, ``mean`` of ints → float64), come
+from the probe; a max/min/argmax over an empty axis raises on the probe as
+it does eagerly.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .errors import UnsupportedOp
+from .registry import bind, const_axes, shape_of, simple_op
+
+_ALLOWED = frozenset({"a", "axis", "dtype", "keepdims", "ddof", "correction"})
+
+# positional parameters, after the array, of each reduction (function and method agree)
+REDUCTIONS = {
+    "sum": ("axis", "dtype", "out", "keepdims", "initial", "where"),
+    "prod": ("axis", "dtype", "out", "keepdims", "initial", "where"),
+    "mean": ("axis", "dtype", "out", "keepdims"),
+    "max": ("axis", "out", "keepdims", "initial", "where"),
+    "min": ("axis", "out", "keepdims", "initial", "where"),
+    "amax": ("axis", "out", "keepdims", "initial", "where"),
+    "amin": ("axis", "out", "keepdims", "initial", "where"),
+    "argmax": ("axis", "out"),
+    "argmin": ("axis", "out"),
+    "var": ("axis", "dtype", "out", "ddof", "keepdims"),
+    "std": ("axis", "dtype", "out", "ddof", "keepdims"),
+    "any": ("axis", "out", "keepdims"),
+    "all": ("axis", "out", "keepdims"),
+}
+_KWONLY = ("keepdims", "where", "mean", "correction", "initial")
+CUMULATIVE = {"cumsum": ("axis", "dtype", "out"), "cumprod": ("axis", "dtype", "out")}
+METHODS = ("sum", "prod", "mean", "max", "min", "argmax", "argmin", "var", "std",
+           "any", "all", "cumsum", "cumprod")
+
+
+def _reduction_shape(name, params):
+    def rule(args, kwargs):
+        bound = bind(name, ("a",) + params, args, kwargs, _ALLOWED, _KWONLY)
+        shape = shape_of(bound["a"])
+        axes = const_axes(bound.get("axis"), len(shape))
+        if axes is None:
+            axes = tuple(range(len(shape)))
+        if bound.get("keepdims", False):
+            return tuple(1 if i in axes else d for i, d in enumerate(shape))
+        return tuple(d for i, d in enumerate(shape) if i not in axes)
+    return rule
+
+
+def _cumulative_shape(name, params):
+    def rule(args, kwargs):
+        bound = bind(name, ("a",) + params, args, kwargs, _ALLOWED)
+        shape = shape_of(bound["a"])
+        if bound.get("axis") is None:
+            return (math.prod(shape),)
+        const_axes(bound["axis"], len(shape))
+        return shape
+    return rule
+
+
+for _name, _params in REDUCTIONS.items():
+    _fn = getattr(np, _name)
+    simple_op(_name, "function", _fn, _reduction_shape(_name, _params))
+    if _name in METHODS:
+        simple_op(_name, "method", _name, _reduction_shape(_name, _params))
+for _name, _params in CUMULATIVE.items():
+    simple_op(_name, "function", getattr(np, _name), _cumulative_shape(_name, _params))
+    simple_op(_name, "method", _name, _cumulative_shape(_name, _params))

@@ -1,0 +1,308 @@
+"""Shape ops: reshape, transpose/T/mT, swapaxes, moveaxis, expand_dims,
+squeeze, ravel, flatten, broadcast_to, copy, astype, real/imag, and joining
+and splitting (concatenate, stack, hstack, vstack, split)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .errors import UnsupportedOp
+from .meta import TensorMeta
+from .registry import (Op, bind, broadcast, call_quietly, const_axes, const_int, const_shape,
+                       meta_of_probe, probe_shape, register, run_probe, shape_of, simple_op,
+                       substitute)
+from .statement_ir import Symbol
+
+
+def _array_shape(value, what="operand"):
+    if not isinstance(value, Symbol):
+        raise UnsupportedOp(f"{what} must be a traced array")
+    return value.meta.shape
+
+
+# ----------------------------------------------------------------------------
+# reshape
+
+def resolve_reshape(size: int, newshape: tuple[int, ...]) -> tuple[int, ...]:
+    if any(d < -1 for d in newshape) or newshape.count(-1) > 1:
+        raise UnsupportedOp(f"reshape: invalid shape {newshape}")
+    known = math.prod(d for d in newshape if d != -1)
+    if -1 in newshape:
+        if known == 0 or size % known:
+            raise UnsupportedOp(f"reshape: cannot reshape size {size} into {newshape}")
+        return tuple(size // known if d == -1 else d for d in newshape)
+    if known != size:
+        raise UnsupportedOp(f"reshape: cannot reshape size {size} into {newshape}")
+    return newshape
+
+
+def _reshape_infer(op, args, kwargs):
+    args, kwargs = list(args), dict(kwargs)
+    if op.kind == "function":
+        bound = bind("reshape", ("a", "shape", "order"), args, kwargs,
+                     {"a", "shape", "order", "newshape", "copy"}, kwonly=("newshape", "copy"))
+        key = "shape" if bound.get("shape") is not None else "newshape"
+        if bound.get(key) is None:
+            raise UnsupportedOp("reshape: no shape given")
+        newshape = const_shape(bound[key])
+        where = ("args", 1) if len(args) > 1 else ("kwargs", key)
+    else:
+        for k in kwargs:
+            if k not in ("order", "copy"):
+                raise UnsupportedOp(f"reshape: keyword {k}= not captured")
+        bound = dict(kwargs, a=args[0])
+        if len(args) == 2 and not isinstance(args[1], (int, np.integer)):
+            newshape = const_shape(args[1])
+            where = ("args", 1)
+        else:
+            newshape = const_shape(tuple(args[1:]))
+            where = ("varargs", None)
+    if bound.get("copy") is False:
+        raise UnsupportedOp("reshape: copy=False depends on the memory layout")
+    shape = resolve_reshape(math.prod(_array_shape(bound["a"])), newshape)
+    probe_target = probe_shape(shape)
+    if where[0] == "args":
+        args[1] = probe_target
+    elif where[0] == "kwargs":
+        kwargs[where[1]] = probe_target
+    else:
+        args = [args[0], *probe_target] if probe_target else [args[0], ()]
+    result = call_quietly(op, substitute(tuple(args)), substitute(kwargs))
+    return meta_of_probe(op, result, shape)
+
+
+register(Op("reshape", "function", np.reshape, _reshape_infer))
+register(Op("reshape", "method", "reshape", _reshape_infer))
+
+
+# ----------------------------------------------------------------------------
+# axis permutations
+
+def _transpose_shape(args, kwargs):
+    shape = _array_shape(args[0])
+    if len(args) > 1 and kwargs:
+        raise UnsupportedOp("transpose: axes given twice")
+    axes = kwargs.get("axes") if kwargs else (args[1:] if len(args) > 1 else None)
+    if kwargs and set(kwargs) != {"axes"}:
+        raise UnsupportedOp("transpose: unknown keyword")
+    if isinstance(axes, tuple) and len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+        axes = axes[0]
+    if axes is None:
+        return tuple(reversed(shape))
+    perm = const_axes(axes, len(shape), "axes")
+    return tuple(shape[p] for p in perm)
+
+
+simple_op("transpose", "function", np.transpose, _transpose_shape)
+simple_op("transpose", "method", "transpose", _transpose_shape)
+simple_op("T", "attribute", "T", lambda args, kwargs: tuple(reversed(_array_shape(args[0]))))
+
+
+def _mT_shape(args, kwargs):
+    shape = _array_shape(args[0])
+    return shape[:-2] + (shape[-1], shape[-2])
+
+
+if hasattr(np.ndarray, "mT"):
+    simple_op("mT", "attribute", "mT", _mT_shape)
+
+
+def _swapaxes_shape(args, kwargs):
+    bound = bind("swapaxes", ("a", "axis1", "axis2"), args, kwargs, {"a", "axis1", "axis2"})
+    shape = list(_array_shape(bound["a"]))
+    (i,), (j,) = const_axes(bound["axis1"], len(shape)), const_axes(bound["axis2"], len(shape))
+    shape[i], shape[j] = shape[j], shape[i]
+    return tuple(shape)
+
+
+simple_op("swapaxes", "function", np.swapaxes, _swapaxes_shape)
+simple_op("swapaxes", "method", "swapaxes", _swapaxes_shape)
+
+
+def _moveaxis_shape(args, kwargs):
+    bound = bind("moveaxis", ("a", "source", "destination"), args, kwargs,
+                 {"a", "source", "destination"})
+    shape = _array_shape(bound["a"])
+    source = const_axes(bound["source"], len(shape), "source")
+    destination = const_axes(bound["destination"], len(shape), "destination")
+    order = [n for n in range(len(shape)) if n not in source]
+    for dest, src in sorted(zip(destination, source)):
+        order.insert(dest, src)
+    return tuple(shape[i] for i in order)
+
+
+simple_op("moveaxis", "function", np.moveaxis, _moveaxis_shape)
+
+
+# ----------------------------------------------------------------------------
+# adding and removing unit axes, flattening, broadcasting
+
+def _expand_dims_shape(args, kwargs):
+    bound = bind("expand_dims", ("a", "axis"), args, kwargs, {"a", "axis"})
+    shape = _array_shape(bound["a"])
+    axis = bound["axis"]
+    n = len(axis) if isinstance(axis, (tuple, list)) else 1
+    axes = const_axes(axis, len(shape) + n)
+    it = iter(shape)
+    return tuple(1 if i in axes else next(it) for i in range(len(shape) + n))
+
+
+simple_op("expand_dims", "function", np.expand_dims, _expand_dims_shape)
+
+
+def _squeeze_shape(args, kwargs):
+    bound = bind("squeeze", ("a", "axis"), args, kwargs, {"a", "axis"})
+    shape = _array_shape(bound["a"])
+    axes = const_axes(bound.get("axis"), len(shape))
+    if axes is None:
+        return tuple(d for d in shape if d != 1)
+    if any(shape[i] != 1 for i in axes):
+        raise UnsupportedOp("squeeze: cannot select an axis whose size is not one")
+    return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+simple_op("squeeze", "function", np.squeeze, _squeeze_shape)
+simple_op("squeeze", "method", "squeeze", _squeeze_shape)
+
+
+def _flat_shape(name, params):
+    def rule(args, kwargs):
+        bound = bind(name, ("a",) + params, args, kwargs, {"a", "order"})
+        return (math.prod(_array_shape(bound["a"])),)
+    return rule
+
+
+simple_op("ravel", "function", np.ravel, _flat_shape("ravel", ("order",)))
+simple_op("ravel", "method", "ravel", _flat_shape("ravel", ("order",)))
+simple_op("flatten", "method", "flatten", _flat_shape("flatten", ("order",)))
+
+
+def _broadcast_to_infer(op, args, kwargs):
+    bound = bind("broadcast_to", ("array", "shape", "subok"), args, kwargs, {"array", "shape"})
+    if "shape" not in bound:
+        raise UnsupportedOp("broadcast_to: no shape given")
+    src = shape_of(bound["array"])
+    shape = const_shape(bound["shape"])
+    if any(d < 0 for d in shape) or len(src) > len(shape) or any(
+            s != t and s != 1 for s, t in zip(reversed(src), reversed(shape))):
+        raise UnsupportedOp(f"broadcast_to: cannot broadcast {src} to {shape}")
+    pargs = list(args)
+    pkwargs = dict(kwargs)
+    if len(args) > 1:
+        pargs[1] = probe_shape(shape)
+    else:
+        pkwargs["shape"] = probe_shape(shape)
+    result = call_quietly(op, substitute(tuple(pargs)), substitute(pkwargs))
+    return meta_of_probe(op, result, shape)
+
+
+register(Op("broadcast_to", "function", np.broadcast_to, _broadcast_to_infer))
+
+
+# ----------------------------------------------------------------------------
+# same-shape conversions
+
+def _same_shape(name, params, allowed, kwonly=()):
+    def rule(args, kwargs):
+        bound = bind(name, ("a",) + params, args, kwargs, allowed, kwonly)
+        return shape_of(bound["a"])
+    return rule
+
+
+simple_op("copy", "function", np.copy, _same_shape("copy", ("order",), {"a", "order"}))
+simple_op("copy", "method", "copy", _same_shape("copy", ("order",), {"a", "order"}))
+simple_op("astype", "method", "astype", _same_shape(
+    "astype", ("dtype", "order", "casting", "subok", "copy"), {"a", "dtype", "order", "casting", "copy"}))
+if hasattr(np, "astype"):
+    simple_op("astype", "function", np.astype, _same_shape(
+        "astype", ("dtype",), {"a", "dtype", "copy"}, ("copy", "device")))
+simple_op("real", "attribute", "real", lambda args, kwargs: _array_shape(args[0]))
+simple_op("imag", "attribute", "imag", lambda args, kwargs: _array_shape(args[0]))
+
+
+# ----------------------------------------------------------------------------
+# joining and splitting
+
+def _sequence(value, name):
+    if not isinstance(value, (tuple, list)) or not value:
+        raise UnsupportedOp(f"{name}: expects a non-empty sequence of arrays")
+    return [tuple(shape_of(v)) for v in value]
+
+
+def concatenate_shape(shapes, axis) -> tuple[int, ...]:
+    if axis is None:
+        return (sum(math.prod(s) for s in shapes),)
+    ndim = len(shapes[0])
+    if ndim == 0 or any(len(s) != ndim for s in shapes):
+        raise UnsupportedOp("concatenate: operands differ in ndim or are 0-d")
+    (axis,) = const_axes(axis, ndim)
+    for s in shapes[1:]:
+        if any(a != b for i, (a, b) in enumerate(zip(s, shapes[0])) if i != axis):
+            raise UnsupportedOp(f"concatenate: shapes {shapes} differ off the axis")
+    return tuple(sum(s[axis] for s in shapes) if i == axis else d for i, d in enumerate(shapes[0]))
+
+
+_JOIN_ALLOWED = {"arrays", "tup", "axis", "dtype", "casting"}
+
+
+def _concatenate_shape(args, kwargs):
+    bound = bind("concatenate", ("arrays", "axis", "out"), args, kwargs, _JOIN_ALLOWED, ("dtype", "casting"))
+    return concatenate_shape(_sequence(bound["arrays"], "concatenate"), bound.get("axis", 0))
+
+
+def _stack_shape(args, kwargs):
+    bound = bind("stack", ("arrays", "axis", "out"), args, kwargs, _JOIN_ALLOWED, ("dtype", "casting"))
+    shapes = _sequence(bound["arrays"], "stack")
+    if any(s != shapes[0] for s in shapes):
+        raise UnsupportedOp(f"stack: shapes {shapes} differ")
+    (axis,) = const_axes(bound.get("axis", 0), len(shapes[0]) + 1)
+    return shapes[0][:axis] + (len(shapes),) + shapes[0][axis:]
+
+
+def _hstack_shape(args, kwargs):
+    bound = bind("hstack", ("tup",), args, kwargs, _JOIN_ALLOWED, ("dtype", "casting"))
+    shapes = [s if s else (1,) for s in _sequence(bound["tup"], "hstack")]
+    return concatenate_shape(shapes, 0 if len(shapes[0]) == 1 else 1)
+
+
+def _vstack_shape(args, kwargs):
+    bound = bind("vstack", ("tup",), args, kwargs, _JOIN_ALLOWED, ("dtype", "casting"))
+    shapes = [(1,) * (2 - len(s)) + s if len(s) < 2 else s for s in _sequence(bound["tup"], "vstack")]
+    return concatenate_shape(shapes, 0)
+
+
+simple_op("concatenate", "function", np.concatenate, _concatenate_shape)
+simple_op("stack", "function", np.stack, _stack_shape)
+simple_op("hstack", "function", np.hstack, _hstack_shape)
+simple_op("vstack", "function", np.vstack, _vstack_shape)
+
+
+def _split_infer(op, args, kwargs):
+    bound = bind("split", ("ary", "indices_or_sections", "axis"), args, kwargs,
+                 {"ary", "indices_or_sections", "axis"})
+    if "indices_or_sections" not in bound:
+        raise UnsupportedOp("split: no sections given")
+    meta = bound["ary"].meta if isinstance(bound["ary"], Symbol) else None
+    if meta is None:
+        raise UnsupportedOp("split: operand must be a traced array")
+    shape = meta.shape
+    if not shape:
+        raise UnsupportedOp("split: 0-d operand")
+    (axis,) = const_axes(bound.get("axis", 0), len(shape))
+    dim = shape[axis]
+    sections = bound["indices_or_sections"]
+    if isinstance(sections, (tuple, list)):
+        bounds = [0] + [const_int(i, "split index") for i in sections] + [dim]
+        lengths = [len(range(dim)[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
+    else:
+        n = const_int(sections, "sections")
+        if n <= 0 or dim % n:
+            raise UnsupportedOp(f"split: {dim} does not divide into {n} equal sections")
+        lengths = [dim // n] * n
+    return tuple(TensorMeta(shape[:axis] + (k,) + shape[axis + 1:], meta.dtype, False)
+                 for k in lengths)
+
+
+register(Op("split", "function", np.split, _split_infer))

@@ -1,0 +1,283 @@
+"""The one NumPy op registry: what the IR can capture and how it infers.
+
+An ``Op`` says how the operation is invoked (``kind``), what it invokes
+(``target``) and how its result is inferred (``infer``).  The four kinds:
+
+==============  ===========================  ==================================
+kind            target                       invoked as
+==============  ===========================  ==================================
+``operator``    a function of ``operator``    ``target(*args)`` (``x + y``)
+``function``    a ``numpy`` callable          ``target(*args, **kwargs)``
+``method``      a method name (str)           ``args[0].target(*args[1:], **kw)``
+``attribute``   an attribute name (str)       ``args[0].target``
+==============  ===========================  ==================================
+
+Inference (``Op.infer(args, kwargs)``) returns a ``TensorMeta`` (or a tuple
+of them for multi-result ops such as ``split``) or raises ``UnsupportedOp``.
+It never touches array data and its cost does not depend on array sizes:
+
+* the **shape** comes from a rule per op family (broadcasting, reduction
+  axes, matmul, indexing, …), written in the ``ops_*`` modules;
+* the **dtype**, the **Python type** (NumPy scalar vs ndarray) and the
+  validity of the arguments come from NumPy itself: the op is run on *probe*
+  stand-ins (``probe_value``) — arrays of the same dtype and ndim whose every
+  dimension is ``min(d, 1)``, so at most one element, or NumPy scalars for
+  NumPy scalars — with the real constants.  Where NumPy raises on the probe,
+  eager NumPy raises too, and the op is not captured.
+
+Shape rules check what the probe cannot see (a dimension of 3 against one of
+4 both probe as 1).
+"""
+
+from __future__ import annotations
+
+import operator
+import warnings
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from .errors import UnsupportedOp
+from .meta import TensorMeta, dtype_is_supported
+from .statement_ir import Symbol
+
+__all__ = [
+    "Op", "lookup_function", "lookup_method", "lookup_attribute", "lookup_operator",
+    "all_ops", "register", "probe_value", "run_probe", "meta_of_probe",
+]
+
+OP_KINDS = ("operator", "function", "method", "attribute")
+
+
+@dataclass(frozen=True, eq=False)
+class Op:
+    """A capturable operation (see the module docstring)."""
+
+    name: str
+    kind: str
+    target: Any
+    infer_fn: Callable[["Op", tuple, dict], Any]
+
+    def __post_init__(self):
+        if self.kind not in OP_KINDS:
+            raise ValueError(f"unknown op kind {self.kind!r}")
+
+    def infer(self, args: tuple, kwargs: dict):
+        """TensorMeta(s) of ``self(*args, **kwargs)``, or UnsupportedOp."""
+        return self.infer_fn(self, tuple(args), dict(kwargs))
+
+    def call(self, args, kwargs):
+        """Apply the op to concrete values, exactly as generated code does."""
+        if self.kind == "operator":
+            if kwargs:
+                raise TypeError("operators take no keyword arguments")
+            return self.target(*args)
+        if self.kind == "function":
+            return self.target(*args, **kwargs)
+        if self.kind == "method":
+            return getattr(args[0], self.target)(*args[1:], **kwargs)
+        if len(args) != 1 or kwargs:
+            raise TypeError("an attribute takes exactly one argument")
+        return getattr(args[0], self.target)
+
+    def __repr__(self) -> str:
+        return f"Op({self.kind} {self.name})"
+
+
+# ----------------------------------------------------------------------------
+# tables
+
+_FUNCTIONS: dict[int, tuple[Any, Op]] = {}
+_METHODS: dict[str, Op] = {}
+_ATTRIBUTES: dict[str, Op] = {}
+_OPERATORS: dict[str, Op] = {}
+
+
+def register(op: Op) -> Op:
+    if op.kind == "function":
+        _FUNCTIONS[id(op.target)] = (op.target, op)
+    elif op.kind == "method":
+        _METHODS[op.target] = op
+    elif op.kind == "attribute":
+        _ATTRIBUTES[op.target] = op
+    else:
+        _OPERATORS[op.name] = op
+    return op
+
+
+def lookup_function(fn) -> Op | None:
+    """The Op for a NumPy callable (``np.add``, ``np.sum``…), by identity."""
+    entry = _FUNCTIONS.get(id(fn))
+    if entry is None or entry[0] is not fn:
+        return None
+    return entry[1]
+
+
+def lookup_method(name: str) -> Op | None:
+    """The Op for an ndarray/np.generic method; the array is the first arg."""
+    return _METHODS.get(name)
+
+
+def lookup_attribute(name: str) -> Op | None:
+    """The Op for an array-valued attribute (``T``, ``mT``, ``real``, ``imag``)."""
+    return _ATTRIBUTES.get(name)
+
+
+def lookup_operator(name: str) -> Op | None:
+    """The Op for a Python operator by its ``operator`` module name (``add``,
+    ``iadd``, ``neg``, ``lt``, ``getitem``…)."""
+    return _OPERATORS.get(name)
+
+
+def all_ops() -> list[Op]:
+    """Every registered Op (functions, methods, attributes, operators)."""
+    return ([op for _, op in _FUNCTIONS.values()] + list(_METHODS.values())
+            + list(_ATTRIBUTES.values()) + list(_OPERATORS.values()))
+
+
+# ----------------------------------------------------------------------------
+# probing: NumPy as the dtype/type oracle
+
+def probe_shape(shape) -> tuple[int, ...]:
+    return tuple(min(int(d), 1) for d in shape)
+
+
+def probe_value(meta: TensorMeta):
+    """A stand-in of at most one element with ``meta``'s dtype, ndim and type."""
+    if meta.is_scalar:
+        return meta.dtype.type(1)
+    return np.ones(probe_shape(meta.shape), meta.dtype)
+
+
+def substitute(tree, fn=lambda s: probe_value(s.meta)):
+    """``tree`` with every Symbol replaced by ``fn(symbol)``."""
+    if isinstance(tree, Symbol):
+        return fn(tree)
+    if isinstance(tree, tuple):
+        return tuple(substitute(v, fn) for v in tree)
+    if isinstance(tree, list):
+        return [substitute(v, fn) for v in tree]
+    if isinstance(tree, dict):
+        return {k: substitute(v, fn) for k, v in tree.items()}
+    return tree
+
+
+def run_probe(op: Op, args, kwargs):
+    """Run ``op`` on probes (Symbols replaced by ``probe_value``)."""
+    pargs = substitute(args)
+    pkwargs = substitute(kwargs)
+    return call_quietly(op, pargs, pkwargs)
+
+
+def call_quietly(op: Op, args, kwargs):
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return op.call(args, kwargs)
+    except Exception as e:  # eager NumPy would raise on these arguments
+        raise UnsupportedOp(f"{op.name}: NumPy raises {type(e).__name__}: {e}") from None
+
+
+def meta_of_probe(op: Op, result, shape) -> TensorMeta:
+    """The meta of a result: its shape from the rule, dtype/type from the probe."""
+    shape = tuple(int(d) for d in shape)
+    if isinstance(result, np.generic):
+        if shape != ():
+            raise UnsupportedOp(f"{op.name}: internal shape mismatch (scalar vs {shape})")
+        meta = TensorMeta((), result.dtype, True)
+    elif type(result) is np.ndarray:
+        if result.ndim != len(shape):
+            raise UnsupportedOp(f"{op.name}: internal ndim mismatch ({result.ndim} vs {shape})")
+        meta = TensorMeta(shape, result.dtype, False)
+    else:
+        raise UnsupportedOp(f"{op.name}: result of type {type(result).__name__} is not an array")
+    if not dtype_is_supported(meta.dtype):
+        raise UnsupportedOp(f"{op.name}: result dtype {meta.dtype} is not supported")
+    return meta
+
+
+# ----------------------------------------------------------------------------
+# helpers shared by the ops_* modules
+
+def shape_of(value) -> tuple[int, ...]:
+    """The shape of an operand: a Symbol's meta, or NumPy's view of a constant."""
+    if isinstance(value, Symbol):
+        return value.meta.shape
+    return np.shape(value)
+
+
+def const_int(value, what: str) -> int:
+    if isinstance(value, Symbol):
+        raise UnsupportedOp(f"{what} is a traced value (data-dependent)")
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise UnsupportedOp(f"{what} must be an int, got {value!r}")
+    return int(value)
+
+
+def const_axes(axis, ndim: int, what: str = "axis") -> tuple[int, ...] | None:
+    """Normalized axes of an ``axis=`` argument (None stays None)."""
+    if axis is None:
+        return None
+    if isinstance(axis, (tuple, list)):
+        axes = tuple(const_int(a, what) for a in axis)
+    else:
+        axes = (const_int(axis, what),)
+    out = []
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise UnsupportedOp(f"{what} {a} out of bounds for ndim {ndim}")
+        out.append(a % ndim)
+    if len(set(out)) != len(out):
+        raise UnsupportedOp(f"repeated {what}")
+    return tuple(out)
+
+
+def const_shape(value, what: str = "shape") -> tuple[int, ...]:
+    if isinstance(value, (tuple, list)):
+        return tuple(const_int(d, what) for d in value)
+    return (const_int(value, what),)
+
+
+def broadcast(*shapes) -> tuple[int, ...]:
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError as e:
+        raise UnsupportedOp(f"shapes {list(shapes)} do not broadcast: {e}") from None
+
+
+def bind(op_name: str, params: tuple[str, ...], args: tuple, kwargs: dict,
+         allowed: frozenset | set, kwonly: tuple[str, ...] = ()) -> dict:
+    """Bind positional args to ``params`` and check keyword names.
+
+    Names outside ``allowed`` may appear only as ``out=None``; anything else
+    (``out=`` an array, ``where=``, ``initial=``, unknown names) is not captured.
+    """
+    if len(args) > len(params):
+        raise UnsupportedOp(f"{op_name}: too many positional arguments")
+    bound = dict(zip(params, args))
+    for k, v in kwargs.items():
+        if k in bound:
+            raise UnsupportedOp(f"{op_name}: {k} given twice")
+        if k not in params and k not in kwonly:
+            raise UnsupportedOp(f"{op_name}: keyword {k}= not captured")
+        bound[k] = v
+    for k, v in bound.items():
+        if k not in allowed and not (k == "out" and v is None):
+            raise UnsupportedOp(f"{op_name}: argument {k}= not captured")
+    return bound
+
+
+def simple_op(name: str, kind: str, target, shape_rule) -> Op:
+    """An Op inferred as ``shape_rule(args, kwargs)`` + a probe run."""
+
+    def infer(op, args, kwargs):
+        result = run_probe(op, args, kwargs)
+        return meta_of_probe(op, result, shape_rule(args, kwargs))
+
+    return register(Op(name, kind, target, infer))
+
+
+def _load_families():
+    from . import (ops_creation, ops_elementwise, ops_indexing,  # noqa: F401
+                   ops_linalg, ops_reduction, ops_shape)

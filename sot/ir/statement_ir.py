@@ -1,0 +1,281 @@
+"""StatementIR: a straight-line graph of NumPy operations.
+
+A StatementIR holds
+
+* **inputs** — ``Symbol``\\ s named ``i0, i1, …``; each is an ndarray or NumPy
+  scalar passed to the compiled graph on every call.  An optional *hint*
+  keeps the user's name for it (``x``, ``self.w``) for printing.
+* **statements** — one ``Statement`` per captured operation, in program
+  order.  ``Statement.op`` is an ``Op`` from the registry
+  (``sot.ir.registry``); ``args``/``kwargs`` are nested tuples, lists and
+  dicts of Symbols and constants; ``outputs`` is a tuple of result Symbols
+  named ``t0, t1, …`` (one for most ops, several for ``split``).
+  Every statement is of one of four kinds, given by ``op.kind``:
+
+  ``operator``
+      a Python operator applied with Python semantics (reflected operands,
+      NumPy scalars vs 0-d arrays): binary ``add sub mul truediv floordiv mod
+      pow matmul and_ or_ xor lshift rshift``, comparisons ``lt le eq ne gt
+      ge``, unary ``neg pos invert abs``, in-place ``iadd isub … irshift``
+      (``x += y``), and ``getitem`` (``x[index]``).  Listed as
+      ``t0: f32[4, 8] = mul(i0, 0.5)``.
+  ``function``
+      a callable of the ``numpy`` namespace (``np.tanh``, ``np.sum``,
+      ``np.concatenate``…), called with the statement's args and kwargs.
+      Listed as ``t1: f32[4, 8] = np.tanh(t0)``.
+  ``method``
+      a method of the first argument (an ndarray or NumPy scalar), e.g.
+      ``t2: f32[4, 1] = t1.sum(axis=-1, keepdims=True)``.
+  ``attribute``
+      an attribute of the only argument that yields an array (``T``,
+      ``mT``, ``real``, ``imag``), e.g. ``t3: f32[8, 4] = t0.T``.
+
+* **outputs** — the Symbols the graph returns, in order (inputs and repeated
+  Symbols allowed).
+
+In a listing, ``f32[4, 8]`` is an ndarray of that shape, ``f32[]`` a 0-d
+ndarray and a bare ``f32`` a NumPy scalar.  Constants appear by ``repr``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import UnsupportedOp
+from .meta import TensorMeta, dtype_is_supported
+
+__all__ = ["Symbol", "Statement", "StatementIR"]
+
+
+class Symbol:
+    """A value in a StatementIR: an input (``i*``) or an op result (``t*``)."""
+
+    __slots__ = ("name", "meta")
+
+    def __init__(self, name: str, meta: TensorMeta):
+        self.name = name
+        self.meta = meta
+
+    def __repr__(self) -> str:
+        return f"Symbol({self.name}: {self.meta})"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Statement:
+    """One captured operation: ``outputs = op(*args, **kwargs)``.
+
+    ``multi_output`` is True when the op returns a sequence of arrays (its
+    ``outputs`` are the items), False when it returns the one array.
+    """
+
+    __slots__ = ("op", "args", "kwargs", "outputs", "multi_output")
+
+    def __init__(self, op, args: tuple, kwargs: dict, outputs: tuple[Symbol, ...],
+                 multi_output: bool = False):
+        self.op = op
+        self.args = tuple(args)
+        self.kwargs = dict(kwargs)
+        self.outputs = tuple(outputs)
+        self.multi_output = multi_output
+
+    def symbols_used(self) -> list[Symbol]:
+        """Symbols read by this statement, in order of appearance."""
+        found: list[Symbol] = []
+        _collect_symbols((self.args, self.kwargs), found)
+        return found
+
+    def expression(self) -> str:
+        """The right-hand side as it reads in a listing."""
+        op = self.op
+        args = [format_arg(a) for a in self.args]
+        kwargs = [f"{k}={format_arg(v)}" for k, v in self.kwargs.items()]
+        if op.kind == "function":
+            return f"np.{op.name}({', '.join(args + kwargs)})"
+        if op.kind == "method":
+            return f"{args[0]}.{op.target}({', '.join(args[1:] + kwargs)})"
+        if op.kind == "attribute":
+            return f"{args[0]}.{op.target}"
+        return f"{op.name}({', '.join(args + kwargs)})"
+
+    def __str__(self) -> str:
+        lhs = ", ".join(f"{s.name}: {s.meta}" for s in self.outputs)
+        if self.multi_output:
+            lhs = f"[{lhs}]"
+        return f"{lhs} = {self.expression()}"
+
+    __repr__ = __str__
+
+
+def _collect_symbols(value, found: list) -> None:
+    if isinstance(value, Symbol):
+        found.append(value)
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            _collect_symbols(v, found)
+    elif isinstance(value, dict):
+        for v in value.values():
+            _collect_symbols(v, found)
+    elif isinstance(value, slice):
+        for v in (value.start, value.stop, value.step):
+            _collect_symbols(v, found)
+
+
+def format_arg(value) -> str:
+    if isinstance(value, Symbol):
+        return value.name
+    if isinstance(value, tuple):
+        inner = ", ".join(format_arg(v) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if isinstance(value, list):
+        return "[" + ", ".join(format_arg(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {format_arg(v)}" for k, v in value.items()) + "}"
+    if value is Ellipsis:
+        return "..."
+    if isinstance(value, slice):
+        parts = ["" if p is None else format_arg(p) for p in (value.start, value.stop, value.step)]
+        return ":".join(parts if value.step is not None else parts[:2])
+    if isinstance(value, type) and issubclass(value, np.generic):
+        return f"np.{value.__name__}"
+    return repr(value)
+
+
+# ----------------------------------------------------------------------------
+# constants
+
+_SCALAR_CONSTANTS = (bool, int, float, complex, str, type(None), type(Ellipsis))
+
+
+def check_constant(value, where: str = "argument") -> None:
+    """Raise UnsupportedOp unless ``value`` is a constant the IR can hold."""
+    if isinstance(value, Symbol):
+        return
+    if isinstance(value, _SCALAR_CONSTANTS):
+        return
+    if isinstance(value, (tuple, list)):
+        for v in value:
+            check_constant(v, where)
+        return
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise UnsupportedOp(f"dict {where} with non-str key {k!r}")
+            check_constant(v, where)
+        return
+    if isinstance(value, slice):
+        for v in (value.start, value.stop, value.step):
+            if isinstance(v, Symbol) or not isinstance(v, (int, type(None), np.integer)):
+                raise UnsupportedOp(f"slice with non-constant field {v!r}")
+        return
+    if isinstance(value, np.dtype):
+        if not dtype_is_supported(value):
+            raise UnsupportedOp(f"dtype {value} is not supported")
+        return
+    if isinstance(value, type) and issubclass(value, np.generic):
+        try:
+            dtype = np.dtype(value)
+        except TypeError:
+            raise UnsupportedOp(f"abstract scalar type {value.__name__}") from None
+        if not dtype_is_supported(dtype):
+            raise UnsupportedOp(f"dtype {value.__name__} is not supported")
+        return
+    if isinstance(value, type) and value in (bool, int, float, complex):
+        return
+    if isinstance(value, np.generic):
+        if not dtype_is_supported(value.dtype):
+            raise UnsupportedOp(f"constant of dtype {value.dtype} is not supported")
+        return
+    raise UnsupportedOp(f"{where} of type {type(value).__name__} is not a supported constant")
+
+
+# ----------------------------------------------------------------------------
+# the graph
+
+class StatementIR:
+    """A straight-line graph of NumPy operations (see the module docstring)."""
+
+    def __init__(self, name: str = "graph"):
+        self.name = name
+        self._inputs: list[Symbol] = []
+        self._hints: dict[str, str | None] = {}
+        self._statements: list[Statement] = []
+        self._outputs: tuple[Symbol, ...] = ()
+        self._n_temps = 0
+
+    # -- building -----------------------------------------------------------
+
+    def add_input(self, meta: TensorMeta, hint: str | None = None) -> Symbol:
+        if not dtype_is_supported(meta.dtype):
+            raise UnsupportedOp(f"input dtype {meta.dtype} is not supported")
+        sym = Symbol(f"i{len(self._inputs)}", meta)
+        self._inputs.append(sym)
+        self._hints[sym.name] = hint
+        return sym
+
+    def add_op(self, op, args, kwargs=None):
+        """Record ``op(*args, **kwargs)``; returns its result Symbol(s).
+
+        Raises UnsupportedOp (and records nothing) when the combination is
+        not captured.
+        """
+        args = tuple(args)
+        kwargs = dict(kwargs or {})
+        check_constant(args)
+        check_constant(kwargs, "keyword argument")
+        metas = op.infer(args, kwargs)
+        multi = not isinstance(metas, TensorMeta)
+        if multi:
+            outputs = tuple(self._new_temp(m) for m in metas)
+            result = outputs
+        else:
+            outputs = (self._new_temp(metas),)
+            result = outputs[0]
+        self._statements.append(Statement(op, args, kwargs, outputs, multi))
+        return result
+
+    def _new_temp(self, meta: TensorMeta) -> Symbol:
+        sym = Symbol(f"t{self._n_temps}", meta)
+        self._n_temps += 1
+        return sym
+
+    def set_outputs(self, symbols) -> None:
+        symbols = tuple(symbols)
+        for s in symbols:
+            if not isinstance(s, Symbol):
+                raise TypeError(f"graph outputs must be Symbols, got {type(s).__name__}")
+        self._outputs = symbols
+
+    # -- reading ------------------------------------------------------------
+
+    @property
+    def inputs(self) -> tuple[Symbol, ...]:
+        return tuple(self._inputs)
+
+    @property
+    def outputs(self) -> tuple[Symbol, ...]:
+        return self._outputs
+
+    @property
+    def statements(self) -> tuple[Statement, ...]:
+        return tuple(self._statements)
+
+    def hint(self, symbol: Symbol) -> str | None:
+        return self._hints.get(symbol.name)
+
+    def __len__(self) -> int:
+        return len(self._statements)
+
+    def __str__(self) -> str:
+        params = []
+        for s in self._inputs:
+            hint = self._hints.get(s.name)
+            params.append(f"{s.name}: {s.meta}" + (f" ({hint})" if hint else ""))
+        lines = [f"graph {self.name}({', '.join(params)}):"]
+        lines += [f"    {st}" for st in self._statements]
+        lines.append(f"    return {format_arg(self._outputs)}")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"<StatementIR {self.name}: {len(self._inputs)} inputs, {len(self)} ops>"
