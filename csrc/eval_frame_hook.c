@@ -21,9 +21,9 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#include <structmember.h>
 
 #include "frame_adapter.h"
+#include "frame_info.h"
 
 /* ------------------------------------------------------------ state */
 
@@ -97,82 +97,6 @@ code_state_get_or_create(PyObject *code)
     }
     return st;
 }
-
-/* ------------------------------------------------------- frame info */
-
-typedef struct {
-    PyObject_HEAD
-    PyObject *f_code;
-    PyObject *f_globals;
-    PyObject *f_builtins;
-    PyObject *f_locals;
-    PyObject *args;
-    PyObject *closure;
-} FrameInfo;
-
-static int
-frameinfo_traverse(FrameInfo *self, visitproc visit, void *arg)
-{
-    Py_VISIT(self->f_code);
-    Py_VISIT(self->f_globals);
-    Py_VISIT(self->f_builtins);
-    Py_VISIT(self->f_locals);
-    Py_VISIT(self->args);
-    Py_VISIT(self->closure);
-    return 0;
-}
-
-static int
-frameinfo_clear(FrameInfo *self)
-{
-    Py_CLEAR(self->f_code);
-    Py_CLEAR(self->f_globals);
-    Py_CLEAR(self->f_builtins);
-    Py_CLEAR(self->f_locals);
-    Py_CLEAR(self->args);
-    Py_CLEAR(self->closure);
-    return 0;
-}
-
-static void
-frameinfo_dealloc(FrameInfo *self)
-{
-    PyObject_GC_UnTrack(self);
-    frameinfo_clear(self);
-    Py_TYPE(self)->tp_free((PyObject *)self);
-}
-
-static PyObject *
-frameinfo_repr(FrameInfo *self)
-{
-    return PyUnicode_FromFormat("<sot frame_info of %R>", self->f_code);
-}
-
-#define FI_MEMBER(name, doc) \
-    {#name, T_OBJECT, offsetof(FrameInfo, name), READONLY, doc}
-
-static PyMemberDef frameinfo_members[] = {
-    FI_MEMBER(f_code, "code object of the intercepted frame"),
-    FI_MEMBER(f_globals, "globals dict of the frame"),
-    FI_MEMBER(f_builtins, "builtins dict of the frame"),
-    FI_MEMBER(f_locals, "dict: argument name -> value as bound at entry"),
-    FI_MEMBER(args, "tuple: the argument vector (uniform arguments)"),
-    FI_MEMBER(closure, "tuple of the frame's free cells, or None"),
-    {NULL, 0, 0, 0, NULL},
-};
-
-static PyTypeObject FrameInfo_Type = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "sot._C.FrameInfo",
-    .tp_basicsize = sizeof(FrameInfo),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
-    .tp_doc = "What the frame-evaluation callback learns about a frame.",
-    .tp_dealloc = (destructor)frameinfo_dealloc,
-    .tp_traverse = (traverseproc)frameinfo_traverse,
-    .tp_clear = (inquiry)frameinfo_clear,
-    .tp_repr = (reprfunc)frameinfo_repr,
-    .tp_members = frameinfo_members,
-};
 
 /* ------------------------------------------------------- the hook */
 
@@ -285,42 +209,12 @@ cache_lookup(sot_thread_state *ts, PyObject *cache, sot_argvec *av)
     return found;
 }
 
-static PyObject *
-make_frame_info(sot_frame *frame, PyCodeObject *co, sot_argvec *av)
-{
-    FrameInfo *fi = PyObject_GC_New(FrameInfo, &FrameInfo_Type);
-    if (fi == NULL) {
-        return NULL;
-    }
-    fi->f_code = Py_NewRef((PyObject *)co);
-    fi->f_globals = Py_NewRef(sot_frame_globals(frame));
-    fi->f_builtins = Py_NewRef(sot_frame_builtins(frame));
-    fi->f_locals = PyDict_New();
-    fi->args = PyTuple_New(av->nargs);
-    fi->closure = av->nfree ? sot_frame_closure(frame, co) : Py_NewRef(Py_None);
-    PyObject_GC_Track(fi);
-    if (fi->f_locals == NULL || fi->args == NULL || fi->closure == NULL) {
-        Py_DECREF(fi);
-        return NULL;
-    }
-    PyObject *names = sot_code_argnames(co);
-    for (Py_ssize_t i = 0; i < av->nargs; i++) {
-        PyObject *v = av->vec[1 + i];
-        PyTuple_SET_ITEM(fi->args, i, Py_NewRef(v));
-        if (PyDict_SetItem(fi->f_locals, PyTuple_GET_ITEM(names, i), v) < 0) {
-            Py_DECREF(fi);
-            return NULL;
-        }
-    }
-    return (PyObject *)fi;
-}
-
 /* Ask the callback. Returns a new reference: Py_None (run the original),
  * skip_sentinel, or a code object; NULL with an exception set on error. */
 static PyObject *
 ask_callback(sot_thread_state *ts, sot_frame *frame, PyCodeObject *co, sot_argvec *av)
 {
-    PyObject *info = make_frame_info(frame, co, av);
+    PyObject *info = make_frame_info(frame, co, av->vec + 1, av->nargs, av->nfree);
     if (info == NULL) {
         return NULL;
     }
