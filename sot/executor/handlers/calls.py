@@ -58,7 +58,9 @@ def call_method(ex, instr):
 
 @handler("KW_NAMES")
 def kw_names(ex, instr):
-    ex.kw_names = instr.argval
+    # 3.11's dis does not resolve the operand: it indexes co_consts.
+    names = instr.argval
+    ex.kw_names = names if isinstance(names, tuple) else ex.code.co_consts[instr.arg]
 
 
 @handler("CALL")

@@ -1,0 +1,60 @@
+"""The workloads shared by the benchmarks and the end-to-end tests."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def gelu_tanh(x):
+    return 0.5 * x * (1 + np.tanh(0.79788456 * (x + 0.044715 * x ** 3)))
+
+
+def gelu_cube(x):
+    return 0.5 * x * (1 + np.tanh(0.79788456 * (x + 0.044715 * x * x * x)))
+
+
+def softmax(x):
+    e = np.exp(x - x.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+def layernorm(x, weight, bias, eps=1e-5):
+    mean = x.mean(-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(-1, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps) * weight + bias
+
+
+def attention(q, k, v):
+    d = q.shape[-1]
+    scores = q @ k.transpose(0, 2, 1) / np.sqrt(d)
+    scores = scores - scores.max(-1, keepdims=True)
+    p = np.exp(scores)
+    p = p / p.sum(-1, keepdims=True)
+    return p @ v
+
+
+class Linear:
+    def __init__(self, n_in, n_out, rng):
+        self.w = (rng.standard_normal((n_in, n_out)) / np.sqrt(n_in)).astype(np.float32)
+        self.b = np.zeros(n_out, dtype=np.float32)
+
+    def __call__(self, x):
+        return x @ self.w + self.b
+
+
+class MLP:
+    """42 x Linear(512, 512) with ReLU between: 125 graph ops (matmul, add, maximum)."""
+
+    def __init__(self, layers=42, width=512, seed=0):
+        rng = np.random.default_rng(seed)
+        self.layers = [Linear(width, width, rng) for _ in range(layers)]
+
+    def __call__(self, x):
+        for i, layer in enumerate(self.layers):
+            x = layer(x)
+            if i < len(self.layers) - 1:
+                x = np.maximum(x, 0)
+        return x
+
+
+def tiny(x, y):
+    return (x * y + 1).sum()

@@ -1,0 +1,75 @@
+"""Differential testing: run a function eagerly and under sot, compare everything.
+
+`check(fn, *arg_sets)` calls the undecorated and decorated function on deep
+copies of each argument set (several times, so cached entries are exercised)
+and compares results (values, Python types, dtypes, shapes), side effects on
+the arguments, stdout, and exceptions (type and message).
+"""
+from __future__ import annotations
+
+import contextlib
+import copy
+import io
+
+import numpy as np
+
+import sot
+
+
+def assert_same(eager, traced, path="result"):
+    assert type(eager) is type(traced), f"{path}: type {type(eager).__name__} != {type(traced).__name__}"
+    if isinstance(eager, (np.ndarray, np.generic)):
+        assert eager.dtype == traced.dtype, f"{path}: dtype {eager.dtype} != {traced.dtype}"
+        assert np.shape(eager) == np.shape(traced), f"{path}: shape {np.shape(eager)} != {np.shape(traced)}"
+        assert np.array_equal(eager, traced, equal_nan=eager.dtype.kind in "fc"), f"{path}: values differ"
+    elif isinstance(eager, (list, tuple)):
+        assert len(eager) == len(traced), f"{path}: length {len(eager)} != {len(traced)}"
+        for i, (a, b) in enumerate(zip(eager, traced)):
+            assert_same(a, b, f"{path}[{i}]")
+    elif isinstance(eager, dict):
+        assert list(eager) == list(traced), f"{path}: keys differ"
+        for k in eager:
+            assert_same(eager[k], traced[k], f"{path}[{k!r}]")
+    elif isinstance(eager, float) and eager != eager:
+        assert traced != traced, f"{path}: NaN != {traced}"
+    else:
+        assert eager == traced, f"{path}: {eager!r} != {traced!r}"
+
+
+def _run(fn, args, kwargs):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        try:
+            return ("ok", fn(*args, **kwargs)), out.getvalue()
+        except Exception as e:  # compared, not swallowed
+            return ("raised", e), out.getvalue()
+
+
+def check(fn, *arg_sets, calls=3, kwargs=None, static=None):
+    """Compare eager and traced over every argument set; return the decorated fn."""
+    static = static or sot.to_static(fn)
+    kwargs = kwargs or {}
+    for args in arg_sets:
+        for _ in range(calls):
+            eager_args, traced_args = copy.deepcopy(args), copy.deepcopy(args)
+            (e_kind, e_val), e_out = _run(fn, eager_args, kwargs)
+            (t_kind, t_val), t_out = _run(static, traced_args, kwargs)
+            assert e_kind == t_kind, f"eager {e_kind} {e_val!r} but traced {t_kind} {t_val!r}"
+            if e_kind == "raised":
+                assert type(e_val) is type(t_val) and str(e_val) == str(t_val)
+            else:
+                assert_same(e_val, t_val)
+                _check_identity(e_val, eager_args, t_val, traced_args)
+            assert e_out == t_out, "stdout differs"
+            assert_same(eager_args, traced_args, "arguments after the call")
+    return static
+
+
+def _check_identity(e_val, e_args, t_val, t_args):
+    """A returned argument must be the caller's object in both runs."""
+    for ea, ta in zip(e_args, t_args):
+        assert (e_val is ea) == (t_val is ta), "identity of the returned object differs"
+
+
+def explain(fn, *args, **kwargs):
+    return sot.explain(fn, *args, **kwargs)
