@@ -30,6 +30,9 @@ def assert_same(eager, traced, path="result"):
         assert list(eager) == list(traced), f"{path}: keys differ"
         for k in eager:
             assert_same(eager[k], traced[k], f"{path}[{k!r}]")
+    elif hasattr(eager, "__dict__") and not isinstance(eager, type) and type(eager).__eq__ is object.__eq__ \
+            and not hasattr(eager, "__code__"):
+        assert_same(vars(eager), vars(traced), f"{path}.__dict__")
     elif isinstance(eager, float) and eager != eager:
         assert traced != traced, f"{path}: NaN != {traced}"
     else:

@@ -9,12 +9,13 @@ before anything read through it.
 """
 from __future__ import annotations
 
-import builtins
 import math
 import types
 
 import numpy as np
 
+from .. import _skip
+from ..guards.tracker import AttrTracker
 from ..breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
 from ..guards.guard import DictKeysGuard, IdGuard, LenGuard, TensorGuard, TypeGuard, ValueGuard
 from ..ir import StatementIR, TensorMeta, UnsupportedOp
@@ -32,10 +33,15 @@ KNOWN_MODULES = (np, math)
 VALUE_GUARDED = (int, float, bool, complex, str, bytes, type(None))
 
 
+_HEAPTYPE = 1 << 9
+
+
 def is_user_class(cls: type) -> bool:
     """A class written in Python whose attribute reads run no hidden code."""
-    if not isinstance(cls, type) or cls.__module__ == "builtins":
+    if not isinstance(cls, type) or cls.__module__ == "builtins" or cls.__module__.startswith("numpy"):
         return False
+    if not all(base.__flags__ & _HEAPTYPE for base in cls.__mro__[:-1]):
+        return False  # C types (or Python classes deriving from them) hide state
     if getattr(cls, "__getattribute__", None) is not object.__getattribute__:
         return False
     if getattr(cls, "__getattr__", None) is not None:
@@ -109,10 +115,14 @@ class FunctionGraph:
         self.add_guard(IdGuard(tracker, value))
         if isinstance(value, types.ModuleType):
             return ModuleVariable(value, tracker)
-        if isinstance(value, types.FunctionType):
-            return function_variable(value, tracker)
         if isinstance(value, np.ufunc) or _is_numpy_callable(value):
             return NumpyCallableVariable(value, registry.lookup_function(value), tracker)
+        if isinstance(value, types.FunctionType):
+            if getattr(value, "__sot_static__", None) is not None:  # a to_static wrapper
+                return self.wrap(value.__wrapped__, AttrTracker(tracker, "__wrapped__"))
+            if not _skip.is_user_code(value.__code__) and not _skip.is_not_to_static(value.__code__):
+                return OpaqueVariable(value, tracker)  # library code is called, never inlined
+            return function_variable(value, tracker)
         if _is_builtin(value):
             return BuiltinVariable(value, tracker)
         if isinstance(value, type):
@@ -181,7 +191,12 @@ def _item(tracker, key):
 
 
 def _is_builtin(value) -> bool:
-    return getattr(builtins, getattr(value, "__name__", ""), None) is value
+    """A builtin or math function the simulator models (see calls.BUILTINS)."""
+    from .calls import BUILTINS
+    try:
+        return value in BUILTINS
+    except TypeError:  # unhashable
+        return False
 
 
 def _is_numpy_callable(value) -> bool:
