@@ -268,11 +268,16 @@ run_replacement(sot_thread_state *ts, sot_frame *frame, PyCodeObject *co,
         }
         Py_DECREF(closure);
     }
-    ts->bypass = rc;
+    /* The replacement's own frame is the next one with code rc to reach the
+     * hook (a skipped rc never gets that far). Finalizers run by allocation
+     * inside the call may intercept frames first, hence save and restore. */
+    PyCodeObject *saved_bypass = ts->bypass;
+    sot_code_state *rst = code_state_peek(rc);
+    ts->bypass = (rst != NULL && rst->skip) ? saved_bypass : rc;
     PyObject *res = PyObject_Vectorcall(func, av->vec + 1,
                                         (size_t)av->nargs | PY_VECTORCALL_ARGUMENTS_OFFSET,
                                         NULL);
-    ts->bypass = NULL;
+    ts->bypass = saved_bypass;
     Py_DECREF(func);
     return res;
 }
@@ -403,14 +408,19 @@ thread_swap_callback(sot_thread_state *ts, PyObject *next)
 typedef struct {
     PyObject_HEAD
     sot_thread_state *ts;
+    unsigned long ident;     /* the thread whose tls_state ts points to */
 } ThreadOwner;
 
 static void
 threadowner_dealloc(ThreadOwner *self)
 {
-    sot_thread_state *ts = self->ts;
-    ts->has_owner = 0;
-    Py_XDECREF(thread_swap_callback(ts, NULL));
+    /* Another thread clears the dict only at interpreter finalisation; the
+     * owner thread's TLS must not be touched from there. */
+    if (PyThread_get_thread_ident() == self->ident) {
+        sot_thread_state *ts = self->ts;
+        ts->has_owner = 0;
+        Py_XDECREF(thread_swap_callback(ts, NULL));
+    }
     PyObject_Free(self);
 }
 
@@ -434,6 +444,7 @@ thread_register_owner(sot_thread_state *ts)
         return -1;
     }
     owner->ts = ts;
+    owner->ident = PyThread_get_thread_ident();
     ts->has_owner = 1;
     int rc = PyDict_SetItemString(dict, "sot._C.thread_owner", (PyObject *)owner);
     Py_DECREF(owner);

@@ -51,6 +51,10 @@
 #error "sot._C supports CPython 3.10 to 3.13; audit frame_adapter.h for this version"
 #endif
 
+#ifdef Py_GIL_DISABLED
+#error "sot._C relies on the GIL to protect its state; free-threaded builds are not supported"
+#endif
+
 #define SOT_GENERATOR_FLAGS \
     (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR | CO_ITERABLE_COROUTINE)
 
