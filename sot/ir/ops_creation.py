@@ -104,14 +104,13 @@ def _const_real(value, what):
 def _arange_infer(op, args, kwargs):
     bound = bind("arange", ("start", "stop", "step", "dtype"), args, kwargs,
                  {"start", "stop", "step", "dtype"})
-    if len(args) == 1 or ("stop" not in bound and "start" in bound):
-        # arange(stop): the only positional is the stop
-        stop = _const_real(bound["start"], "stop")
-        start, step = 0, bound.get("step", 1)
-    else:
-        start, stop, step = bound.get("start", 0), bound.get("stop"), bound.get("step", 1)
-        if stop is None:
+    if bound.get("stop") is None:
+        # arange(stop): the only bound is the stop
+        if "start" not in bound:
             raise UnsupportedOp("arange: no stop given")
+        start, stop, step = 0, bound["start"], bound.get("step", 1)
+    else:
+        start, stop, step = bound.get("start", 0), bound["stop"], bound.get("step", 1)
     start, stop = _const_real(start, "start"), _const_real(stop, "stop")
     step = _const_real(step if step is not None else 1, "step")
     if step == 0:

@@ -45,6 +45,8 @@ def _reduction_shape(name, params):
     def rule(args, kwargs):
         bound = bind(name, ("a",) + params, args, kwargs, _ALLOWED, _KWONLY)
         shape = shape_of(bound["a"])
+        if not shape:  # NumPy accepts axis=0/-1 on 0-d operands (and the probe checked)
+            return ()
         axes = const_axes(bound.get("axis"), len(shape))
         if axes is None:
             axes = tuple(range(len(shape)))
@@ -58,7 +60,7 @@ def _cumulative_shape(name, params):
     def rule(args, kwargs):
         bound = bind(name, ("a",) + params, args, kwargs, _ALLOWED)
         shape = shape_of(bound["a"])
-        if bound.get("axis") is None:
+        if bound.get("axis") is None or not shape:  # 0-d operands are raveled first
             return (math.prod(shape),)
         const_axes(bound["axis"], len(shape))
         return shape

@@ -155,6 +155,8 @@ simple_op("expand_dims", "function", np.expand_dims, _expand_dims_shape)
 def _squeeze_shape(args, kwargs):
     bound = bind("squeeze", ("a", "axis"), args, kwargs, {"a", "axis"})
     shape = _array_shape(bound["a"])
+    if not shape:  # NumPy accepts axis=0/-1 on 0-d operands (and the probe checks)
+        return ()
     axes = const_axes(bound.get("axis"), len(shape))
     if axes is None:
         return tuple(d for d in shape if d != 1)
@@ -163,8 +165,22 @@ def _squeeze_shape(args, kwargs):
     return tuple(d for i, d in enumerate(shape) if i not in axes)
 
 
-simple_op("squeeze", "function", np.squeeze, _squeeze_shape)
-simple_op("squeeze", "method", "squeeze", _squeeze_shape)
+def _squeeze_infer(op, args, kwargs):
+    # the probe keeps exactly the unit dimensions unit (others become 0), since
+    # squeeze's behaviour depends on which dimensions are 1
+    shape = _squeeze_shape(args, kwargs)
+
+    def probe(sym):
+        if sym.meta.is_scalar:
+            return sym.meta.dtype.type(1)
+        return np.ones(tuple(1 if d == 1 else 0 for d in sym.meta.shape), sym.meta.dtype)
+
+    result = call_quietly(op, substitute(args, probe), substitute(kwargs, probe))
+    return meta_of_probe(op, result, shape)
+
+
+register(Op("squeeze", "function", np.squeeze, _squeeze_infer))
+register(Op("squeeze", "method", "squeeze", _squeeze_infer))
 
 
 def _flat_shape(name, params):
