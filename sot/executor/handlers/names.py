@@ -1,5 +1,5 @@
 """Loads and stores of constants, locals, cells, globals and attributes."""
-from ...breaks.reasons import SIDE_EFFECT, UNSUPPORTED_OBJECT, FallbackError
+from ...breaks.reasons import SIDE_EFFECT, FallbackError
 from .. import dispatch
 from ..opcode_table import FACTS
 from ..variables import NULL, CellVariable, ConstVariable, Variable
@@ -41,7 +41,7 @@ def load_fast_load_fast(ex, instr):
     ex.push(ex.load_local(b))
 
 
-@handler("STORE_FAST")
+@handler("STORE_FAST", "STORE_FAST_MAYBE_NULL")
 def store_fast(ex, instr):
     value = ex.pop()
     if value is NULL:  # restoring an unbound comprehension variable
@@ -155,5 +155,4 @@ unsupported("module and class-body name lookups are not simulated",
 unsupported("super() is not modelled", "LOAD_SUPER_ATTR", "LOAD_ZERO_SUPER_ATTR", "LOAD_ZERO_SUPER_METHOD",
             "LOAD_SUPER_METHOD")
 unsupported("imports run module code", "IMPORT_NAME", "IMPORT_FROM", "IMPORT_STAR")
-unsupported("unknown", "LOAD_ASSERTION_ERROR")
-_ = UNSUPPORTED_OBJECT
+unsupported("interactive-mode expression printing", "PRINT_EXPR")

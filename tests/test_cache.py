@@ -1,0 +1,113 @@
+"""Guards and the per-code cache: hits, recompiles, and the size limit."""
+import logging
+
+import numpy as np
+import pytest
+
+import sot
+from difftest import check
+
+SCALE = 2.0
+
+
+def scaled(x):
+    return x * SCALE
+
+
+def test_second_call_with_same_shapes_hits_the_cache():
+    static = sot.to_static(lambda x: np.tanh(x) + 1)
+    x = np.ones((3, 4), np.float32)
+    static(x)
+    static(x.copy())
+    assert sot.translation_count(static) == 1
+
+
+def test_new_shape_or_dtype_translates_again():
+    static = check(lambda x: x * 2 + 1, (np.ones((3, 4), np.float32),), (np.ones((5, 4), np.float32),),
+                   (np.ones((3, 4), np.float64),))
+    assert sot.translation_count(static) == 3
+
+
+def test_changed_global_scalar_is_seen_on_next_call():
+    global SCALE
+    static = sot.to_static(scaled)
+    x = np.ones(3)
+    np.testing.assert_array_equal(static(x), x * 2.0)
+    SCALE = 5.0
+    try:
+        np.testing.assert_array_equal(static(x), x * 5.0)
+    finally:
+        SCALE = 2.0
+    assert sot.translation_count(static) == 2
+
+
+def test_changed_closure_cell_is_seen():
+    k = 1.0
+
+    def f(x):
+        return x + k
+    static = sot.to_static(f)
+    x = np.zeros(2)
+    np.testing.assert_array_equal(static(x), x + 1.0)
+    k = 4.0  # noqa: F841  (rebinds the cell f reads)
+    np.testing.assert_array_equal(static(x), x + 4.0)
+
+
+def test_global_array_is_an_input_not_a_constant():
+    global W
+    W = np.ones(3)
+
+    def f(x):
+        return x + W
+    static = sot.to_static(f)
+    x = np.zeros(3)
+    static(x)
+    W[:] = 7.0
+    np.testing.assert_array_equal(static(x), np.full(3, 7.0))
+    W = np.full(3, -1.0)
+    np.testing.assert_array_equal(static(x), np.full(3, -1.0))
+    assert sot.translation_count(static) == 1
+
+
+def test_int_float_and_bool_arguments_are_distinguished():
+    static = check(lambda x, s: x * s, (np.ones(2, np.float32), 1), (np.ones(2, np.float32), 1.0),
+                   (np.ones(2, np.float32), True))
+    assert sot.translation_count(static) == 3
+
+
+def test_cache_limit_holds_and_overflow_is_logged(caplog):
+    static = sot.to_static(lambda x: x + 1, cache_size=3)
+    with caplog.at_level(logging.WARNING, logger="sot.cache"):
+        for n in range(1, 8):
+            np.testing.assert_array_equal(static(np.ones(n)), np.ones(n) + 1)
+    assert sot.translation_count(static) == 4  # 3 entries + the one that overflowed
+    assert "cache limit of 3 entries reached" in caplog.text
+    for n in range(1, 8):  # still correct, cached entries still used
+        np.testing.assert_array_equal(static(np.ones(n)), np.ones(n) + 1)
+    assert sot.translation_count(static) == 4
+
+
+def test_failed_translation_is_remembered_for_its_guards():
+    def f(x):
+        print("hi")
+        return x
+    static = sot.to_static(f)
+    x = np.ones(2)
+    static(x)
+    static(x)
+    assert sot.translation_count(static) == 1
+
+
+def test_reset_drops_translations():
+    static = sot.to_static(lambda x: x - 1)
+    static(np.ones(2))
+    sot.reset()
+    static(np.ones(2))
+    assert sot.translation_count(static) == 1
+
+
+def test_invalid_options_are_rejected():
+    with pytest.raises(ValueError):
+        sot.to_static(lambda x: x, backend="tpu")
+    with pytest.raises(ValueError):
+        sot.to_static(lambda x: x, cache_size=0)
