@@ -13,6 +13,11 @@
  *        None -> original frame, SKIP -> skip the code and run the original,
  *        code object -> run it as the replacement (not cached here)
  *
+ * A replacement runs as PyFunction_New(rc, f_globals) with the frame's
+ * closure, called with the argument vector; for a replacement without free
+ * variables the function is kept in the code state and reused while its code
+ * and globals match (it holds nothing the cache and the frame do not).
+ *
  * The guards and the callback run with the hook disabled for the thread; the
  * replacement runs with it enabled (its callees are intercepted), except for
  * the replacement's own frame, which is let through once ("bypass").
@@ -57,6 +62,9 @@ static Py_ssize_t frames_seen = 0;
 typedef struct {
     int skip;
     PyObject *cache;         /* owned list of (guard, replacement), or NULL */
+    PyObject *last_func;     /* owned: function last made for a replacement
+                              * without free variables, reused while its code
+                              * and globals match; dropped with the cache */
 } sot_code_state;
 
 static void
@@ -65,6 +73,7 @@ code_state_free(void *p)
     sot_code_state *st = (sot_code_state *)p;
     if (st != NULL) {
         Py_XDECREF(st->cache);
+        Py_XDECREF(st->last_func);
         PyMem_Free(st);
     }
 }
@@ -255,9 +264,19 @@ run_replacement(sot_thread_state *ts, sot_frame *frame, PyCodeObject *co,
                      replacement, (PyObject *)co, av->nargs, av->nfree);
         return NULL;
     }
-    PyObject *func = PyFunction_New(replacement, sot_frame_globals(frame));
-    if (func == NULL) {
+    PyObject *globals = sot_frame_globals(frame);
+    sot_code_state *st = code_state_peek(co);
+    PyObject *func = st != NULL ? st->last_func : NULL;
+    if (av->nfree == 0 && func != NULL &&
+        ((PyFunctionObject *)func)->func_code == replacement &&
+        ((PyFunctionObject *)func)->func_globals == globals) {
+        Py_INCREF(func);
+    }
+    else if ((func = PyFunction_New(replacement, globals)) == NULL) {
         return NULL;
+    }
+    else if (av->nfree == 0 && st != NULL) {
+        Py_XSETREF(st->last_func, Py_NewRef(func));
     }
     if (av->nfree) {
         PyObject *closure = sot_frame_closure(frame, co);
@@ -570,6 +589,7 @@ sot_set_cache(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     Py_XSETREF(st->cache, Py_NewRef(entries));
+    Py_CLEAR(st->last_func);
     Py_RETURN_NONE;
 }
 
@@ -594,6 +614,7 @@ sot_clear_cache(PyObject *module, PyObject *code)
     sot_code_state *st = code_state_peek((PyCodeObject *)code);
     if (st != NULL) {
         Py_CLEAR(st->cache);
+        Py_CLEAR(st->last_func);
     }
     Py_RETURN_NONE;
 }

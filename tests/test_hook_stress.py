@@ -189,3 +189,39 @@ def test_many_threads_hammer_the_hook_concurrently():
         t.join()
     assert errors == []
     assert original(1) is RESULT
+
+
+def test_clearing_the_cache_releases_the_replacement_and_its_function():
+    rc = replacement.__code__
+    before = sys.getrefcount(rc)
+    hook.set_cache(original.__code__, [(always, rc)])
+    with hook.callback_set(make_callback(None)):
+        for _ in range(3):
+            assert original(1) is RESULT
+    hook.clear_cache(original.__code__)
+    assert sys.getrefcount(rc) == before
+    hook.set_cache(original.__code__, [(always, rc)])
+    with hook.callback_set(make_callback(None)):
+        original(1)
+    hook.set_cache(original.__code__, [])  # replacing the list drops it too
+    assert sys.getrefcount(rc) == before
+    hook.clear_cache(original.__code__)
+
+
+def test_replacement_sees_the_globals_of_each_function_sharing_a_code():
+    import types
+
+    def read_x():
+        return X  # noqa: F821
+
+    def read_x_uniform():
+        return ("R", X)  # noqa: F821
+
+    f1 = types.FunctionType(read_x.__code__, {"X": 1})
+    f2 = types.FunctionType(read_x.__code__, {"X": 2})
+    hook.set_cache(read_x.__code__, [(always, read_x_uniform.__code__)])
+    try:
+        with hook.callback_set(make_callback(None)):
+            assert [f1(), f2(), f1(), f2()] == [("R", 1), ("R", 2), ("R", 1), ("R", 2)]
+    finally:
+        hook.clear_cache(read_x.__code__)
