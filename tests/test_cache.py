@@ -111,3 +111,20 @@ def test_invalid_options_are_rejected():
         sot.to_static(lambda x: x, backend="tpu")
     with pytest.raises(ValueError):
         sot.to_static(lambda x: x, cache_size=0)
+
+
+def test_logs_are_silent_by_default_and_shown_with_verbosity(capsys):
+    def f(x):
+        print("side")
+        return x
+    sot.to_static(f, cache_size=1)(np.ones(1))
+    sot.to_static(f, cache_size=1)(np.ones(2))
+    assert "cache limit" not in capsys.readouterr().err
+    sot.set_verbosity(1)
+    try:
+        sot.reset()
+        sot.to_static(f)(np.ones(1))
+        err = capsys.readouterr().err
+        assert "print() writes output" in err and 'print("side")' in err
+    finally:
+        sot.set_verbosity(0)
