@@ -432,3 +432,26 @@ def test_object_dtype_arrays_run_natively():
     def f(x):
         return x + 1
     check(f, (np.array([1, "a"], dtype=object)[:1],))
+
+
+def test_dict_views_iterate_but_are_not_lists():
+    def f(d):
+        total = 0
+        for k, v in d.items():
+            total = total + v
+        return total, len(d.keys()), list(d.values())
+    check(f, ({"a": A, "b": A},))
+
+    def g(d):
+        return d.keys()
+    check(g, ({"a": A},))
+
+
+def test_inplace_after_a_view_was_taken_keeps_numpy_semantics():
+    def f(x):
+        y = x * 2
+        v = np.reshape(y, -1)
+        w = y[0]
+        y += 1
+        return v, w, y
+    check(f, (A,))

@@ -20,7 +20,7 @@ from . import dispatch
 from .dispatch import SEQUENCES, const
 from .variables import (
     BoundMethodVariable, BuiltinMethodVariable, BuiltinVariable, ClassVariable, ConstVariable,
-    DictVariable, IteratorVariable, ListVariable, NumpyCallableVariable, ObjectVariable,
+    DictVariable, DictViewVariable, IteratorVariable, ListVariable, NumpyCallableVariable, ObjectVariable,
     OpaqueVariable, TensorVariable, TupleVariable, UserFunctionVariable, Variable,
 )
 
@@ -135,11 +135,11 @@ def _dict_method(obj: DictVariable, name, args, kwargs):
         default = args[1] if len(args) > 1 else const(None)
         return obj.entries.get(args[0].value, default)
     if name == "keys":
-        return ListVariable([const(k) for k in obj.entries])  # iterated only
+        return DictViewVariable([const(k) for k in obj.entries], "keys")
     if name == "values":
-        return ListVariable(list(obj.entries.values()))
+        return DictViewVariable(list(obj.entries.values()), "values")
     if name == "items":
-        return ListVariable([TupleVariable([const(k), v]) for k, v in obj.entries.items()])
+        return DictViewVariable([TupleVariable([const(k), v]) for k, v in obj.entries.items()], "items")
     if name == "copy":
         return DictVariable(obj.entries)
     raise FallbackError(UNSUPPORTED_CALL, f"dict.{name} is not modelled")
@@ -164,6 +164,8 @@ def b_len(executor, obj):
         return const(len(obj.items))
     if isinstance(obj, DictVariable):
         return const(len(obj.entries))
+    if isinstance(obj, DictViewVariable):
+        return const(len(obj.items))
     if isinstance(obj, TensorVariable):
         if not obj.meta.shape:
             raise FallbackError(UNSUPPORTED_OBJECT, "len() of a 0-d array")

@@ -18,7 +18,7 @@ from ..guards.tracker import AttrTracker, ConstTracker
 from ..ir import registry
 from .function_graph import is_user_class
 from .variables import (
-    BoundMethodVariable, BuiltinMethodVariable, ClassVariable, ConstVariable, DictVariable,
+    BoundMethodVariable, BuiltinMethodVariable, ClassVariable, ConstVariable, DictVariable, DictViewVariable,
     IteratorVariable, ListVariable, ModuleVariable, NumpyCallableVariable, ObjectVariable,
     TensorVariable, TupleVariable, UserFunctionVariable, Variable, is_const_value,
 )
@@ -322,7 +322,7 @@ ITER_LIMIT = 1000
 def get_iter(graph, obj: Variable) -> IteratorVariable:
     if isinstance(obj, IteratorVariable):
         return obj
-    if isinstance(obj, SEQUENCES):
+    if isinstance(obj, SEQUENCES) or isinstance(obj, DictViewVariable):
         return IteratorVariable(obj.items)
     if isinstance(obj, DictVariable):
         return IteratorVariable([const(k) for k in obj.entries])

@@ -139,9 +139,24 @@ class FunctionGraph:
         except UnsupportedOp as e:
             raise FallbackError(UNSUPPORTED_OBJECT, f"{op.name}: {e}") from None
         fresh = op.kind == "operator" and op.name not in ("getitem",) or isinstance(op.target, np.ufunc)
+        if not fresh:  # the result may be a view: in-place updates of the inputs now fall back
+            for a in list(args) + list((kwargs or {}).values()):
+                for t in _tensors(a):
+                    t.has_views = True
         if isinstance(out, tuple):
             return ListVariable([TensorVariable(s, fresh=False) for s in out])
         return TensorVariable(out, fresh=fresh)
+
+
+def _tensors(v):
+    if isinstance(v, TensorVariable):
+        yield v
+    elif isinstance(v, (TupleVariable, ListVariable)):
+        for item in v.items:
+            yield from _tensors(item)
+    elif isinstance(v, (tuple, list)):
+        for item in v:
+            yield from _tensors(item)
 
 
 def to_ir_arg(v):

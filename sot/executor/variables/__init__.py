@@ -5,12 +5,12 @@ from .callables import (
     BoundMethodVariable, BuiltinMethodVariable, BuiltinVariable, ClassVariable,
     NumpyCallableVariable, ObjectVariable, UserFunctionVariable,
 )
-from .containers import DictVariable, IteratorVariable, ListVariable, TupleVariable
+from .containers import DictVariable, DictViewVariable, IteratorVariable, ListVariable, TupleVariable
 
 __all__ = [
     "NULL", "CellVariable", "NullVariable", "Variable", "ConstVariable", "ModuleVariable",
     "OpaqueVariable", "TensorVariable", "is_const_value", "BoundMethodVariable",
     "BuiltinMethodVariable", "BuiltinVariable", "ClassVariable", "NumpyCallableVariable",
-    "ObjectVariable", "UserFunctionVariable", "DictVariable", "IteratorVariable",
+    "ObjectVariable", "UserFunctionVariable", "DictVariable", "DictViewVariable", "IteratorVariable",
     "ListVariable", "TupleVariable",
 ]

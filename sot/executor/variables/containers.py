@@ -54,6 +54,18 @@ class DictVariable(Variable):
             raise FallbackError(SIDE_EFFECT, f"{what} mutates {self.tracker.name()}, a dict from outside the function")
 
 
+class DictViewVariable(Variable):
+    """dict.keys()/values()/items(): iterable and sized, nothing else."""
+
+    def __init__(self, items: list[Variable], kind: str):
+        super().__init__(None)
+        self.items = list(items)
+        self.kind = kind
+
+    def truth(self) -> bool:
+        return bool(self.items)
+
+
 class IteratorVariable(Variable):
     """An iterator whose items are known at trace time (range, list, tuple,
     dict views, enumerate, zip, reversed, rows of an array)."""
