@@ -30,6 +30,20 @@ class Variable:
         return f"<{type(self).__name__} {self.describe()}>"
 
 
+class RealObjectVariable(Variable):
+    """A Variable standing for one fixed real object (`value`)."""
+
+    def __init__(self, value, tracker=None):
+        super().__init__(tracker)
+        self.value = value
+
+    def python_type(self):
+        return type(self.value)
+
+    def truth(self) -> bool:
+        return True  # modules, functions and classes are truthy; others override
+
+
 class NullVariable(Variable):
     """CPython's NULL stack marker (3.11+ call protocol, unbound locals)."""
 

@@ -1,12 +1,10 @@
 """Python constants and NumPy arrays."""
 from __future__ import annotations
 
-import types
-
 import numpy as np
 
 from ...breaks.reasons import DATA_DEPENDENT, FallbackError
-from .base import Variable
+from .base import RealObjectVariable, Variable
 
 # Values the simulator computes with directly (immutable, no user code runs).
 CONST_TYPES = (
@@ -80,30 +78,16 @@ class TensorVariable(Variable):
         return f"{kind} {name}: {m.dtype}{list(m.shape)}"
 
 
-class ModuleVariable(Variable):
-    def __init__(self, module: types.ModuleType, tracker=None):
-        super().__init__(tracker)
-        self.value = module
-
-    def python_type(self):
-        return types.ModuleType
-
-    def truth(self) -> bool:
-        return True
-
+class ModuleVariable(RealObjectVariable):
     def describe(self) -> str:
         return f"module {self.value.__name__}"
 
 
-class OpaqueVariable(Variable):
+class OpaqueVariable(RealObjectVariable):
     """A value the simulator may pass around (or return) but not operate on."""
 
-    def __init__(self, value, tracker=None):
-        super().__init__(tracker)
-        self.value = value
-
-    def python_type(self):
-        return type(self.value)
+    def truth(self) -> bool:
+        return Variable.truth(self)  # its __bool__/__len__ may be user code
 
     def describe(self) -> str:
         name = self.tracker.name() if self.tracker is not None else "?"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import types
 
-from .base import Variable
+from .base import RealObjectVariable, Variable
 
 
 class UserFunctionVariable(Variable):
@@ -37,36 +37,19 @@ class UserFunctionVariable(Variable):
         return f"function {self.name}"
 
 
-class BuiltinVariable(Variable):
+class BuiltinVariable(RealObjectVariable):
     """A builtin or other C callable the simulator knows how to model."""
-
-    def __init__(self, value, tracker=None):
-        super().__init__(tracker)
-        self.value = value
-
-    def python_type(self):
-        return type(self.value)
-
-    def truth(self) -> bool:
-        return True
 
     def describe(self) -> str:
         return f"builtin {getattr(self.value, '__qualname__', self.value)!s}"
 
 
-class NumpyCallableVariable(Variable):
+class NumpyCallableVariable(RealObjectVariable):
     """A NumPy function or ufunc; `op` is its IR registry entry (or None)."""
 
     def __init__(self, value, op, tracker=None):
-        super().__init__(tracker)
-        self.value = value
+        super().__init__(value, tracker)
         self.op = op
-
-    def python_type(self):
-        return type(self.value)
-
-    def truth(self) -> bool:
-        return True
 
     def describe(self) -> str:
         return f"numpy.{getattr(self.value, '__name__', self.value)}"
@@ -105,30 +88,20 @@ class BuiltinMethodVariable(Variable):
         return f"method {self.name} of {self.self_var.describe()}"
 
 
-class ClassVariable(Variable):
-    def __init__(self, value: type, tracker=None):
-        super().__init__(tracker)
-        self.value = value
-
-    def python_type(self):
-        return type(self.value)
-
-    def truth(self) -> bool:
-        return True
+class ClassVariable(RealObjectVariable):
 
     def describe(self) -> str:
         return f"class {self.value.__qualname__}"
 
 
-class ObjectVariable(Variable):
+class ObjectVariable(RealObjectVariable):
     """An instance of a user-defined class, read through plain attributes."""
 
-    def __init__(self, value, tracker=None):
-        super().__init__(tracker)
-        self.value = value
-
-    def python_type(self):
-        return type(self.value)
+    def truth(self) -> bool:
+        cls = type(self.value)
+        if hasattr(cls, "__bool__") or hasattr(cls, "__len__"):
+            return Variable.truth(self)  # that would run user code
+        return True
 
     def describe(self) -> str:
         name = self.tracker.name() if self.tracker is not None else "?"
