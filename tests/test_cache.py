@@ -128,3 +128,15 @@ def test_logs_are_silent_by_default_and_shown_with_verbosity(capsys):
         assert "print() writes output" in err and 'print("side")' in err
     finally:
         sot.set_verbosity(0)
+
+
+def test_translated_calls_leave_reference_counts_unchanged():
+    import sys
+    static = sot.to_static(lambda x, w: (x @ w, x))
+    x, w = np.ones((2, 3)), np.ones((3, 2))
+    static(x, w)
+    before = sys.getrefcount(x), sys.getrefcount(w)
+    for _ in range(100):
+        out = static(x, w)
+    del out
+    assert (sys.getrefcount(x), sys.getrefcount(w)) == before
