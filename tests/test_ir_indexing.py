@@ -55,6 +55,10 @@ ARRAY_INDICES = [
 @pytest.mark.parametrize("operand", ["1d", "2d", "3d", "empty"])
 @pytest.mark.parametrize("index", ARRAY_INDICES, ids=repr)
 def test_constant_integer_array_indexing_matches_eager(index, operand):
+    if operand == "empty" and index == (S(None), [0, 3]):
+        # out of bounds, into an empty result: NumPy 2.2 only warns, later NumPys raise
+        assert_unsupported(GETITEM, _operand(operand), index)
+        return
     assert_matches_eager(GETITEM, _operand(operand), index)
 
 

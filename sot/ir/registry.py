@@ -240,10 +240,16 @@ def const_shape(value, what: str = "shape") -> tuple[int, ...]:
 
 
 def broadcast(*shapes) -> tuple[int, ...]:
-    try:
-        return tuple(np.broadcast_shapes(*shapes))
-    except ValueError as e:
-        raise UnsupportedOp(f"shapes {list(shapes)} do not broadcast: {e}") from None
+    """NumPy's broadcasting rule, in pure Python (no limit on the total size,
+    unlike ``np.broadcast_shapes``)."""
+    ndim = max((len(s) for s in shapes), default=0)
+    out = []
+    for i in range(-ndim, 0):
+        dims = {int(s[i]) for s in shapes if len(s) >= -i} - {1}
+        if len(dims) > 1:
+            raise UnsupportedOp(f"shapes {[tuple(s) for s in shapes]} do not broadcast")
+        out.append(dims.pop() if dims else 1)
+    return tuple(out)
 
 
 def bind(op_name: str, params: tuple[str, ...], args: tuple, kwargs: dict,
