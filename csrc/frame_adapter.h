@@ -283,10 +283,14 @@ sot_frame_release_unrun(PyThreadState *tstate, sot_frame *f)
                       "or has a frame object");
     }
     tstate->c_recursion_remaining--;
-    for (int i = 0; i < f->stacktop; i++) {
+    /* As _PyFrame_ClearLocals (3.13): empty the frame before the decrefs,
+     * which may run finalizers. */
+    int stacktop = f->stacktop;
+    f->stacktop = 0;
+    for (int i = 0; i < stacktop; i++) {
         Py_XDECREF(f->localsplus[i]);
     }
-    Py_XDECREF(f->f_locals);
+    Py_CLEAR(f->f_locals);
     Py_DECREF(f->f_funcobj);
     Py_DECREF(co);
     tstate->c_recursion_remaining++;

@@ -615,3 +615,47 @@ def test_callback_set_restores_the_previous_callback_and_shows_no_frames_of_its_
         assert hook.get_callback() is outer_cb
         positional(1, 2)
     assert seen == [("inner", "positional"), ("outer", "positional")]
+
+
+class Base:
+    def describe(self, x):
+        return ("base", x)
+
+
+class Derived(Base):
+    def describe(self, x):
+        return ("derived", super().describe(x))
+
+
+def test_replacement_of_a_method_using_zero_argument_super():
+    code = Derived.describe.__code__
+    assert code.co_freevars == ("__class__",)
+    rec = Recorder(code, uniform_code(Derived.describe, tag="R"))
+    assert run_hooked(rec, Derived().describe, 1) == ("R", ("derived", ("base", 1)))
+    assert rec.infos[0].closure[0].cell_contents is Derived
+
+
+def many_args(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, *rest, k0=0, k1=1, k2=2, **kw):
+    return sum((a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, k0, k1, k2)) + len(rest) + len(kw)
+
+
+def test_long_argument_vectors_on_every_path():
+    code = many_args.__code__
+    args = tuple(range(10)) + (10, 11)
+    expected = many_args(*args, k1=5, z=1)
+    seen = []
+
+    def guard(g, *vector):
+        seen.append(vector)
+        return vector[0] == 0
+
+    rec = Recorder(code, uniform_code(many_args, tag="R"))
+    assert run_hooked(rec, many_args, *args, k1=5, z=1) == ("R", expected)
+    assert rec.infos[0].args == tuple(range(10)) + (0, 5, 2, (10, 11), {"z": 1})
+    hook.set_cache(code, [(guard, uniform_code(many_args, tag="hit"))])
+    try:
+        assert run_hooked(rec, many_args, *args, k1=5, z=1) == ("hit", expected)
+        assert run_hooked(Recorder(code), many_args, 1, *args[1:], k1=5, z=1) == expected + 1
+    finally:
+        hook.clear_cache(code)
+    assert len(seen[0]) == 15
