@@ -107,6 +107,23 @@ code_state_get_or_create(PyObject *code)
     return st;
 }
 
+/* The SKIP sentinel: its own little type, so that it prints as itself. */
+static PyObject *
+skip_repr(PyObject *self)
+{
+    (void)self;
+    return PyUnicode_FromString("sot._C.SKIP");
+}
+
+static PyTypeObject SkipType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "sot._C.SkipType",
+    .tp_basicsize = sizeof(PyObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Type of SKIP: a callback returns SKIP to never intercept a code again.",
+    .tp_repr = skip_repr,
+};
+
 /* ------------------------------------------------------- the hook */
 
 /* The argument vector of an intercepted frame, on the C stack when small:
@@ -678,7 +695,7 @@ PyInit__C(void)
         return NULL;
     }
     if (skip_sentinel == NULL) {
-        skip_sentinel = PyObject_CallNoArgs((PyObject *)&PyBaseObject_Type);
+        skip_sentinel = PyType_Ready(&SkipType) < 0 ? NULL : PyObject_New(PyObject, &SkipType);
         if (skip_sentinel == NULL) {
             return NULL;
         }

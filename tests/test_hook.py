@@ -659,3 +659,9 @@ def test_long_argument_vectors_on_every_path():
     finally:
         hook.clear_cache(code)
     assert len(seen[0]) == 15
+
+
+def test_skip_is_a_named_sentinel():
+    assert repr(hook.SKIP) == "sot._C.SKIP"
+    with pytest.raises(TypeError):
+        type(hook.SKIP)()
