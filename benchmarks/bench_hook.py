@@ -5,6 +5,7 @@
 Prints the median time per call of a small function
 
   plain         no hook installed
+  hook-idle     hook installed (another thread has a callback), none here
   skipped       hook installed, callback set, the code marked skipped
   hit-original  cache hit whose replacement is None (original frame runs)
   hit-replaced  cache hit running a replacement code object
@@ -14,13 +15,15 @@ call goes through the interpreter's eval-frame function in all rows and the
 difference is the hook's own cost. "Python caller" calls it from a Python
 loop: on CPython 3.11+ the interpreter inlines Python-to-Python calls only
 while no PEP 523 function is installed, so there every row but "plain" also
-pays for the lost inlining, whatever the hook does.
+pays for the lost inlining, whatever the hook does ("hook-idle" shows that
+part alone).
 """
 import argparse
 import collections
 import os
 import statistics
 import sys
+import threading
 import timeit
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -44,12 +47,32 @@ def callback(info):
     return None
 
 
+class OtherThread:
+    """A thread that holds a callback (so the hook stays installed) until
+    released."""
+
+    def __init__(self):
+        self.ready, self.done = threading.Event(), threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+        self.ready.wait()
+
+    def run(self):
+        with hook.callback_set(callback):
+            self.ready.set()
+            self.done.wait()
+
+    def stop(self):
+        self.done.set()
+        self.thread.join()
+
+
 def configure(name, code):
     """Put the hook in the state of row `name` (hook installed unless plain)."""
     hook.set_callback(None)
     hook.unskip_code(code)
     hook.clear_cache(code)
-    if name == "plain":
+    if name in ("plain", "hook-idle"):
         return
     hook.set_callback(callback)
     if name == "skipped":
@@ -60,7 +83,7 @@ def configure(name, code):
         hook.set_cache(code, [(guard, target_uniform.__code__)])
 
 
-ROWS = ("plain", "skipped", "hit-original", "hit-replaced")
+ROWS = ("plain", "hook-idle", "skipped", "hit-original", "hit-replaced")
 
 
 def run_rows(number, repeat):
@@ -74,8 +97,11 @@ def run_rows(number, repeat):
         for _ in range(repeat):
             for name in ROWS:
                 configure(name, code)
+                other = OtherThread() if name == "hook-idle" else None
                 for c in callers:
                     samples[name, c].append(timeit.timeit(c, globals=env, number=1))
+                if other is not None:
+                    other.stop()
     finally:
         configure("plain", code)
     return [(name, *(statistics.median(samples[name, c]) / number * 1e9 for c in callers))

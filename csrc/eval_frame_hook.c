@@ -40,15 +40,9 @@ typedef struct {
     int has_owner;           /* a ThreadOwner sits in the thread's dict */
 } sot_thread_state;
 
-/* initial-exec: a %fs-relative load instead of a call to __tls_get_addr on
- * every frame; the struct is tiny, well within glibc's static TLS surplus. */
-#if defined(__GNUC__) && defined(__ELF__)
-#define SOT_TLS_MODEL __attribute__((tls_model("initial-exec")))
-#else
-#define SOT_TLS_MODEL
-#endif
-
-static _Thread_local sot_thread_state tls_state SOT_TLS_MODEL;
+/* Default (dlopen-safe) TLS model: the hot path for skipped codes does not
+ * read it, see sot_eval_frame. */
+static _Thread_local sot_thread_state tls_state;
 
 /* Interpreter-wide, protected by the GIL. */
 static Py_ssize_t extra_index = -1;
