@@ -16,7 +16,7 @@
  * A replacement runs as PyFunction_New(rc, f_globals) with the frame's
  * closure, called with the argument vector; for a replacement without free
  * variables the function is kept in the code state and reused while its code
- * and globals match (it holds nothing the cache and the frame do not).
+ * and globals match (it holds only those two; dropped with the cache).
  *
  * The guards and the callback run with the hook disabled for the thread; the
  * replacement runs with it enabled (its callees are intercepted), except for
@@ -446,7 +446,7 @@ threadowner_dealloc(ThreadOwner *self)
 {
     /* Another thread clears the dict only at interpreter finalisation; the
      * owner thread's TLS must not be touched from there. */
-    if (PyThread_get_thread_ident() == self->ident) {
+    if (self->ts != NULL && PyThread_get_thread_ident() == self->ident) {
         sot_thread_state *ts = self->ts;
         ts->has_owner = 0;
         Py_XDECREF(thread_swap_callback(ts, NULL));
@@ -475,8 +475,13 @@ thread_register_owner(sot_thread_state *ts)
     }
     owner->ts = ts;
     owner->ident = PyThread_get_thread_ident();
-    ts->has_owner = 1;
     int rc = PyDict_SetItemString(dict, "sot._C.thread_owner", (PyObject *)owner);
+    if (rc < 0) {
+        owner->ts = NULL;  /* not registered: its dealloc must do nothing */
+    }
+    else {
+        ts->has_owner = 1;
+    }
     Py_DECREF(owner);
     return rc;
 }
