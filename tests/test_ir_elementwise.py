@@ -10,7 +10,7 @@ import pytest
 
 from sot.ir import all_ops
 from test_ir_oracle import (ALL_DTYPES, CORE_DTYPES, Const, F, M, O, assert_matches_eager,
-                            assert_unsupported, sample)
+                            assert_matches_eager_unless_value_dependent, assert_unsupported, sample)
 
 UFUNC_OPS = sorted((op for op in all_ops() if op.kind == "function" and isinstance(op.target, np.ufunc)),
                    key=lambda op: op.name)
@@ -250,3 +250,14 @@ def test_conj_method_matches_eager(dtype):
     for form in UNARY_FORMS.values():
         assert_matches_eager(M("conj"), form(dtype))
         assert_matches_eager(M("conjugate"), form(dtype))
+
+
+@pytest.mark.parametrize("exponent", [np.array(2.0), np.array(2, np.int8), np.array(0.5), np.array(-1.0),
+                                      np.float64(2), np.array(3.0)], ids=repr)
+@pytest.mark.parametrize("base", [np.float32, np.uint8, np.float64, np.int64], ids=lambda d: np.dtype(d).name)
+def test_power_by_a_traced_0d_exponent_matches_eager_or_is_refused_when_its_dtype_depends_on_the_value(
+        base, exponent):
+    # NumPy 2.2's ndarray.__pow__ takes value-dependent fast paths (float32 ** array(2.0) is float32)
+    assert_matches_eager_unless_value_dependent(O("pow"), sample((2, 3), base), exponent)
+    assert_matches_eager_unless_value_dependent(O("ipow"), sample((2, 3), base), exponent)
+    assert_matches_eager(F(np.power), sample((2, 3), base), exponent)

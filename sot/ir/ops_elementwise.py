@@ -11,8 +11,8 @@ import operator
 import numpy as np
 
 from .errors import UnsupportedOp
-from .registry import (Op, bind, broadcast, meta_of_probe, register, run_probe,
-                       shape_of, simple_op)
+from .registry import (Op, bind, broadcast, call_quietly, meta_of_probe, register, run_probe,
+                       shape_of, simple_op, substitute)
 from .statement_ir import Symbol
 
 _UFUNC_KWARGS = frozenset({"dtype", "casting"})
@@ -74,10 +74,46 @@ def _inplace_infer(op, args, kwargs):
     return meta
 
 
+def _power_infer(base_infer):
+    """``x ** p`` for ndarray ``x``: some NumPy versions (2.2) take a fast path
+    (square, sqrt, reciprocal…) when ``p`` is a 0-d array of value 2, 0.5, -1…,
+    so the result dtype can depend on the value of a traced exponent.  Probe the
+    special values; where the dtype or type differs, the op is not captured."""
+
+    def infer(op, args, kwargs):
+        exponent = args[1] if len(args) == 2 else None
+        traced_0d = isinstance(exponent, Symbol) and exponent.meta.shape == ()
+        try:
+            meta = base_infer(op, args, kwargs)
+        except UnsupportedOp:
+            if traced_0d:  # may still succeed eagerly for a special exponent value
+                raise UnsupportedOp(f"{op.name}: result dtype depends on the value of the traced exponent") from None
+            raise
+        if traced_0d:
+            for value in (2, -1, 0, 0.5, 1, -0.5):
+                with np.errstate(all="ignore"):
+                    special = np.array(value).astype(exponent.meta.dtype)
+                if exponent.meta.is_scalar:
+                    special = special[()]
+                probe_args = (substitute(args[0]), special)
+                try:
+                    result = call_quietly(op, probe_args, {})
+                except UnsupportedOp:
+                    continue  # raises for this value (and so eagerly): not a dtype question
+                if (isinstance(result, np.generic) != meta.is_scalar
+                        or getattr(result, "dtype", None) != meta.dtype):
+                    raise UnsupportedOp(f"{op.name}: result dtype depends on the value of the traced exponent")
+        return meta
+
+    return infer
+
+
 for _name in BINARY_OPERATORS + COMPARE_OPERATORS + UNARY_OPERATORS:
-    register(Op(_name, "operator", getattr(operator, _name), _operator_infer))
+    _infer = _power_infer(_operator_infer) if _name == "pow" else _operator_infer
+    register(Op(_name, "operator", getattr(operator, _name), _infer))
 for _name in INPLACE_OPERATORS:
-    register(Op(_name, "operator", getattr(operator, _name), _inplace_infer))
+    _infer = _power_infer(_inplace_infer) if _name == "ipow" else _inplace_infer
+    register(Op(_name, "operator", getattr(operator, _name), _infer))
 
 
 # ----------------------------------------------------------------------------

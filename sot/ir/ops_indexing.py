@@ -13,6 +13,7 @@ known at run time (an out-of-bounds value raises then, as eagerly).
 
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
@@ -77,6 +78,7 @@ def getitem_shape(shape, index) -> tuple[int, ...]:
     has_array = any(k == "array" for k, _ in entries)
 
     out: list = []              # dims, with "ADV" placeholders for advanced indices
+    array_checks = []           # (axis size, constant index values or None)
     adv_shapes = []
     adv_positions = []          # positions in the index (an ellipsis counts as one)
     axis = 0
@@ -101,10 +103,7 @@ def getitem_shape(shape, index) -> tuple[int, ...]:
                 index_shape = ()
             else:
                 index_shape, values = payload
-                if values is not None and values.size and (values.min() < -d or values.max() >= d):
-                    raise UnsupportedOp(f"an index is out of bounds for size {d}")
-                if values is None and d == 0 and 0 not in index_shape:
-                    raise UnsupportedOp("indexing an empty axis with a non-empty index array")
+                array_checks.append((d, values))
             axis += 1
             if has_array:
                 out.append("ADV")
@@ -113,6 +112,12 @@ def getitem_shape(shape, index) -> tuple[int, ...]:
     if not has_array:
         return tuple(out)
     b = broadcast(*adv_shapes)
+    if math.prod(b):  # NumPy checks index arrays only when they select something
+        for d, values in array_checks:
+            if values is not None and (values.min() < -d or values.max() >= d):
+                raise UnsupportedOp(f"an index is out of bounds for size {d}")
+            if values is None and d == 0:
+                raise UnsupportedOp("indexing an empty axis with a non-empty index array")
     adjacent = adv_positions == list(range(adv_positions[0], adv_positions[0] + len(adv_positions)))
     first = out.index("ADV")
     rest = [d for d in out if d != "ADV"]

@@ -167,7 +167,10 @@ def einsum_shape(subscripts: str, shapes) -> tuple[int, ...]:
             dims = list(shape[:before]) + list(shape[before + n_ell:])
         else:
             dims = list(shape)
+        local: dict[str, int] = {}
         for c, d in zip(letters, dims):
+            if local.setdefault(c, d) != d:
+                raise UnsupportedOp(f"einsum: repeated label {c!r} on dimensions {local[c]} and {d}")
             sizes.setdefault(c, ())
             sizes[c] = broadcast(sizes[c], (d,))
             counts[c] = counts.get(c, 0) + 1
