@@ -665,3 +665,28 @@ def test_skip_is_a_named_sentinel():
     assert repr(hook.SKIP) == "sot._C.SKIP"
     with pytest.raises(TypeError):
         type(hook.SKIP)()
+
+
+def test_guard_result_whose_truth_test_raises_is_a_miss():
+    class Ambiguous:
+        def __bool__(self):
+            raise ValueError("no truth value")
+
+    code = positional.__code__
+    hook.set_cache(code, [(lambda g, a, b: Ambiguous(), uniform_code(positional, tag="R"))])
+    try:
+        rec = Recorder(code, None)
+        assert run_hooked(rec, positional, 1, 2) == 12
+        assert len(rec.infos) == 1
+    finally:
+        hook.clear_cache(code)
+
+
+def test_cache_replacement_that_is_not_code_is_a_type_error():
+    code = positional.__code__
+    hook.set_cache(code, [(always, 42)])
+    try:
+        with pytest.raises(TypeError, match="replacement must be None or a code object"):
+            run_hooked(Recorder(code), positional, 1, 2)
+    finally:
+        hook.clear_cache(code)
