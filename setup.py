@@ -9,6 +9,7 @@ from setuptools import Extension, setup
 hook = Extension(
     "sot._C",
     sources=["csrc/eval_frame_hook.c"],
+    depends=["csrc/frame_adapter.h", "csrc/frame_info.h"],
     extra_compile_args=["-Wall", "-Wextra"],
 )
 
