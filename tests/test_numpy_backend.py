@@ -171,6 +171,14 @@ def test_graph_name_that_is_not_an_identifier_still_compiles():
     assert compile_numpy(g).source.startswith("def my_fn_locals__f(i0):")
 
 
+@pytest.mark.parametrize("name", ["np", "operator", "abs", "c0", "t1", "i0", "class"])
+def test_graph_name_never_shadows_a_name_the_generated_code_uses(name):
+    g, (x,) = _graph(TensorMeta((2,), np.float32), name=name)
+    g.set_outputs([g.add_op(O("abs"), (g.add_op(F(np.exp), (g.add_op(O("add"), (x, 1j)),)),))])
+    value = sample((2,), np.float32)
+    assert_same_value(compile_numpy(g)(value)[0], abs(np.exp(value + 1j)))
+
+
 @pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
 @pytest.mark.parametrize("dtype", [np.float32, np.int8, np.complex64, np.bool_], ids=lambda d: np.dtype(d).name)
 def test_a_longer_program_matches_eager_bitwise(dtype):

@@ -154,6 +154,8 @@ def _function_name(name: str) -> str:
     ident = re.sub(r"\W", "_", name) or "graph"
     if ident[0].isdigit() or keyword.iskeyword(ident):
         ident = "_" + ident
+    if ident in ("np", "operator", "abs") or re.fullmatch(r"[ict]\d+", ident):
+        ident += "_graph"  # would shadow a name the generated code uses
     return ident
 
 

@@ -1,4 +1,5 @@
-"""Elementwise ops: ufuncs, Python operators, round, clip, where.
+"""Elementwise ops: ufuncs, Python operators, round, clip, where, isclose,
+nan_to_num, real/imag, and the triangle masks tril/triu.
 
 Shape: the broadcast of the operands' shapes (for in-place operators on an
 ndarray, which cannot grow, that broadcast must equal the target's shape).
@@ -11,8 +12,8 @@ import operator
 import numpy as np
 
 from .errors import UnsupportedOp
-from .registry import (Op, bind, broadcast, call_quietly, meta_of_probe, register, run_probe,
-                       shape_of, simple_op, substitute)
+from .registry import (Op, bind, broadcast, call_quietly, const_int, meta_of_probe, register,
+                       run_probe, shape_of, simple_op, substitute)
 from .statement_ir import Symbol
 
 _UFUNC_KWARGS = frozenset({"dtype", "casting"})
@@ -164,3 +165,53 @@ def _same_shape_no_args(args, kwargs):
 
 simple_op("conj", "method", "conj", _same_shape_no_args)
 simple_op("conjugate", "method", "conjugate", _same_shape_no_args)
+
+
+def _isclose_shape(args, kwargs):
+    bound = bind("isclose", ("a", "b", "rtol", "atol", "equal_nan"), args, kwargs,
+                 {"a", "b", "rtol", "atol", "equal_nan"})
+    if "b" not in bound:
+        raise UnsupportedOp("isclose: expects two operands")
+    for k in ("rtol", "atol"):
+        if isinstance(bound.get(k), Symbol):
+            raise UnsupportedOp(f"isclose: traced {k}")
+    return broadcast(shape_of(bound["a"]), shape_of(bound["b"]))
+
+
+simple_op("isclose", "function", np.isclose, _isclose_shape)
+
+
+def _nan_to_num_shape(args, kwargs):
+    bound = bind("nan_to_num", ("x", "copy", "nan", "posinf", "neginf"), args, kwargs,
+                 {"x", "copy", "nan", "posinf", "neginf"})
+    if bound.get("copy", True) is not True:
+        raise UnsupportedOp("nan_to_num: copy=False writes into its input")
+    return shape_of(bound["x"])
+
+
+simple_op("nan_to_num", "function", np.nan_to_num, _nan_to_num_shape)
+
+
+def _one_operand_shape(name):
+    def rule(args, kwargs):
+        if len(args) != 1 or kwargs:
+            raise UnsupportedOp(f"{name}: takes one operand")
+        return shape_of(args[0])
+    return rule
+
+
+simple_op("real", "function", np.real, _one_operand_shape("real"))
+simple_op("imag", "function", np.imag, _one_operand_shape("imag"))
+
+
+def _triangle_shape(name):
+    def rule(args, kwargs):
+        bound = bind(name, ("m", "k"), args, kwargs, {"m", "k"})
+        const_int(bound.get("k", 0), "k")
+        shape = shape_of(bound["m"])
+        return (shape[0], shape[0]) if len(shape) == 1 else shape  # a vector becomes a matrix
+    return rule
+
+
+simple_op("tril", "function", np.tril, _triangle_shape("tril"))
+simple_op("triu", "function", np.triu, _triangle_shape("triu"))

@@ -1,4 +1,4 @@
-"""Indexing (``x[index]``): basic (ints, slices, None, Ellipsis) and
+"""Indexing (``x[index]``, and ``np.take``): basic (ints, slices, None, Ellipsis) and
 integer-array indexing.
 
 Shape rule (NumPy's): after expanding the Ellipsis, ints drop their axis,
@@ -155,3 +155,44 @@ def _getitem_infer(op, args, kwargs):
 
 
 register(Op("getitem", "operator", operator.getitem, _getitem_infer))
+
+
+def _take_infer(op, args, kwargs):
+    from .registry import bind, const_axes
+    bound = bind("take", ("a", "indices", "axis", "out", "mode"), args, kwargs, {"a", "indices", "axis", "mode"})
+    if "indices" not in bound or not isinstance(bound["a"], Symbol):
+        raise UnsupportedOp("take: expects a traced array and indices")
+    shape = bound["a"].meta.shape
+    kind, payload = _classify(bound["indices"])
+    if kind == "int":
+        index_shape, values = (), (None if payload is None else np.array([payload]))
+    elif kind == "array":
+        index_shape, values = payload
+    else:
+        raise UnsupportedOp("take: indices must be ints")
+    axis = bound.get("axis")
+    if axis is None:
+        d = math.prod(shape)
+        out = tuple(index_shape)
+    elif not shape:  # NumPy takes along axis 0/-1 of a 0-d array as if it had size 1
+        d, out = 1, tuple(index_shape)
+    else:
+        (axis,) = const_axes(axis, len(shape))
+        d = shape[axis]
+        out = tuple(shape[:axis]) + tuple(index_shape) + tuple(shape[axis + 1:])
+    if values is not None and values.size and bound.get("mode", "raise") == "raise" and (
+            values.min() < -d or values.max() >= d):
+        raise UnsupportedOp(f"take: an index is out of bounds for size {d}")
+    pindex = _probe_index_item(bound["indices"])
+    pargs = list(args)
+    pkwargs = dict(kwargs)
+    if len(args) > 1:
+        pargs[1] = pindex
+    else:
+        pkwargs["indices"] = pindex
+    result = call_quietly(op, (substitute(pargs[0]), *pargs[1:]), pkwargs)
+    return meta_of_probe(op, result, out)
+
+
+register(Op("take", "function", np.take, _take_infer))
+register(Op("take", "method", "take", _take_infer))

@@ -1,4 +1,5 @@
-"""Products: matmul (``@``, ``@=``), dot, inner, outer, tensordot, einsum."""
+"""Products: matmul (``@``, ``@=``), dot, inner, outer, tensordot, einsum;
+and diagonal, trace."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import operator
 import numpy as np
 
 from .errors import UnsupportedOp
-from .registry import Op, bind, broadcast, const_int, register, shape_of, simple_op
+from .registry import bind, broadcast, const_axes, const_int, shape_of, simple_op
 
 _UFUNC_KWARGS = frozenset({"dtype", "casting"})
 
@@ -202,3 +203,36 @@ def _einsum_shape(args, kwargs):
 
 
 simple_op("einsum", "function", np.einsum, _einsum_shape)
+
+
+def diagonal_shape(shape, offset, axis1, axis2) -> tuple[int, ...]:
+    d1, d2 = shape[axis1], shape[axis2]
+    length = min(d1, d2 - offset) if offset >= 0 else min(d1 + offset, d2)
+    return tuple(d for i, d in enumerate(shape) if i not in (axis1, axis2)) + (max(0, length),)
+
+
+def _diagonal_axes(name, bound):
+    shape = shape_of(bound["a"])
+    if len(shape) < 2:
+        raise UnsupportedOp(f"{name}: needs at least 2 dimensions")
+    (a1,), (a2,) = const_axes(bound.get("axis1", 0), len(shape)), const_axes(bound.get("axis2", 1), len(shape))
+    if a1 == a2:
+        raise UnsupportedOp(f"{name}: axis1 and axis2 cannot be the same")
+    return shape, const_int(bound.get("offset", 0), "offset"), a1, a2
+
+
+def _diagonal_shape(args, kwargs):
+    bound = bind("diagonal", ("a", "offset", "axis1", "axis2"), args, kwargs, {"a", "offset", "axis1", "axis2"})
+    return diagonal_shape(*_diagonal_axes("diagonal", bound))
+
+
+def _trace_shape(args, kwargs):
+    bound = bind("trace", ("a", "offset", "axis1", "axis2", "dtype", "out"), args, kwargs,
+                 {"a", "offset", "axis1", "axis2", "dtype"})
+    return diagonal_shape(*_diagonal_axes("trace", bound))[:-1]
+
+
+simple_op("diagonal", "function", np.diagonal, _diagonal_shape)
+simple_op("diagonal", "method", "diagonal", _diagonal_shape)
+simple_op("trace", "function", np.trace, _trace_shape)
+simple_op("trace", "method", "trace", _trace_shape)

@@ -1,4 +1,5 @@
-"""Reductions (sum, mean, max, argmax, var, any, …) and cumulative ops.
+"""Reductions (sum, mean, max, argmax, var, any, median, nan*, …) and ops
+along an axis (cumsum, cumprod, sort, argsort, diff).
 
 Shape: the reduced axes are dropped, or kept as 1 with ``keepdims=True``;
 ``axis=None`` reduces every axis.  Cumulative ops keep the shape, or flatten
@@ -15,7 +16,7 @@ import math
 import numpy as np
 
 from .errors import UnsupportedOp
-from .registry import bind, const_axes, shape_of, simple_op
+from .registry import bind, const_axes, const_int, shape_of, simple_op
 
 _ALLOWED = frozenset({"a", "axis", "dtype", "keepdims", "ddof", "correction"})
 
@@ -34,6 +35,13 @@ REDUCTIONS = {
     "std": ("axis", "dtype", "out", "ddof", "keepdims"),
     "any": ("axis", "out", "keepdims"),
     "all": ("axis", "out", "keepdims"),
+}
+NAN_REDUCTIONS = {
+    "nansum": REDUCTIONS["sum"], "nanprod": REDUCTIONS["prod"], "nanmean": REDUCTIONS["mean"],
+    "nanmax": REDUCTIONS["max"], "nanmin": REDUCTIONS["min"], "nanargmax": REDUCTIONS["argmax"],
+    "nanargmin": REDUCTIONS["argmin"], "nanvar": REDUCTIONS["var"], "nanstd": REDUCTIONS["std"],
+    "median": ("axis", "out", "overwrite_input", "keepdims"),
+    "nanmedian": ("axis", "out", "overwrite_input", "keepdims"),
 }
 _KWONLY = ("keepdims", "where", "mean", "correction", "initial")
 CUMULATIVE = {"cumsum": ("axis", "dtype", "out"), "cumprod": ("axis", "dtype", "out")}
@@ -72,6 +80,45 @@ for _name, _params in REDUCTIONS.items():
     simple_op(_name, "function", _fn, _reduction_shape(_name, _params))
     if _name in METHODS:
         simple_op(_name, "method", _name, _reduction_shape(_name, _params))
+for _name, _params in NAN_REDUCTIONS.items():
+    simple_op(_name, "function", getattr(np, _name), _reduction_shape(_name, _params))
 for _name, _params in CUMULATIVE.items():
     simple_op(_name, "function", getattr(np, _name), _cumulative_shape(_name, _params))
     simple_op(_name, "method", _name, _cumulative_shape(_name, _params))
+
+
+# ----------------------------------------------------------------------------
+# along an axis: sort, argsort, diff
+
+def _sort_shape(name):
+    def rule(args, kwargs):
+        bound = bind(name, ("a", "axis", "kind", "order"), args, kwargs, {"a", "axis", "kind", "stable"},
+                     kwonly=("stable",))
+        shape = shape_of(bound["a"])
+        if ("axis" in bound and bound["axis"] is None) or (name == "argsort" and not shape):
+            return (math.prod(shape),)  # flattened (argsort of 0-d, too)
+        if shape:
+            const_axes(bound.get("axis", -1), len(shape))
+        return shape
+    return rule
+
+
+for _name in ("sort", "argsort"):
+    simple_op(_name, "function", getattr(np, _name), _sort_shape(_name))
+simple_op("argsort", "method", "argsort", _sort_shape("argsort"))
+
+
+def _diff_shape(args, kwargs):
+    bound = bind("diff", ("a", "n", "axis", "prepend", "append"), args, kwargs, {"a", "n", "axis"})
+    shape = list(shape_of(bound["a"]))
+    n = const_int(bound.get("n", 1), "n")
+    if n == 0:  # diff returns its operand unchanged
+        return tuple(shape)
+    if n < 0 or not shape:
+        raise UnsupportedOp("diff: negative order or 0-d operand")
+    (axis,) = const_axes(bound.get("axis", -1), len(shape))
+    shape[axis] = max(0, shape[axis] - n)
+    return tuple(shape)
+
+
+simple_op("diff", "function", np.diff, _diff_shape)

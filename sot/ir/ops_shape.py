@@ -1,6 +1,7 @@
 """Shape ops: reshape, transpose/T/mT, swapaxes, moveaxis, expand_dims,
-squeeze, ravel, flatten, broadcast_to, copy, astype, real/imag, and joining
-and splitting (concatenate, stack, hstack, vstack, split)."""
+squeeze, ravel, flatten, broadcast_to, copy, astype, real/imag, atleast_*d,
+flips and rolls, tile and repeat, and joining and splitting (concatenate,
+stack, hstack, vstack, split, array_split, hsplit, vsplit, dsplit)."""
 
 from __future__ import annotations
 
@@ -295,30 +296,150 @@ simple_op("hstack", "function", np.hstack, _hstack_shape)
 simple_op("vstack", "function", np.vstack, _vstack_shape)
 
 
-def _split_infer(op, args, kwargs):
-    bound = bind("split", ("ary", "indices_or_sections", "axis"), args, kwargs,
-                 {"ary", "indices_or_sections", "axis"})
-    if "indices_or_sections" not in bound:
-        raise UnsupportedOp("split: no sections given")
-    meta = bound["ary"].meta if isinstance(bound["ary"], Symbol) else None
-    if meta is None:
-        raise UnsupportedOp("split: operand must be a traced array")
-    shape = meta.shape
-    if not shape:
-        raise UnsupportedOp("split: 0-d operand")
-    (axis,) = const_axes(bound.get("axis", 0), len(shape))
-    dim = shape[axis]
-    sections = bound["indices_or_sections"]
+def split_lengths(dim: int, sections, equal: bool) -> list[int]:
     if isinstance(sections, (tuple, list)):
         bounds = [0] + [const_int(i, "split index") for i in sections] + [dim]
-        lengths = [len(range(dim)[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
+        return [len(range(dim)[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
+    n = const_int(sections, "sections")
+    if n <= 0 or (equal and dim % n):
+        raise UnsupportedOp(f"split: {dim} does not divide into {n} equal sections")
+    each, extra = divmod(dim, n)
+    return [each + 1] * extra + [each] * (n - extra)
+
+
+# name -> (the axis, given the ndim; the least ndim; equal sections only)
+_SPLITS = {
+    "split": (None, 1, True),
+    "array_split": (None, 1, False),
+    "hsplit": (lambda ndim: 1 if ndim > 1 else 0, 1, True),
+    "vsplit": (lambda ndim: 0, 2, True),
+    "dsplit": (lambda ndim: 2, 3, True),
+}
+
+
+def _split_infer(op, args, kwargs):
+    axis_of, min_ndim, equal = _SPLITS[op.name]
+    params = ("ary", "indices_or_sections") + (("axis",) if axis_of is None else ())
+    bound = bind(op.name, params, args, kwargs, set(params))
+    if "indices_or_sections" not in bound:
+        raise UnsupportedOp(f"{op.name}: no sections given")
+    meta = bound["ary"].meta if isinstance(bound["ary"], Symbol) else None
+    if meta is None:
+        raise UnsupportedOp(f"{op.name}: operand must be a traced array")
+    shape = meta.shape
+    if len(shape) < min_ndim:
+        raise UnsupportedOp(f"{op.name}: operand has too few dimensions")
+    if axis_of is None:
+        (axis,) = const_axes(bound.get("axis", 0), len(shape))
     else:
-        n = const_int(sections, "sections")
-        if n <= 0 or dim % n:
-            raise UnsupportedOp(f"split: {dim} does not divide into {n} equal sections")
-        lengths = [dim // n] * n
+        axis = axis_of(len(shape))
+    lengths = split_lengths(shape[axis], bound["indices_or_sections"], equal)
     return tuple(TensorMeta(shape[:axis] + (k,) + shape[axis + 1:], meta.dtype, False)
                  for k in lengths)
 
 
-register(Op("split", "function", np.split, _split_infer))
+for _name in _SPLITS:
+    register(Op(_name, "function", getattr(np, _name), _split_infer))
+
+
+# ----------------------------------------------------------------------------
+# flips, rolls, tiling and repeating
+
+def _flip_shape(args, kwargs):
+    bound = bind("flip", ("m", "axis"), args, kwargs, {"m", "axis"})
+    shape = shape_of(bound["m"])
+    const_axes(bound.get("axis"), len(shape))
+    return shape
+
+
+simple_op("flip", "function", np.flip, _flip_shape)
+simple_op("fliplr", "function", np.fliplr, lambda args, kwargs: _one_array("fliplr", args, kwargs, 2))
+simple_op("flipud", "function", np.flipud, lambda args, kwargs: _one_array("flipud", args, kwargs, 1))
+
+
+def _one_array(name, args, kwargs, min_ndim=0):
+    if len(args) != 1 or kwargs:
+        raise UnsupportedOp(f"{name}: takes one array")
+    shape = _array_shape(args[0])
+    if len(shape) < min_ndim:
+        raise UnsupportedOp(f"{name}: needs at least {min_ndim} dimensions")
+    return shape
+
+
+def _roll_shape(args, kwargs):
+    bound = bind("roll", ("a", "shift", "axis"), args, kwargs, {"a", "shift", "axis"})
+    if "shift" not in bound or isinstance(bound["shift"], Symbol):
+        raise UnsupportedOp("roll: shift must be a constant")
+    return shape_of(bound["a"])
+
+
+simple_op("roll", "function", np.roll, _roll_shape)
+
+
+def _atleast_shape(n):
+    def rule(args, kwargs):
+        shape = tuple(_one_array(f"atleast_{n}d", args, kwargs))
+        if len(shape) >= n:
+            return shape
+        if n == 3 and len(shape) == 2:
+            return shape + (1,)
+        if n == 3 and len(shape) == 1:
+            return (1,) + shape + (1,)
+        return (1,) * (n - len(shape)) + shape
+    return rule
+
+
+for _n in (1, 2, 3):
+    simple_op(f"atleast_{_n}d", "function", getattr(np, f"atleast_{_n}d"), _atleast_shape(_n))
+
+
+def _tile_infer(op, args, kwargs):
+    bound = bind("tile", ("A", "reps"), args, kwargs, {"A", "reps"})
+    if "reps" not in bound:
+        raise UnsupportedOp("tile: no reps given")
+    reps = const_shape(bound["reps"], "reps")
+    if any(r < 0 for r in reps):
+        raise UnsupportedOp("tile: negative reps")
+    shape = shape_of(bound["A"])
+    d = max(len(shape), len(reps))
+    shape = (1,) * (d - len(shape)) + tuple(shape)
+    full_reps = (1,) * (d - len(reps)) + reps
+    out = tuple(s * r for s, r in zip(shape, full_reps))
+    probe_reps = probe_shape(reps) if isinstance(bound["reps"], (tuple, list)) else min(reps[0], 1)
+    pargs, pkwargs = list(args), dict(kwargs)
+    if len(args) > 1:
+        pargs[1] = probe_reps
+    else:
+        pkwargs["reps"] = probe_reps
+    result = call_quietly(op, substitute(tuple(pargs)), substitute(pkwargs))
+    return meta_of_probe(op, result, out)
+
+
+register(Op("tile", "function", np.tile, _tile_infer))
+
+
+def _repeat_infer(op, args, kwargs):
+    bound = bind("repeat", ("a", "repeats", "axis"), args, kwargs, {"a", "repeats", "axis"})
+    if "repeats" not in bound:
+        raise UnsupportedOp("repeat: no repeats given")
+    r = const_int(bound["repeats"], "repeats (only a constant int is captured)")
+    if r < 0:
+        raise UnsupportedOp("repeat: negative repeats")
+    shape = shape_of(bound["a"])
+    axis = bound.get("axis")
+    if axis is None:
+        out = (math.prod(shape) * r,)
+    else:
+        (axis,) = const_axes(axis, len(shape)) if shape else (0,)
+        out = tuple(d * r if i == axis else d for i, d in enumerate(shape)) if shape else (r,)
+    pargs, pkwargs = list(args), dict(kwargs)
+    if len(args) > 1:
+        pargs[1] = min(r, 1)
+    else:
+        pkwargs["repeats"] = min(r, 1)
+    result = call_quietly(op, substitute(tuple(pargs)), substitute(pkwargs))
+    return meta_of_probe(op, result, out)
+
+
+register(Op("repeat", "function", np.repeat, _repeat_infer))
+register(Op("repeat", "method", "repeat", _repeat_infer))
