@@ -28,6 +28,14 @@ def test_tensor_meta_of_array_scalar_and_0d():
         TensorMeta((2,), np.float32, True)
 
 
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")
+def test_tensor_meta_of_an_ndarray_subclass_is_refused():
+    with pytest.raises(TypeError):
+        TensorMeta.of(np.asmatrix(np.eye(2)))
+    with pytest.raises(TypeError):
+        TensorMeta.of(np.ma.masked_array([1.0]))
+
+
 def test_tensor_meta_is_frozen_and_hashable():
     meta = TensorMeta([2, 3], "f4")
     assert meta.shape == (2, 3) and meta.dtype == np.float32
@@ -107,6 +115,7 @@ def test_add_op_rejects_unsupported_and_records_nothing():
 
 
 @pytest.mark.parametrize("constant", [object(), np.zeros(3), [1, object()], {1: 2}, np.dtype("U3"),
+                                      __import__("collections").namedtuple("P", "a b")(0, 1),
                                       np.str_("a"), np.datetime64(1, "s"), slice(0, 1.5), b"x",
                                       np.dtype(object), np.object_])
 def test_add_op_rejects_constants_it_cannot_hold(constant):

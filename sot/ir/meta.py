@@ -40,11 +40,15 @@ class TensorMeta:
 
     @classmethod
     def of(cls, value) -> "TensorMeta":
-        """The meta of an ``ndarray`` or NumPy scalar (``np.generic``)."""
-        if isinstance(value, np.ndarray):
+        """The meta of an exact ``ndarray`` or NumPy scalar (``np.generic``);
+        subclasses raise TypeError."""
+        if type(value) is np.ndarray:
             return cls(value.shape, value.dtype, False)
-        if isinstance(value, np.generic):
+        if isinstance(value, np.generic) and type(value) is value.dtype.type:
             return cls((), value.dtype, True)
+        if isinstance(value, (np.ndarray, np.generic)):
+            # np.matrix, masked arrays, user subclasses: their operators mean other things
+            raise TypeError(f"TensorMeta.of: subclass {type(value).__name__} is not supported")
         raise TypeError(f"TensorMeta.of expects an ndarray or NumPy scalar, got {type(value).__name__}")
 
     @property

@@ -31,7 +31,6 @@ Shape rules check what the probe cannot see (a dimension of 3 against one of
 
 from __future__ import annotations
 
-import operator
 import warnings
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -204,7 +203,17 @@ def shape_of(value) -> tuple[int, ...]:
     """The shape of an operand: a Symbol's meta, or NumPy's view of a constant."""
     if isinstance(value, Symbol):
         return value.meta.shape
+    if _contains_symbol(value):
+        raise UnsupportedOp("a sequence of traced values as an implicit array is not captured")
     return np.shape(value)
+
+
+def _contains_symbol(value) -> bool:
+    if isinstance(value, Symbol):
+        return True
+    if isinstance(value, (tuple, list)):
+        return any(_contains_symbol(v) for v in value)
+    return False
 
 
 def const_int(value, what: str) -> int:

@@ -154,11 +154,11 @@ def check_constant(value, where: str = "argument") -> None:
         return
     if isinstance(value, _SCALAR_CONSTANTS):
         return
-    if isinstance(value, (tuple, list)):
+    if type(value) in (tuple, list):
         for v in value:
             check_constant(v, where)
         return
-    if isinstance(value, dict):
+    if type(value) is dict:
         for k, v in value.items():
             if not isinstance(k, str):
                 raise UnsupportedOp(f"dict {where} with non-str key {k!r}")
