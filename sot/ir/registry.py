@@ -66,6 +66,13 @@ class Op:
         """TensorMeta(s) of ``self(*args, **kwargs)``, or UnsupportedOp."""
         return self.infer_fn(self, tuple(args), dict(kwargs))
 
+    @property
+    def aliases(self) -> bool:
+        """Whether the result may share memory with an argument, or be one:
+        views (``x.T``, ``x[1:]``, ``reshape``…) and ops that return their
+        operand (in-place operators, ``astype(copy=False)``, ``diff(n=0)``)."""
+        return (self.kind, self.name) in ALIASING_OPS
+
     def call(self, args, kwargs):
         """Apply the op to concrete values, exactly as generated code does."""
         if self.kind == "operator":
@@ -86,6 +93,20 @@ class Op:
 
 # ----------------------------------------------------------------------------
 # tables
+
+#: (kind, name) of the ops whose result may alias an argument (see Op.aliases)
+ALIASING_OPS = frozenset(
+    [("operator", n) for n in ("getitem", "iadd", "isub", "imul", "itruediv", "ifloordiv", "imod",
+                               "ipow", "imatmul", "iand", "ior", "ixor", "ilshift", "irshift")]
+    + [("attribute", n) for n in ("T", "mT", "real", "imag")]
+    + [("method", n) for n in ("reshape", "transpose", "swapaxes", "squeeze", "ravel", "astype",
+                               "diagonal", "conj", "conjugate")]
+    + [("function", n) for n in ("reshape", "transpose", "swapaxes", "moveaxis", "expand_dims",
+                                 "squeeze", "ravel", "broadcast_to", "astype", "diagonal", "real",
+                                 "imag", "split", "array_split", "hsplit", "vsplit", "dsplit",
+                                 "flip", "fliplr", "flipud", "atleast_1d", "atleast_2d",
+                                 "atleast_3d", "diff", "einsum")]
+)
 
 _FUNCTIONS: dict[int, tuple[Any, Op]] = {}
 _METHODS: dict[str, Op] = {}
