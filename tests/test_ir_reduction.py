@@ -6,9 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sot.ir import TensorMeta
-from test_ir_oracle import (CORE_DTYPES, F, M, assert_matches_eager, assert_unsupported, sample)
-from test_ir_oracle import StatementIR  # noqa: F401  (re-exported for readers)
+from sot.ir import StatementIR, TensorMeta
+from test_ir_oracle import CORE_DTYPES, F, M, assert_matches_eager, assert_unsupported, sample
 
 REDUCTIONS = ["sum", "prod", "mean", "max", "min", "argmax", "argmin", "var", "std", "any", "all"]
 FUNCTION_ONLY = ["amax", "amin"]
@@ -132,9 +131,7 @@ def test_reduction_out_none_is_harmless():
 
 
 def test_reduction_meta_is_a_numpy_scalar_meta():
-    from test_ir_oracle import _trace
     g = StatementIR("r")
     x = g.add_input(TensorMeta((3, 4), np.float16))
     assert g.add_op(M("mean"), (x,)).meta == TensorMeta((), np.float16, True)
     assert g.add_op(M("argmax"), (x, 1)).meta == TensorMeta((3,), np.intp, False)
-    del _trace

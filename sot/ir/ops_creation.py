@@ -62,9 +62,7 @@ register(Op("full", "function", np.full,
 
 def _like_infer(params):
     def infer(op, args, kwargs):
-        bound = bind(op.name, params, args, kwargs, set(params) - {"subok"} | {"subok"})
-        if bound.get("subok", True) is not True and bound.get("subok") is not False:
-            raise UnsupportedOp(f"{op.name}: bad subok")
+        bound = bind(op.name, params, args, kwargs, set(params))
         proto = shape_of(bound["a"])
         if bound.get("shape") is not None:
             shape = _checked_shape(bound["shape"])

@@ -11,9 +11,8 @@ import numpy as np
 
 from .errors import UnsupportedOp
 from .meta import TensorMeta
-from .registry import (Op, bind, broadcast, call_quietly, const_axes, const_int, const_shape,
-                       meta_of_probe, probe_shape, register, run_probe, shape_of, simple_op,
-                       substitute)
+from .registry import (Op, bind, call_quietly, const_axes, const_int, const_shape, meta_of_probe,
+                       probe_shape, register, shape_of, simple_op, substitute)
 from .statement_ir import Symbol
 
 
