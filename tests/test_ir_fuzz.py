@@ -1,8 +1,13 @@
 """Differential fuzzing of inference and the NumPy backend against eager
 NumPy (hypothesis): indexing, broadcasting operators and reductions on
-random shapes, dtypes and arguments."""
+random shapes, dtypes and arguments.
+
+By default 300 derandomized examples per test (a fixed, reproducible
+sweep); ``SOT_FUZZ_EXAMPLES=5000`` runs that many with fresh random seeds."""
 
 from __future__ import annotations
+
+import os
 
 import numpy as np
 from hypothesis import HealthCheck, given, settings
@@ -11,8 +16,9 @@ from hypothesis import strategies as st
 from test_ir_oracle import (ALL_DTYPES, Const, F, M, O, assert_matches_eager,
                             assert_matches_eager_unless_value_dependent, sample)
 
-SETTINGS = settings(max_examples=int(__import__("os").environ.get("SOT_FUZZ_EXAMPLES", 300)), deadline=None, suppress_health_check=[HealthCheck.too_slow],
-                    derandomize=not __import__("os").environ.get("SOT_FUZZ_EXAMPLES"))
+_EXAMPLES = os.environ.get("SOT_FUZZ_EXAMPLES")
+SETTINGS = settings(max_examples=int(_EXAMPLES or 300), derandomize=not _EXAMPLES, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
 
 shapes = st.lists(st.integers(0, 4), min_size=0, max_size=4).map(tuple)
 dtypes = st.sampled_from(ALL_DTYPES)

@@ -150,6 +150,11 @@ class _Emitter:
         return [f"{lhs} = {self.receiver(args[0])}.{op.target}"]
 
 
+def _short_repr(value, limit: int = 40) -> str:
+    text = " ".join(repr(value).split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def _function_name(name: str) -> str:
     ident = re.sub(r"\W", "_", name) or "graph"
     if ident[0].isdigit() or keyword.iskeyword(ident):
@@ -170,7 +175,13 @@ def compile_numpy(graph: StatementIR) -> CompiledGraph:
             last_use[s.name] = i
     body = []
     for i, st in enumerate(statements):
-        body += emitter.statement(st)
+        first_constant = len(emitter.constants)
+        lines = emitter.statement(st)
+        bound = list(emitter.constants.items())[first_constant:]
+        if bound:  # show what the bound constants are (a comment: never code)
+            note = ", ".join(f"{name} = {_short_repr(value)}" for name, value in bound)
+            lines[-1] += f"  # {note}"
+        body += lines
         dead = [s.name for st2 in [st] for s in st2.symbols_used()
                 if s.name.startswith("t") and last_use.get(s.name) == i and s.name not in outputs]
         dead += [s.name for s in st.outputs if s.name not in last_use and s.name not in outputs]
