@@ -88,11 +88,7 @@ def call_method(executor, obj: Variable, name: str, args, kwargs) -> Variable:
         if name in ("item", "tolist", "tobytes"):
             raise FallbackError(DATA_DEPENDENT, f".{name}() reads array data into Python",
                                 hint="keep the value as an array")
-        result = graph.call_op(op, [obj] + list(args), kwargs)
-        if name in VIEW_METHODS and isinstance(result, TensorVariable):
-            result.fresh = False
-            obj.has_views = True
-        return result
+        return graph.call_op(op, [obj] + list(args), kwargs)
     if isinstance(obj, ListVariable):
         return _list_method(obj, name, args, kwargs)
     if isinstance(obj, DictVariable):
@@ -102,9 +98,6 @@ def call_method(executor, obj: Variable, name: str, args, kwargs) -> Variable:
             return const(dispatch._python(getattr(obj.value, name), *[a.value for a in args],
                                           **{k: v.value for k, v in kwargs.items()}))
     raise FallbackError(UNSUPPORTED_CALL, f"method {name} of {obj.describe()} is not captured")
-
-
-VIEW_METHODS = {"reshape", "transpose", "swapaxes", "ravel", "squeeze", "view", "diagonal", "astype"}
 
 
 def _list_method(obj: ListVariable, name, args, kwargs):

@@ -170,11 +170,7 @@ def contains_op(graph, item: Variable, container: Variable) -> bool:
 
 def getitem(graph, obj: Variable, key: Variable) -> Variable:
     if isinstance(obj, TensorVariable):
-        result = graph.call_op(registry.lookup_operator("getitem"), (obj, key))
-        if isinstance(result, TensorVariable):
-            result.fresh = False  # basic indexing returns a view
-            obj.has_views = True
-        return result
+        return graph.call_op(registry.lookup_operator("getitem"), (obj, key))
     if isinstance(obj, SEQUENCES) and isinstance(key, ConstVariable):
         if isinstance(key.value, slice):
             return type(obj)(_python(lambda: obj.items[key.value]))
@@ -226,10 +222,7 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
             return const(int(np.prod(meta.shape, dtype=np.int64)) * meta.dtype.itemsize)
         op = registry.lookup_attribute(name)
         if op is not None:
-            result = graph.call_op(op, (obj,))
-            result.fresh = False
-            obj.has_views = True
-            return result
+            return graph.call_op(op, (obj,))
         if registry.lookup_method(name) is not None:
             return BuiltinMethodVariable(obj, name)
         raise FallbackError(UNSUPPORTED_OBJECT, f"attribute .{name} of {obj.describe()} is not captured")

@@ -138,7 +138,7 @@ class FunctionGraph:
             out = self.ir.add_op(op, ir_args, ir_kwargs)
         except UnsupportedOp as e:
             raise FallbackError(UNSUPPORTED_OBJECT, f"{op.name}: {e}") from None
-        fresh = op.kind == "operator" and op.name not in ("getitem",) or isinstance(op.target, np.ufunc)
+        fresh = not op.aliases
         if not fresh:  # the result may be a view: in-place updates of the inputs now fall back
             for a in list(args) + list((kwargs or {}).values()):
                 for t in _tensors(a):
