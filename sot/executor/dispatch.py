@@ -84,7 +84,7 @@ def inplace_tensor_op(graph, name: str, a: TensorVariable, b: Variable) -> Varia
     op = registry.lookup_operator(name)
     if op is None:
         raise FallbackError(UNSUPPORTED_OBJECT, f"in-place operator {name} is not captured")
-    result = graph.call_op(op, (a, b))
+    result = graph.call_op(op, (a, b), inplace=True)
     a.symbol = result.symbol  # same Python object, new contents
     return a
 

@@ -130,8 +130,11 @@ class FunctionGraph:
         return OpaqueVariable(value, tracker)
 
     # -- graph ops ------------------------------------------------------------
-    def call_op(self, op, args, kwargs=None) -> Variable:
-        """Record `op(*args, **kwargs)`; arguments are Variables or nested lists/tuples."""
+    def call_op(self, op, args, kwargs=None, *, inplace: bool = False) -> Variable:
+        """Record `op(*args, **kwargs)`; arguments are Variables or nested lists/tuples.
+
+        `inplace`: the op updates its first argument (the caller rebinds it),
+        so no new view of the arguments is created."""
         ir_args = tuple(to_ir_arg(a) for a in args)
         ir_kwargs = {k: to_ir_arg(v) for k, v in (kwargs or {}).items()}
         try:
@@ -139,7 +142,7 @@ class FunctionGraph:
         except UnsupportedOp as e:
             raise FallbackError(UNSUPPORTED_OBJECT, f"{op.name}: {e}") from None
         fresh = not op.aliases
-        if not fresh:  # the result may be a view: in-place updates of the inputs now fall back
+        if not fresh and not inplace:  # the result may be a view: in-place updates of the inputs now fall back
             for a in list(args) + list((kwargs or {}).values()):
                 for t in _tensors(a):
                     t.has_views = True
