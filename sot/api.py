@@ -19,23 +19,29 @@ def _env_int(name: str, default: int) -> int:
         return default
 
 
-def to_static(fn=None, *, backend: str = "numpy", full_graph: bool = False, cache_size: int | None = None):
+def to_static(fn=None, *, backend: str = "numpy", full_graph: bool = False, cache_size: int | None = None,
+              min_graph_size: int | None = None):
     """Translate `fn` (function, method, bound method or callable object) on call.
 
     The decorated callable behaves exactly like `fn`; array computation it
-    performs is captured into graphs and cached behind guards.
+    performs is captured into graphs and cached behind guards. Around a graph
+    break, a graph smaller than `min_graph_size` ops (default 10, env
+    SOT_MIN_GRAPH_SIZE) runs natively instead.
     """
     if fn is None:
-        return functools.partial(to_static, backend=backend, full_graph=full_graph, cache_size=cache_size)
+        return functools.partial(to_static, backend=backend, full_graph=full_graph, cache_size=cache_size,
+                                 min_graph_size=min_graph_size)
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; expected one of {BACKENDS}")
     if cache_size is None:
         cache_size = _env_int("SOT_CACHE_SIZE", cache.DEFAULT_CACHE_SIZE)
     if cache_size < 1:
         raise ValueError("cache_size must be >= 1")
+    if min_graph_size is None:
+        min_graph_size = _env_int("SOT_MIN_GRAPH_SIZE", 10)
     target_code = _target_code(fn)
     translator = Translator(Options(backend=backend, full_graph=full_graph, cache_size=cache_size,
-                                    top_code=target_code))
+                                    min_graph_size=min_graph_size, top_code=target_code))
 
     def static_call(*args, **kwargs):
         if os.environ.get("SOT_DISABLE"):

@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 
 from . import translate
 from .api import _target_code
+from .breaks.resume import RESUME_ORIGIN
 from .guards import cache
 
 
@@ -27,6 +28,11 @@ class ExplainReport:
 
     @property
     def breaks(self) -> list:
+        """Reasons of graph breaks and of frames that run natively."""
+        return [r for e in self.entries for r in (e.graph_break, e.fallback) if r is not None]
+
+    @property
+    def fallbacks(self) -> list:
         return [e.fallback for e in self.entries if e.fallback is not None]
 
     @property
@@ -53,6 +59,8 @@ class ExplainReport:
                     "name": e.code_name, "file": e.filename, "line": e.firstlineno, "state": e.state,
                     "graphs": [{"ops": ops, "backend": b} for ops, b, _ in e.graphs],
                     "fallback": e.fallback.to_dict() if e.fallback else None,
+                    "graph_break": e.graph_break.to_dict() if e.graph_break else None,
+                    "native_ops": e.native_ops,
                     "guards": list(e.guards), "translate_seconds": e.translate_seconds,
                 }
                 for e in self.entries
@@ -60,13 +68,18 @@ class ExplainReport:
         }
 
     def __str__(self) -> str:
-        lines = [f"sot explain: {self.graph_count} graph(s), {self.op_count} op(s), "
-                 f"{len(self.breaks)} fallback(s), {self.translation_count} translation(s) "
+        breaks = sum(e.graph_break is not None for e in self.entries)
+        lines = [f"sot explain: {self.graph_count} graph(s), {self.op_count} op(s), {breaks} graph break(s), "
+                 f"{len(self.fallbacks)} fallback(s), {self.translation_count} translation(s) "
                  f"in {self.translate_seconds * 1e3:.1f} ms"]
         for e in self.entries:
             lines.append(f"  {e.code_name} ({e.filename}:{e.firstlineno}): {e.state}")
             for i, (ops, backend, _src) in enumerate(e.graphs):
                 lines.append(f"    graph {i}: {ops} ops on {backend}")
+            if e.native_ops:
+                lines.append(f"    {e.native_ops} ops before the break run natively (below min_graph_size)")
+            if e.graph_break is not None:
+                lines.append("    graph break: " + str(e.graph_break).replace("\n", "\n    "))
             if e.fallback is not None:
                 lines.append("    runs natively: " + str(e.fallback).replace("\n", "\n    "))
             if e.guards:
@@ -84,6 +97,9 @@ def explain(fn, *args, **kwargs) -> ExplainReport:
     code = _target_code(getattr(static, "__wrapped__", fn))
     if code is not None:
         cache.clear(code)
+        for resume, (origin, _offset) in list(RESUME_ORIGIN.items()):
+            if origin is code:
+                cache.clear(resume)
     report = ExplainReport()
     translate._recorders.append(report.entries)
     try:

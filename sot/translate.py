@@ -2,25 +2,31 @@
 
 For each frame the hook could not serve from cache, `Translator.__call__`
 decides whether the code is ours to translate, simulates it, compiles the
-graph, builds the guard and the replacement code, and stores the entry. A
-frame that cannot be captured gets an entry that runs it natively under the
-guards gathered so far, so the same failure is not retried on every call.
+graph, builds the guard and the replacement code, and stores the entry:
+
+- the whole frame captured: replacement = guards → graph → return value;
+- something not capturable at top-level instruction *i*: a graph break
+  (see sot/breaks/resume.py) — the frame is simulated again up to *i*, the
+  graph before it is compiled, *i* runs natively, a resume function takes over;
+- neither possible: the frame runs natively under the guards gathered so
+  far, so the same failure is not retried on every call.
 """
 from __future__ import annotations
 
 import logging
 import time
-import types
 from dataclasses import dataclass, field
 
 from . import _hook, _skip
 from .backends.numpy_backend import compile_numpy
-from .breaks.reasons import INTERNAL, BreakReason, FallbackError
+from .breaks.reasons import BreakReason, FallbackError
+from .breaks import resume as breaks
 from .executor.codegen import make_calling_code, uniform_arg_names
-from .executor.executor import OpcodeExecutor
+from .executor.executor import BreakHere, OpcodeExecutor
 from .executor.function_graph import FunctionGraph
+from .executor.opcode_table import FACTS
 from .executor.output import OutputBuilder
-from .executor.variables import CellVariable
+from .executor.variables import NULL, CellVariable
 from .guards import cache
 from .guards.compile import compile_guards, make_loader
 from .guards.tracker import CellTracker, LocalTracker
@@ -36,7 +42,9 @@ class EntryInfo:
     filename: str
     firstlineno: int
     graphs: list = field(default_factory=list)        # [(op_count, backend, source)]
-    fallback: BreakReason | None = None
+    fallback: BreakReason | None = None               # the frame runs natively
+    graph_break: BreakReason | None = None            # the frame is split here
+    native_ops: int = 0                               # ops left native (below min_graph_size)
     guards: list = field(default_factory=list)
     translate_seconds: float = 0.0
 
@@ -44,6 +52,8 @@ class EntryInfo:
     def state(self) -> str:
         if self.fallback is not None:
             return "dynamic"
+        if self.graph_break is not None:
+            return "partially static"
         return "fully static"
 
 
@@ -60,6 +70,7 @@ class Options:
     backend: str = "numpy"
     full_graph: bool = False
     cache_size: int = cache.DEFAULT_CACHE_SIZE
+    min_graph_size: int = 10
     top_code: object = None
 
 
@@ -77,17 +88,22 @@ class Translator:
         if not _skip.is_user_code(code):
             return _hook.SKIP
         started = time.perf_counter()
-        info = EntryInfo(code.co_name, code.co_filename, code.co_firstlineno)
-        graph = FunctionGraph(f"{code.co_name}_graph")
-        replacement = None
+        origin, offset = breaks.RESUME_ORIGIN.get(code, (code, None))
+        name = code.co_name if offset is None else f"{code.co_name} (resumed at offset {offset})"
+        info = EntryInfo(name, code.co_filename, code.co_firstlineno)
+        full_graph = self.options.full_graph and origin is self.options.top_code
         try:
-            replacement, runner_info = translate(frame, graph)
-            info.graphs = runner_info
-        except FallbackError as e:
-            info.fallback = e.reason
-            log.info("%s: %s runs natively\n%s", code.co_name, _where(code), e.reason)
-            if self.options.full_graph and code is self.options.top_code:
-                raise GraphBreakError(e.reason) from None
+            replacement, graph = translate(frame, info, self.options, allow_break=not full_graph)
+        except Exception as e:  # a bug in sot must never become the user's exception
+            log.warning("internal error translating %s; it runs natively: %s: %s",
+                        name, type(e).__name__, e, exc_info=log.isEnabledFor(logging.DEBUG))
+            return None
+        if info.fallback is not None:
+            log.info("%s runs natively:\n%s", name, info.fallback)
+        elif info.graph_break is not None:
+            log.info("graph break in %s:\n%s", name, info.graph_break)
+        if full_graph and (info.fallback or info.graph_break):
+            raise GraphBreakError(info.fallback or info.graph_break)
         guard = compile_guards(graph.guards, len(frame.args), len(frame.closure or ()))
         info.guards = guard.describe()
         info.translate_seconds = time.perf_counter() - started
@@ -98,11 +114,8 @@ class Translator:
         return replacement
 
 
-def _where(code) -> str:
-    return f"{code.co_filename}:{code.co_firstlineno}"
-
-
-def translate(frame, graph: FunctionGraph):
+def _simulate(frame, graph: FunctionGraph, break_at=None) -> OpcodeExecutor:
+    """An executor over the frame's entry state (run() not called yet)."""
     code = frame.f_code
     names = uniform_arg_names(code)
     lazy = {name: (value, LocalTracker(i, name)) for i, (name, value) in enumerate(zip(names, frame.args))}
@@ -111,7 +124,6 @@ def translate(frame, graph: FunctionGraph):
         cell = CellVariable(tracker=CellTracker(i, name), preexisting=True)
         cell.real_cell = real
         cells[name] = cell
-    from .executor.opcode_table import FACTS
     if not FACTS.cells_made_by_instruction:
         for name in code.co_cellvars:
             value = None
@@ -119,53 +131,101 @@ def translate(frame, graph: FunctionGraph):
                 v, tracker = lazy.pop(name)
                 value = graph.wrap(v, tracker)
             cells[name] = CellVariable(value)
-    executor = OpcodeExecutor(code, graph, frame.f_globals, lazy_locals=lazy, cells=cells)
-    result = executor.run()
-    return build_replacement(code, graph, result, len(names))
+    return OpcodeExecutor(code, graph, frame.f_globals, lazy_locals=lazy, cells=cells, break_at=break_at)
 
 
-def build_replacement(code, graph: FunctionGraph, result, nargs: int):
-    builder = OutputBuilder([t for t, _ in graph.inputs])
-    out_expr = builder.expr(result)
+def translate(frame, info: EntryInfo, options: Options, allow_break: bool = True):
+    """(replacement code or None, the FunctionGraph whose guards select it)."""
+    code = frame.f_code
+    graph = FunctionGraph(f"{code.co_name}_graph")
+    try:
+        result = _simulate(frame, graph).run()
+        builder = OutputBuilder([t for t, _ in graph.inputs])
+        ret = builder.expr(result)
+        runner = make_runner(code, graph, builder, ret, info)
+        replacement = make_calling_code(code, runner, _used_cell_indices(builder.trackers))
+        _hook.skip_code(replacement)
+        return replacement, graph
+    except FallbackError as e:
+        error = e
+    instr = getattr(error, "top_instr", None)
+    if not allow_break or instr is None:
+        info.fallback = error.reason
+        return None, graph
+    try:
+        return make_break(frame, instr, error.reason, info, options)
+    except FallbackError as e:
+        info.fallback = error.reason
+        if e.reason.message != error.reason.message:
+            error.reason.hint = (error.reason.hint + "; " if error.reason.hint else "") + \
+                f"no graph break possible: {e.reason.message}"
+        return None, graph
+
+
+def make_break(frame, instr, reason: BreakReason, info: EntryInfo, options: Options):
+    """Simulate again up to `instr` and split the frame there."""
+    code = frame.f_code
+    graph = FunctionGraph(f"{code.co_name}_graph")
+    executor = _simulate(frame, graph, break_at=instr.offset)
+    try:
+        executor.run()
+    except BreakHere:
+        pass
+    else:
+        raise FallbackError("internal-error", "the second simulation did not reach the break")
+    stack_nulls = [v is NULL for v in executor.stack]
+    plan = breaks.plan_break(code, instr, reason, stack_nulls)
+    if isinstance(plan, str):
+        raise FallbackError("unsupported-break", plan)
+    restored = [n for n in code.co_varnames if n in executor.locals] + \
+        [n for n in executor.locals if n not in code.co_varnames]
+    live = restored + [n for n in executor.lazy_locals if n not in executor.locals]
+    resume = breaks.resume_code(code, plan.resume_offset, plan.layout_after, live)
+    info.graph_break = reason
+    if len(graph.ir) < options.min_graph_size:
+        info.native_ops = len(graph.ir)
+        replacement = breaks.native_prefix_code(code, plan, live, resume)
+    else:
+        builder = OutputBuilder([t for t, _ in graph.inputs])
+        exprs = [builder.expr(executor.locals[n]) for n in restored]
+        stack_vals = [v for v in executor.stack if v is not NULL]
+        exprs += [builder.expr(v) for v in stack_vals]
+        if plan.kind == "bool":
+            exprs[-1] = f"{builder._bind(bool)}({exprs[-1]})"
+        runner = make_runner(code, graph, builder, "(" + "".join(e + ", " for e in exprs) + ")", info)
+        replacement = breaks.compiled_prefix_code(code, plan, runner, live, restored, resume)
+    _hook.skip_code(replacement)
+    return replacement, graph
+
+
+def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, info: EntryInfo):
+    """The Python function a replacement calls: loads inputs through their
+    trackers, runs the compiled graph, rebuilds the values in `ret`."""
     graph.ir.set_outputs(builder.symbols)
-    ncells = len(code.co_freevars)
+    nargs, ncells = len(uniform_arg_names(code)), len(code.co_freevars)
     loader = make_loader(builder.trackers, nargs, ncells) if builder.trackers else None
-    n_inputs = len(graph.inputs)
     _counter[0] += 1
     filename = f"{_skip.GENERATED_PREFIX}-runner-{_counter[0]} {code.co_name}>"
     params = ", ".join(["g"] + [f"a{i}" for i in range(nargs)] + [f"c{i}" for i in range(ncells)])
-    lines = [f"def runner({params}):"]
-    lines.append(f"    I = __load({params})" if loader else "    I = ()")
-    graphs = []
+    lines = [f"def runner({params}):", f"    I = __load({params})" if loader else "    I = ()"]
     namespace = dict(builder.namespace, __load=loader)
     if len(graph.ir) or builder.symbols:
         compiled = compile_numpy(graph.ir)
         _hook.skip_code(compiled._fn.__code__)
         namespace["__graph"] = compiled._fn
-        args = ", ".join(f"I[{i}]" for i in range(n_inputs))
-        lines.append(f"    O = __graph({args})")
-        graphs.append((len(graph.ir), "numpy", compiled.source))
-    lines.append(f"    return {out_expr}")
+        lines.append(f"    O = __graph({', '.join(f'I[{i}]' for i in range(len(graph.inputs)))})")
+        info.graphs.append((len(graph.ir), "numpy", compiled.source))
+    lines += [f"    {stmt}" for stmt in builder.prelude]
+    lines.append(f"    return {ret}")
     source = "\n".join(lines) + "\n"
     exec(compile(source, filename, "exec"), namespace)
     runner = namespace["runner"]
     runner.source = source
-    used_cells = set(range(ncells))
     _hook.skip_code(runner.__code__)
     if loader is not None:
         _hook.skip_code(loader.__code__)
-    replacement = make_calling_code(code, runner, used_cells & _used_cell_indices(builder.trackers))
-    _hook.skip_code(replacement)
-    return replacement, graphs
+    return runner
 
 
 def _used_cell_indices(trackers) -> set:
-    used = set()
-    for t in trackers:
-        root = t.root()
-        if isinstance(root, CellTracker):
-            used.add(root.index)
-    return used
-
-
-_ = (types, INTERNAL)
+    return {t.root().index for t in trackers if isinstance(t.root(), CellTracker)}

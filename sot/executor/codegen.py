@@ -29,16 +29,61 @@ def _push_callable(obj) -> list[Instr]:
     return [Instr("PUSH_NULL"), Instr("LOAD_CONST", obj)]
 
 
+def call_const(obj, arg_instrs: list, nargs: int) -> list[Instr]:
+    """Instructions calling the constant `obj` with arguments pushed by `arg_instrs`."""
+    return _push_callable(obj) + list(arg_instrs) + _call(nargs)
+
+
+def new_function(code: types.CodeType) -> list[Instr]:
+    """Push a function made from `code` and the running frame's globals."""
+    ins = [Instr("LOAD_CONST", code)]
+    if FACTS.make_function_pops_qualname:
+        ins.append(Instr("LOAD_CONST", code.co_qualname if hasattr(code, "co_qualname") else code.co_name))
+    ins.append(Instr("MAKE_FUNCTION", 0) if FACTS.make_function_flags_in_arg else Instr("MAKE_FUNCTION"))
+    return ins
+
+
+def call_new_function(code: types.CodeType, arg_names: list[str]) -> list[Instr]:
+    """`return <function from code>(*arg_names)`."""
+    ins = new_function(code)
+    if FACTS.call_has_null_slot:
+        ins = ins + [Instr("PUSH_NULL")] if FACTS.null_after_callable else [Instr("PUSH_NULL")] + ins
+    ins += [Instr("LOAD_FAST", name) for name in arg_names]
+    ins += _call(len(arg_names))
+    ins.append(Instr("RETURN_VALUE"))
+    return ins
+
+
+def prologue(code: types.CodeType) -> list[Instr]:
+    ins = []
+    if FACTS.has_resume:
+        if code.co_freevars:
+            ins.append(Instr("COPY_FREE_VARS", len(code.co_freevars)))
+        ins.append(Instr("RESUME", 0))
+    return ins
+
+
 def uniform_arg_names(code: types.CodeType) -> list[str]:
     n = code.co_argcount + code.co_kwonlyargcount
     n += bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)  # *args, **kwargs
     return list(code.co_varnames[:n])
 
 
-def make_calling_code(original: types.CodeType, target, used_cells: set[int]) -> types.CodeType:
-    """Code with `original`'s uniform signature whose body is
-    `return target(globals(), *args, *cells)`."""
+def calling_instrs(original: types.CodeType, target, used_cells: set[int]) -> list[Instr]:
+    """Push `target(globals(), *args, *cells)` (each used cell passed as a fresh cell)."""
+    ins = _push_callable(target) + _push_callable(globals) + _call(0)
     arg_names = uniform_arg_names(original)
+    ins += [Instr("LOAD_FAST", name) for name in arg_names]
+    for i, name in enumerate(original.co_freevars):
+        if i in used_cells:
+            ins += _push_callable(types.CellType) + [Instr("LOAD_DEREF", FreeVar(name))] + _call(1)
+        else:
+            ins.append(Instr("LOAD_CONST", None))
+    return ins + _call(1 + len(arg_names) + len(original.co_freevars))
+
+
+def new_bytecode(original: types.CodeType, arg_names: list[str]) -> Bytecode:
+    """An empty Bytecode named like `original`, taking `arg_names` positionally."""
     bc = Bytecode()
     bc.name = original.co_name
     bc.filename = original.co_filename
@@ -46,27 +91,22 @@ def make_calling_code(original: types.CodeType, target, used_cells: set[int]) ->
     if hasattr(original, "co_qualname"):
         bc.qualname = original.co_qualname
     bc.argcount = len(arg_names)
-    bc.argnames = arg_names
+    bc.argnames = list(arg_names)
     bc.freevars = list(original.co_freevars)
-    lineno = original.co_firstlineno
-    ins: list[Instr] = []
-    if FACTS.has_resume:
-        if original.co_freevars:
-            ins.append(Instr("COPY_FREE_VARS", len(original.co_freevars), lineno=lineno))
-        ins.append(Instr("RESUME", 0, lineno=lineno))
-    ins += _push_callable(target)
-    ins += _push_callable(globals) + _call(0)
-    for name in arg_names:
-        ins.append(Instr("LOAD_FAST", name))
-    for i, name in enumerate(original.co_freevars):
-        if i in used_cells:
-            ins += _push_callable(types.CellType) + [Instr("LOAD_DEREF", FreeVar(name))] + _call(1)
-        else:
-            ins.append(Instr("LOAD_CONST", None))
-    ins += _call(1 + len(arg_names) + len(original.co_freevars))
-    ins.append(Instr("RETURN_VALUE"))
+    return bc
+
+
+def finish(bc: Bytecode, ins: list, lineno: int) -> types.CodeType:
     for i in ins:
-        if i.lineno is None:
+        if isinstance(i, Instr) and i.lineno is None:
             i.lineno = lineno
     bc.extend(ins)
     return bc.to_code()
+
+
+def make_calling_code(original: types.CodeType, target, used_cells: set[int]) -> types.CodeType:
+    """Code with `original`'s uniform signature whose body is
+    `return target(globals(), *args, *cells)`."""
+    bc = new_bytecode(original, uniform_arg_names(original))
+    ins = prologue(original) + calling_instrs(original, target, used_cells) + [Instr("RETURN_VALUE")]
+    return finish(bc, ins, original.co_firstlineno)

@@ -31,9 +31,13 @@ class ReturnSignal(Exception):
         self.value = value
 
 
+class BreakHere(Exception):
+    """Simulation reached the instruction where the graph breaks."""
+
+
 class OpcodeExecutor:
     def __init__(self, code, graph, globals_: dict, *, locals_=None, lazy_locals=None,
-                 cells=None, globals_tracker=None, depth: int = 0, budget=None):
+                 cells=None, globals_tracker=None, depth: int = 0, budget=None, break_at=None):
         self.code = code
         self.graph = graph
         self.globals = globals_
@@ -51,6 +55,7 @@ class OpcodeExecutor:
         self.pc = 0
         self.kw_names = None  # 3.11/3.12 KW_NAMES for the next CALL
         self.current = None
+        self.break_at = break_at  # offset to stop at, before running it
 
     # -- running -------------------------------------------------------------
     def run(self) -> Variable:
@@ -59,6 +64,8 @@ class OpcodeExecutor:
         try:
             while True:
                 instr = self.instrs[self.pc]
+                if instr.offset == self.break_at:
+                    raise BreakHere()
                 self.current = instr
                 self.budget[0] -= 1
                 if self.budget[0] < 0:
@@ -70,6 +77,8 @@ class OpcodeExecutor:
                 handler(self, instr)
         except ReturnSignal as ret:
             return ret.value
+        except BreakHere:
+            raise
         except FallbackError as e:
             raise self._located(e)
         except RecursionError:
@@ -81,6 +90,8 @@ class OpcodeExecutor:
     def _located(self, err: FallbackError) -> FallbackError:
         if self.current is not None:
             err.reason.located(self.code.co_filename, self.lines.get(self.current.offset))
+            if self.depth == 0 and getattr(err, "top_instr", None) is None:
+                err.top_instr = self.current  # where a graph break would go
         return err
 
     def jump_to(self, offset: int) -> None:

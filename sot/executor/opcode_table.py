@@ -110,3 +110,77 @@ def line_table(code) -> dict[int, int]:
         for off in range(start, end, 2):
             table[off] = line
     return table
+
+
+# -- graph breaks -------------------------------------------------------------
+# Instructions a graph break may run natively: opname -> (consumed, pushed)
+# stack slots, as functions of the instruction's arg. Instructions not listed
+# (jumps, loops, returns, loads that push NULL) end translation instead.
+_CALL_SLOTS = 2 if FACTS.call_has_null_slot else 1
+BREAKABLE = {
+    "CALL": (lambda a: a + 2, 1),
+    "CALL_KW": (lambda a: a + 3, 1),
+    "CALL_FUNCTION": (lambda a: a + 1, 1),
+    "CALL_FUNCTION_KW": (lambda a: a + 2, 1),
+    "CALL_METHOD": (lambda a: a + 2, 1),
+    "CALL_FUNCTION_EX": (lambda a: _CALL_SLOTS + 1 + (a & 1), 1),
+    **{name: (lambda a: 2, 1) for name in (
+        "BINARY_OP", "COMPARE_OP", "BINARY_SUBSCR", "IS_OP", "CONTAINS_OP",
+        *BINARY_OPCODES_310, *INPLACE_OPCODES_310)},
+    **{name: (lambda a: 1, 1) for name in (
+        "UNARY_NEGATIVE", "UNARY_POSITIVE", "UNARY_INVERT", "UNARY_NOT", "TO_BOOL", "GET_ITER")},
+    "BINARY_SLICE": (lambda a: 3, 1),
+    "STORE_SUBSCR": (lambda a: 3, 0),
+    "STORE_SLICE": (lambda a: 4, 0),
+    "DELETE_SUBSCR": (lambda a: 2, 0),
+    "STORE_ATTR": (lambda a: 2, 0),
+    "DELETE_ATTR": (lambda a: 1, 0),
+    "STORE_GLOBAL": (lambda a: 1, 0),
+    "DELETE_GLOBAL": (lambda a: 0, 0),
+    "UNPACK_SEQUENCE": (lambda a: 1, None),  # pushes `arg` values
+}
+
+# Conditional jumps on an object's truth: a data-dependent one breaks by
+# converting the condition with bool() natively and resuming at the jump.
+TRUTH_JUMPS = frozenset((
+    "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_FORWARD_IF_FALSE",
+    "POP_JUMP_FORWARD_IF_TRUE", "POP_JUMP_BACKWARD_IF_FALSE", "POP_JUMP_BACKWARD_IF_TRUE",
+))
+
+# Backward jumps close loops; a break inside a loop body is not supported yet.
+BACKWARD_JUMPS = frozenset((
+    "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "POP_JUMP_BACKWARD_IF_FALSE",
+    "POP_JUMP_BACKWARD_IF_TRUE", "POP_JUMP_BACKWARD_IF_NONE", "POP_JUMP_BACKWARD_IF_NOT_NONE",
+))
+# 3.10 has no distinct backward opcodes: any jump to an earlier offset.
+ABSOLUTE_JUMPS_310 = frozenset((
+    "JUMP_ABSOLUTE", "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "JUMP_IF_FALSE_OR_POP",
+    "JUMP_IF_TRUE_OR_POP",
+))
+# 3.10 block-stack setup: code after these is inside try/with.
+BLOCK_SETUPS_310 = frozenset(("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH"))
+
+
+def loop_ranges(instrs) -> list[tuple[int, int]]:
+    """(first, last) offsets of every loop body, from its closing backward jump."""
+    ranges = []
+    for ins in instrs:
+        if ins.opname in BACKWARD_JUMPS or (
+                ins.opname in ABSOLUTE_JUMPS_310 and isinstance(ins.argval, int) and ins.argval <= ins.offset):
+            ranges.append((ins.argval, ins.offset))
+    return ranges
+
+
+def exception_ranges(code, instrs) -> list[tuple[int, int]]:
+    """Offsets covered by a try/with handler (3.11+ exception table; on 3.10
+    everything after the first block setup, conservatively)."""
+    try:
+        entries = dis.Bytecode(code).exception_entries
+    except AttributeError:
+        entries = None
+    if entries is not None:
+        return [(e.start, e.end) for e in entries]
+    for ins in instrs:
+        if ins.opname in BLOCK_SETUPS_310:
+            return [(ins.offset, 1 << 30)]
+    return []

@@ -19,6 +19,8 @@ class OutputBuilder:
         self.trackers = list(input_trackers)   # loaded into I, graph inputs first
         self.symbols: list = []                # graph outputs, in O
         self.namespace: dict = {}
+        self.prelude: list[str] = []           # statements building containers once
+        self._built: dict = {}                 # id(Variable) -> name: one object per Variable
 
     def _load(self, tracker) -> str:
         if tracker not in self.trackers:
@@ -45,22 +47,19 @@ class OutputBuilder:
             return self._output(var.symbol)
         if isinstance(var, ConstVariable) and var.tracker is None:
             return self._bind(var.value)
-        if var.tracker is not None and not isinstance(var, (TupleVariable, ListVariable, DictVariable)):
+        if var.tracker is not None:  # from outside the frame, and never mutated by it
             return self._load(var.tracker)
+        if id(var) in self._built:
+            return self._built[id(var)]
         if isinstance(var, TupleVariable):
-            if var.tracker is not None and self._unchanged(var):
-                return self._load(var.tracker)
-            parts = [self.expr(v) for v in var.items]
-            return "(" + "".join(p + ", " for p in parts) + ")"
-        if isinstance(var, ListVariable):
-            if var.tracker is not None:
-                return self._load(var.tracker)  # lists from outside are never mutated here
-            return "[" + ", ".join(self.expr(v) for v in var.items) + "]"
-        if isinstance(var, DictVariable):
-            if var.tracker is not None:
-                return self._load(var.tracker)
-            return "{" + ", ".join(f"{self._bind(k)}: {self.expr(v)}" for k, v in var.entries.items()) + "}"
-        raise FallbackError(UNSUPPORTED_OBJECT, f"returning {var.describe()} (created during the trace) is not supported")
-
-    def _unchanged(self, var: TupleVariable) -> bool:
-        return True  # tuples are immutable and their items were guarded
+            text = "(" + "".join(self.expr(v) + ", " for v in var.items) + ")"
+        elif isinstance(var, ListVariable):
+            text = "[" + ", ".join(self.expr(v) for v in var.items) + "]"
+        elif isinstance(var, DictVariable):
+            text = "{" + ", ".join(f"{self._bind(k)}: {self.expr(v)}" for k, v in var.entries.items()) + "}"
+        else:
+            raise FallbackError(UNSUPPORTED_OBJECT, f"{var.describe()} created during the trace cannot be rebuilt")
+        name = f"b{len(self._built)}"
+        self._built[id(var)] = name
+        self.prelude.append(f"{name} = {text}")
+        return name

@@ -1,0 +1,201 @@
+"""Graph breaks: where one may happen, and the code objects that make it work.
+
+A break at instruction *i* of a translated frame turns the frame into:
+
+    guards → [graph of the region before i] → restore stack and locals →
+    instruction i run natively → return resume_fn(*stack, *live_locals)
+
+`resume_code` builds the resume function: the original code with a prologue
+that pushes the saved stack and jumps to the instruction after *i*. The hook
+translates it on its first call, like any code, so the code after a break
+gets its own graphs. A data-dependent conditional jump breaks by converting
+its condition with `bool()` natively and resuming *at* the jump, so the
+resume function sees a Python bool and follows (and guards) the branch.
+
+When the graph before the break is smaller than `min_graph_size`, the region
+runs natively instead: the replacement is the original code itself with the
+resume call spliced in at the break (`native_prefix_code`).
+
+Not supported yet (the frame runs natively, with the reason): breaks inside
+loop bodies, inside try/with blocks, in codes with closures or cell
+variables, and breaks that would leave a NULL call slot on the stack.
+"""
+from __future__ import annotations
+
+import dis
+import types
+from dataclasses import dataclass
+
+from bytecode import Bytecode, Instr, Label
+
+from ..executor import codegen
+from ..executor.opcode_table import (
+    BREAKABLE, TRUTH_JUMPS, exception_ranges, instructions, loop_ranges,
+)
+from .reasons import DATA_DEPENDENT
+
+STACK_PREFIX = "__sot_s"
+RESULT_PREFIX = "__sot_r"
+
+
+@dataclass
+class BreakPlan:
+    instr: dis.Instruction        # the instruction the break is at
+    kind: str                     # "native" (run instr, resume after) or "bool" (resume at instr)
+    resume_offset: int
+    layout_before: list[bool]     # stack slots before instr; True = NULL
+    layout_after: list[bool]      # stack slots the resume function receives
+
+
+def plan_break(code: types.CodeType, instr: dis.Instruction, reason, stack_nulls: list[bool]):
+    """A BreakPlan, or a string saying why a break is not possible here."""
+    if code.co_cellvars or code.co_freevars:
+        return "graph breaks in functions with closures or cell variables are not supported yet"
+    instrs = instructions(code)
+    off = instr.offset
+    if any(lo <= off <= hi for lo, hi in loop_ranges(instrs)):
+        return "graph breaks inside loops are not supported yet"
+    if any(lo <= off < hi for lo, hi in exception_ranges(code, instrs)):
+        return "graph breaks inside try/with blocks are not supported yet"
+    real = [i for i in instrs if i.opname not in ("EXTENDED_ARG", "CACHE")]
+    pos = next(k for k, i in enumerate(real) if i.offset == off)
+    if instr.opname in TRUTH_JUMPS and reason.category == DATA_DEPENDENT:
+        if any(stack_nulls):
+            return "a NULL call slot is live at the break"
+        return BreakPlan(instr, "bool", off, stack_nulls, stack_nulls)
+    if instr.opname not in BREAKABLE or pos + 1 >= len(real):
+        return f"cannot break at {instr.opname}"
+    consumed, pushed = BREAKABLE[instr.opname]
+    n = consumed(instr.arg or 0)
+    if pushed is None:
+        pushed = instr.arg
+    if n > len(stack_nulls):
+        return f"cannot break at {instr.opname}: stack shallower than expected"
+    after = stack_nulls[:len(stack_nulls) - n] + [False] * pushed
+    if any(after):
+        return "a NULL call slot is live after the break"
+    return BreakPlan(instr, "native", real[pos + 1].offset, stack_nulls, after)
+
+
+def _abstract(code: types.CodeType):
+    """Bytecode.from_code(code) and, for each dis offset, its Instr's position."""
+    bc = Bytecode.from_code(code)
+    real = [i for i in instructions(code) if i.opname not in ("EXTENDED_ARG", "CACHE")]
+    positions = [k for k, item in enumerate(bc) if isinstance(item, Instr)]
+    if len(positions) != len(real):
+        raise ValueError("bytecode and dis disagree on the instruction count")
+    for ins, k in zip(real, positions):
+        if ins.opname != bc[k].name:
+            raise ValueError(f"bytecode and dis disagree at {ins.offset}: {ins.opname} vs {bc[k].name}")
+    return bc, {ins.offset: k for ins, k in zip(real, positions)}
+
+
+def _copy_metadata(dst: Bytecode, src: Bytecode, arg_names: list[str]) -> None:
+    dst.name, dst.filename, dst.first_lineno = src.name, src.filename, src.first_lineno
+    if hasattr(src, "qualname"):
+        dst.qualname = src.qualname
+    dst.flags = src.flags & ~(0x04 | 0x08)  # no *args/**kwargs: everything positional
+    dst.argcount = len(arg_names)
+    dst.posonlyargcount = 0
+    dst.kwonlyargcount = 0
+    dst.argnames = list(arg_names)
+    dst.docstring = None
+
+
+_resume_cache: dict = {}
+RESUME_ORIGIN: dict = {}  # resume code -> (original code, offset), for explain and logs
+
+
+def resume_code(original: types.CodeType, offset: int, stack_nulls: list[bool],
+                local_names: list[str]) -> types.CodeType:
+    """The original code, entered at `offset` with the given stack and locals."""
+    key = (original, offset, tuple(stack_nulls), tuple(local_names))
+    cached = _resume_cache.get(key)
+    if cached is not None:
+        return cached
+    bc, where = _abstract(original)
+    target = Label()
+    items = list(bc)
+    items.insert(where[offset], target)
+    stack_args = [f"{STACK_PREFIX}{j}" for j, null in enumerate(stack_nulls) if not null]
+    new = Bytecode()
+    _copy_metadata(new, bc, stack_args + list(local_names))
+    lineno = original.co_firstlineno
+    head = codegen.prologue(original)
+    for j, null in enumerate(stack_nulls):
+        head.append(Instr("PUSH_NULL") if null else Instr("LOAD_FAST", f"{STACK_PREFIX}{j}"))
+    head.append(Instr("JUMP_FORWARD", target))
+    for i in head:
+        i.lineno = lineno
+    new.extend(head + items)
+    code = new.to_code()
+    _resume_cache[key] = code
+    RESUME_ORIGIN[code] = RESUME_ORIGIN.get(original, (original, None))[0], offset
+    return code
+
+
+def _store_stack(count: int) -> list[Instr]:
+    return [Instr("STORE_FAST", f"{RESULT_PREFIX}{j}") for j in reversed(range(count))]
+
+
+def _resume_call(resume: types.CodeType, stack_count: int, local_names: list[str]) -> list[Instr]:
+    args = [f"{RESULT_PREFIX}{j}" for j in range(stack_count)] + list(local_names)
+    return codegen.call_new_function(resume, args)
+
+
+def compiled_prefix_code(original: types.CodeType, plan: BreakPlan, runner, local_names: list[str],
+                         restored_locals: list[str], resume: types.CodeType):
+    """Replacement: run `runner` (graph + rebuilt values), restore locals and
+    stack, run the breaking instruction natively, call the resume function."""
+    bc, where = _abstract(original)
+    new = codegen.new_bytecode(original, codegen.uniform_arg_names(original))
+    ins = codegen.prologue(original) + codegen.calling_instrs(original, runner, set())
+    stack_vals = [j for j, null in enumerate(plan.layout_before) if not null]
+    count = len(restored_locals) + len(stack_vals)
+    ins.append(Instr("UNPACK_SEQUENCE", count))
+    ins += [Instr("STORE_FAST", name) for name in restored_locals]
+    ins += [Instr("STORE_FAST", f"{STACK_PREFIX}{j}") for j in stack_vals]
+    for j, null in enumerate(plan.layout_before):
+        ins.append(Instr("PUSH_NULL") if null else Instr("LOAD_FAST", f"{STACK_PREFIX}{j}"))
+    if plan.kind == "native":
+        k = where[plan.instr.offset]
+        previous = next((item for item in reversed(bc[:k]) if isinstance(item, Instr)), None)
+        if previous is not None and previous.name == "KW_NAMES":  # 3.11/3.12 CALL with keywords
+            ins.append(_copy(previous))
+        ins.append(_copy(bc[k]))
+    ins += _store_stack(len(plan.layout_after))
+    ins += _resume_call(resume, len(plan.layout_after), local_names)
+    return codegen.finish(new, ins, original.co_firstlineno)
+
+
+def _copy(instr: Instr) -> Instr:
+    if instr.has_arg():
+        return Instr(instr.name, instr.arg, lineno=instr.lineno)
+    return Instr(instr.name, lineno=instr.lineno)
+
+
+def native_prefix_code(original: types.CodeType, plan: BreakPlan, local_names: list[str],
+                       resume: types.CodeType) -> types.CodeType:
+    """Replacement: the original code, natively, with the resume call spliced
+    in at the break (used when the graph before it would be too small)."""
+    bc, where = _abstract(original)
+    items = list(bc)
+    k = where[plan.instr.offset]
+    n = len(plan.layout_after)
+    if plan.kind == "native":
+        splice = _store_stack(n) + _resume_call(resume, n, local_names)
+        items[k + 1:k + 1] = splice
+    else:
+        top = f"{RESULT_PREFIX}{n - 1}"
+        splice = _store_stack(n)
+        splice += codegen.call_const(bool, [Instr("LOAD_FAST", top)], 1) + [Instr("STORE_FAST", top)]
+        splice += _resume_call(resume, n, local_names)
+        items[k:k] = splice
+    lineno = bc[k].lineno
+    for i in splice:
+        if isinstance(i, Instr) and i.lineno is None:
+            i.lineno = lineno
+    new = Bytecode()
+    _copy_metadata(new, bc, codegen.uniform_arg_names(original))
+    new.extend(items)
+    return new.to_code()
