@@ -8,11 +8,12 @@ See README.md for the API, the backends and the environment variables.
 from .logs import set_verbosity
 from .api import not_to_static, reset, to_static, translation_count
 from .explain import ExplainReport, explain
+from . import psdb
 from .translate import GraphBreakError
 
 __version__ = "0.1.0"
 
 __all__ = [
     "to_static", "not_to_static", "reset", "explain", "ExplainReport", "GraphBreakError",
-    "translation_count", "set_verbosity",
+    "translation_count", "set_verbosity", "psdb",
 ]

@@ -4,8 +4,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import translate
-from .api import _target_code
-from .breaks.resume import RESUME_ORIGIN
 from .guards import cache
 
 
@@ -89,17 +87,15 @@ class ExplainReport:
 
 
 def explain(fn, *args, **kwargs) -> ExplainReport:
-    """Translate `fn` afresh, run it once with the arguments, and report."""
+    """Run `fn` once with the arguments, translating every code it reaches
+    afresh (all caches are dropped first), and report what happened."""
     static = fn if hasattr(fn, "__sot_static__") else None
     if static is None:
         from .api import to_static
         static = to_static(fn)
-    code = _target_code(getattr(static, "__wrapped__", fn))
-    if code is not None:
-        cache.clear(code)
-        for resume, (origin, _offset) in list(RESUME_ORIGIN.items()):
-            if origin is code:
-                cache.clear(resume)
+    # Every code the call reaches is translated afresh so the report is
+    # complete: this drops all cached translations (as sot.reset() does).
+    cache.reset()
     report = ExplainReport()
     translate._recorders.append(report.entries)
     try:

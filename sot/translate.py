@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from . import _hook, _skip
 from .backends.numpy_backend import compile_numpy
-from .breaks.reasons import BreakReason, FallbackError
+from .breaks.reasons import INTERNAL, UNSUPPORTED_BREAK, BreakReason, FallbackError
 from .breaks import resume as breaks
 from .executor.codegen import make_calling_code, uniform_arg_names
 from .executor.executor import BreakHere, OpcodeExecutor
@@ -97,6 +97,9 @@ class Translator:
         except Exception as e:  # a bug in sot must never become the user's exception
             log.warning("internal error translating %s; it runs natively: %s: %s",
                         name, type(e).__name__, e, exc_info=log.isEnabledFor(logging.DEBUG))
+            info.fallback = BreakReason(INTERNAL, f"{type(e).__name__}: {e}")
+            for rec in _recorders:
+                rec.append(info)
             return None
         if info.fallback is not None:
             log.info("%s runs natively:\n%s", name, info.fallback)
@@ -149,17 +152,28 @@ def translate(frame, info: EntryInfo, options: Options, allow_break: bool = True
     except FallbackError as e:
         error = e
     instr = getattr(error, "top_instr", None)
-    if not allow_break or instr is None:
+    if not allow_break or instr is None or getattr(error, "no_break", False):
         info.fallback = error.reason
         return None, graph
     try:
-        return make_break(frame, instr, error.reason, info, options)
+        return make_break(frame, instr, _at_call_site(code, error), info, options)
     except FallbackError as e:
         info.fallback = error.reason
         if e.reason.message != error.reason.message:
             error.reason.hint = (error.reason.hint + "; " if error.reason.hint else "") + \
                 f"no graph break possible: {e.reason.message}"
         return None, graph
+
+
+def _at_call_site(code, error: FallbackError) -> BreakReason:
+    """A reason raised inside an inlined callee, restated at the caller's line."""
+    inner = error.reason
+    line = getattr(error, "top_line", None)
+    if (inner.filename, inner.lineno) == (code.co_filename, line) or line is None:
+        return inner
+    outer = BreakReason(inner.category, f"{inner.message} (inside the call, at {inner.location}: "
+                                        f"{inner.source or '?'})", hint=inner.hint)
+    return outer.located(code.co_filename, line)
 
 
 def make_break(frame, instr, reason: BreakReason, info: EntryInfo, options: Options):
@@ -172,14 +186,16 @@ def make_break(frame, instr, reason: BreakReason, info: EntryInfo, options: Opti
     except BreakHere:
         pass
     else:
-        raise FallbackError("internal-error", "the second simulation did not reach the break")
+        raise FallbackError(INTERNAL, "the second simulation did not reach the break")
     stack_nulls = [v is NULL for v in executor.stack]
     plan = breaks.plan_break(code, instr, reason, stack_nulls)
     if isinstance(plan, str):
-        raise FallbackError("unsupported-break", plan)
+        raise FallbackError(UNSUPPORTED_BREAK, plan)
     restored = [n for n in code.co_varnames if n in executor.locals] + \
         [n for n in executor.locals if n not in code.co_varnames]
     live = restored + [n for n in executor.lazy_locals if n not in executor.locals]
+    live = [n for n in live if not n.startswith(breaks.SOT_PREFIX)]  # resume prologue temporaries
+    restored = [n for n in restored if not n.startswith(breaks.SOT_PREFIX)]
     resume = breaks.resume_code(code, plan.resume_offset, plan.layout_after, live)
     info.graph_break = reason
     if len(graph.ir) < options.min_graph_size:

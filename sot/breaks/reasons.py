@@ -16,6 +16,8 @@ UNSUPPORTED_OBJECT = "unsupported-object"
 DATA_DEPENDENT = "data-dependent"
 SIDE_EFFECT = "side-effect"
 LIMIT = "limit"
+FORCED = "forced"
+UNSUPPORTED_BREAK = "unsupported-break"
 INTERNAL = "internal-error"
 
 

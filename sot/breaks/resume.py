@@ -30,12 +30,13 @@ from bytecode import Bytecode, Instr, Label
 
 from ..executor import codegen
 from ..executor.opcode_table import (
-    BREAKABLE, TRUTH_JUMPS, exception_ranges, instructions, loop_ranges,
+    BREAKABLE, FACTS, TRUTH_JUMPS, exception_ranges, instructions, loop_ranges,
 )
 from .reasons import DATA_DEPENDENT
 
-STACK_PREFIX = "__sot_s"
-RESULT_PREFIX = "__sot_r"
+SOT_PREFIX = "__sot_"           # names of sot's own temporaries in generated code
+STACK_PREFIX = SOT_PREFIX + "s"
+RESULT_PREFIX = SOT_PREFIX + "r"
 
 
 @dataclass
@@ -67,6 +68,8 @@ def plan_break(code: types.CodeType, instr: dis.Instruction, reason, stack_nulls
         return f"cannot break at {instr.opname}"
     consumed, pushed = BREAKABLE[instr.opname]
     n = consumed(instr.arg or 0)
+    if not FACTS.call_has_null_slot and any(stack_nulls) and not _method_call_310(instr, stack_nulls):
+        return "a NULL call slot is live at the break"
     if pushed is None:
         pushed = instr.arg
     if n > len(stack_nulls):
@@ -75,6 +78,14 @@ def plan_break(code: types.CodeType, instr: dis.Instruction, reason, stack_nulls
     if any(after):
         return "a NULL call slot is live after the break"
     return BreakPlan(instr, "native", real[pos + 1].offset, stack_nulls, after)
+
+
+def _method_call_310(instr, stack_nulls: list[bool]) -> bool:
+    """3.10 has no PUSH_NULL: the one NULL we can rebuild is LOAD_METHOD's, below
+    the callable of the CALL_METHOD that breaks (it becomes CALL_FUNCTION)."""
+    n = instr.arg or 0
+    return (instr.opname == "CALL_METHOD" and len(stack_nulls) >= n + 2
+            and [j for j, null in enumerate(stack_nulls) if null] == [len(stack_nulls) - n - 2])
 
 
 def _abstract(code: types.CodeType):
@@ -156,22 +167,26 @@ def compiled_prefix_code(original: types.CodeType, plan: BreakPlan, runner, loca
     ins += [Instr("STORE_FAST", name) for name in restored_locals]
     ins += [Instr("STORE_FAST", f"{STACK_PREFIX}{j}") for j in stack_vals]
     for j, null in enumerate(plan.layout_before):
-        ins.append(Instr("PUSH_NULL") if null else Instr("LOAD_FAST", f"{STACK_PREFIX}{j}"))
+        if not null:
+            ins.append(Instr("LOAD_FAST", f"{STACK_PREFIX}{j}"))
+        elif FACTS.call_has_null_slot:
+            ins.append(Instr("PUSH_NULL"))
     if plan.kind == "native":
         k = where[plan.instr.offset]
         previous = next((item for item in reversed(bc[:k]) if isinstance(item, Instr)), None)
         if previous is not None and previous.name == "KW_NAMES":  # 3.11/3.12 CALL with keywords
             ins.append(_copy(previous))
-        ins.append(_copy(bc[k]))
+        native = _copy(bc[k])
+        if any(plan.layout_before) and not FACTS.call_has_null_slot:  # see _method_call_310
+            native = Instr("CALL_FUNCTION", native.arg, lineno=native.lineno)
+        ins.append(native)
     ins += _store_stack(len(plan.layout_after))
     ins += _resume_call(resume, len(plan.layout_after), local_names)
     return codegen.finish(new, ins, original.co_firstlineno)
 
 
 def _copy(instr: Instr) -> Instr:
-    if instr.has_arg():
-        return Instr(instr.name, instr.arg, lineno=instr.lineno)
-    return Instr(instr.name, lineno=instr.lineno)
+    return instr.copy()
 
 
 def native_prefix_code(original: types.CodeType, plan: BreakPlan, local_names: list[str],

@@ -12,9 +12,10 @@ import operator
 import numpy as np
 
 from ..breaks.reasons import (
-    DATA_DEPENDENT, SIDE_EFFECT, UNSUPPORTED_CALL, UNSUPPORTED_OBJECT, FallbackError,
+    DATA_DEPENDENT, FORCED, SIDE_EFFECT, UNSUPPORTED_CALL, UNSUPPORTED_OBJECT, FallbackError,
 )
 from ..guards.tracker import AttrTracker, ConstTracker
+from .. import psdb
 from ..ir import registry
 from . import dispatch
 from .dispatch import SEQUENCES, const
@@ -29,6 +30,13 @@ NONDETERMINISTIC_MODULES = ("numpy.random", "random", "time", "secrets", "uuid",
 
 def call(executor, fn: Variable, args: list[Variable], kwargs: dict[str, Variable]) -> Variable:
     graph = executor.graph
+    value = getattr(fn, "value", None)
+    if value is psdb.breakgraph:
+        raise FallbackError(FORCED, "sot.psdb.breakgraph() forces a graph break")
+    if value is psdb.fallback:
+        err = FallbackError(FORCED, "sot.psdb.fallback() makes this frame run natively")
+        err.no_break = True
+        raise err
     if isinstance(fn, UserFunctionVariable):
         if _not_to_static(fn):
             raise FallbackError(UNSUPPORTED_CALL, f"{fn.name} is marked not_to_static")
@@ -82,12 +90,12 @@ def call_numpy(graph, fn: NumpyCallableVariable, args, kwargs) -> Variable:
 def call_method(executor, obj: Variable, name: str, args, kwargs) -> Variable:
     graph = executor.graph
     if isinstance(obj, TensorVariable):
-        op = registry.lookup_method(name)
-        if op is None:
-            raise FallbackError(UNSUPPORTED_CALL, f"ndarray.{name} is not captured")
         if name in ("item", "tolist", "tobytes"):
             raise FallbackError(DATA_DEPENDENT, f".{name}() reads array data into Python",
                                 hint="keep the value as an array")
+        op = registry.lookup_method(name)
+        if op is None:
+            raise FallbackError(UNSUPPORTED_CALL, f"ndarray.{name} is not captured")
         return graph.call_op(op, [obj] + list(args), kwargs)
     if isinstance(obj, ListVariable):
         return _list_method(obj, name, args, kwargs)

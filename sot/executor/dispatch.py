@@ -223,8 +223,8 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
         op = registry.lookup_attribute(name)
         if op is not None:
             return graph.call_op(op, (obj,))
-        if registry.lookup_method(name) is not None:
-            return BuiltinMethodVariable(obj, name)
+        if registry.lookup_method(name) is not None or callable(getattr(np.ndarray, name, None)):
+            return BuiltinMethodVariable(obj, name)  # an uncaptured method breaks when called
         raise FallbackError(UNSUPPORTED_OBJECT, f"attribute .{name} of {obj.describe()} is not captured")
     if isinstance(obj, ModuleVariable):
         try:

@@ -92,6 +92,7 @@ class OpcodeExecutor:
             err.reason.located(self.code.co_filename, self.lines.get(self.current.offset))
             if self.depth == 0 and getattr(err, "top_instr", None) is None:
                 err.top_instr = self.current  # where a graph break would go
+                err.top_line = self.lines.get(self.current.offset)
         return err
 
     def jump_to(self, offset: int) -> None:

@@ -7,10 +7,12 @@ tracker, so object identity is kept (`return x` returns the caller's array).
 """
 from __future__ import annotations
 
+import types
+
 from ..breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
 from ..guards.tracker import literal
 from .variables import (
-    ConstVariable, DictVariable, ListVariable, TensorVariable, TupleVariable, Variable,
+    BoundMethodVariable, BuiltinMethodVariable, ConstVariable, DictVariable, ListVariable, TensorVariable, TupleVariable, Variable,
 )
 
 
@@ -51,6 +53,10 @@ class OutputBuilder:
             return self._load(var.tracker)
         if id(var) in self._built:
             return self._built[id(var)]
+        if isinstance(var, BuiltinMethodVariable):  # a fresh bound method, as eager makes
+            return f"{self._bind(getattr)}({self.expr(var.self_var)}, {self._bind(var.name)})"
+        if isinstance(var, BoundMethodVariable):
+            return f"{self._bind(types.MethodType)}({self.expr(var.func)}, {self.expr(var.self_var)})"
         if isinstance(var, TupleVariable):
             text = "(" + "".join(self.expr(v) + ", " for v in var.items) + ")"
         elif isinstance(var, ListVariable):

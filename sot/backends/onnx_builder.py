@@ -1,0 +1,263 @@
+"""The ONNX graph under construction for one lowered segment of a StatementIR.
+
+``GraphBuilder`` knows the NumPy dtype of every ONNX value it creates, so a
+lowering rule can ask for an operand *in* a dtype (``operand(v, dtype)``
+casts a Symbol, converts a constant exactly or refuses) and can run an ONNX
+op in the nearest dtype onnxruntime's CPU kernels support (``apply`` widens
+where widening is exact and casts the result back).
+
+Nothing here imports onnx at module level: the builder keeps plain tuples and
+``to_model`` turns them into a ``ModelProto``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sot.ir.statement_ir import Symbol
+
+__all__ = ["NotLowered", "GraphBuilder", "OPSET"]
+
+#: the ai.onnx opset the models are built for (Gelu is opset 20)
+OPSET = 20
+#: the IR version written into the models (onnxruntime 1.23 reads up to 11)
+IR_VERSION = 10
+
+
+class NotLowered(Exception):
+    """A statement has no exact ONNX lowering; the message says why."""
+
+
+D = np.dtype
+F16, F32, F64 = D("float16"), D("float32"), D("float64")
+I8, I16, I32, I64 = D("int8"), D("int16"), D("int32"), D("int64")
+U8, U16, U32, U64 = D("uint8"), D("uint16"), D("uint32"), D("uint64")
+BOOL = D("bool")
+FLOATS = (F16, F32, F64)
+SIGNED = (I8, I16, I32, I64)
+UNSIGNED = (U8, U16, U32, U64)
+INTS = SIGNED + UNSIGNED
+ALL = FLOATS + INTS + (BOOL,)
+
+# onnxruntime CPU kernels, by ONNX op, measured with onnxruntime 1.23 / 1.32
+# (tests/test_onnx_lowering.py re-checks the ones used)
+_ARITH = set(FLOATS + INTS)
+SUPPORTED = {
+    "Add": _ARITH, "Sub": _ARITH, "Mul": _ARITH, "Div": _ARITH,
+    "Pow": {F16, F32, F64, I32, I64},
+    "Max": {F16, F32, F64, I8, I32, I64, U8, U32, U64},
+    "Min": {F16, F32, F64, I8, I32, I64, U8, U32, U64},
+    "Mod": set(INTS),
+    "Equal": set(ALL), "Less": _ARITH, "LessOrEqual": _ARITH, "Greater": _ARITH,
+    "GreaterOrEqual": _ARITH,
+    "BitwiseAnd": set(INTS), "BitwiseOr": set(INTS), "BitwiseXor": set(INTS),
+    "BitwiseNot": set(INTS), "BitShift": set(UNSIGNED),
+    "And": {BOOL}, "Or": {BOOL}, "Xor": {BOOL}, "Not": {BOOL},
+    "MatMul": {F16, F32, F64, I32, I64, U32, U64},
+    "Neg": {F16, F32, F64, I8, I16, I32, I64},
+    "Abs": _ARITH, "Sign": _ARITH,
+    "Exp": set(FLOATS), "Log": set(FLOATS), "Sqrt": set(FLOATS), "Tanh": set(FLOATS),
+    "Sin": set(FLOATS), "Cos": set(FLOATS), "Floor": set(FLOATS), "Ceil": set(FLOATS),
+    "Round": set(FLOATS), "Reciprocal": set(FLOATS), "IsNaN": set(FLOATS), "IsInf": {F32, F64},
+    "Tan": {F16, F32}, "Asin": {F16, F32}, "Acos": {F16, F32}, "Atan": {F16, F32},
+    "Sinh": {F16, F32}, "Cosh": {F16, F32}, "Asinh": {F16, F32}, "Acosh": {F16, F32},
+    "Atanh": {F16, F32}, "Erf": {F16, F32},
+    "ReduceSum": {F16, F32, F64, I32, I64}, "ReduceProd": {F16, F32, F64, I32, I64},
+    "ReduceMean": {F16, F32, F64, I32, I64},
+    "ReduceMax": {F16, F32, F64, I8, I32, I64, U8}, "ReduceMin": {F16, F32, F64, I8, I32, I64, U8},
+    "ArgMax": {F16, F32, F64, I8, I32, I64, U8}, "ArgMin": {F16, F32, F64, I8, I32, I64, U8},
+    "CumSum": {F16, F32, F64, I32, I64}, "Trilu": {F16, F32, F64, I32, I64, BOOL},
+}
+
+# Exact widenings: every value of the key is a value of each listed dtype, in
+# order of preference.  For float ops computing in a wider float and rounding
+# back is exact for + - * / sqrt (double rounding is innocuous when the wide
+# precision is at least 2p+2 bits) and within rounding for the rest.
+WIDER = {
+    BOOL: (U8, I32, I64, F32, F64),
+    I8: (I16, I32, I64), I16: (I32, I64), I32: (I64,),
+    U8: (U16, I16, I32, U32, I64, U64), U16: (I32, U32, I64, U64), U32: (I64, U64),
+    F16: (F32, F64), F32: (F64,),
+}
+# Widenings that are exact for wrapping integer arithmetic (+ - * and sums):
+# compute modulo a larger power of two, then truncate.
+MODULAR = {
+    I8: (I32, I64), I16: (I32, I64), I32: (I64,), U8: (I32, I64), U16: (I32, I64),
+    U32: (I64, U64), U64: (I64,),
+}
+
+
+def onnx_type(dtype) -> int:
+    from onnx import helper
+    return helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+
+
+class GraphBuilder:
+    """Nodes, constants, inputs and outputs of one ONNX graph, with dtypes."""
+
+    def __init__(self, name: str = "sot_graph"):
+        self.name = name
+        self.nodes: list[tuple] = []        # (op_type, inputs, outputs, attrs, domain)
+        self.initializers: dict[str, np.ndarray] = {}
+        self.inputs: list[tuple[str, Symbol]] = []   # (onnx name, symbol)
+        self.dtype: dict[str, np.dtype] = {}
+        self.shape: dict[str, tuple] = {}
+        self.env: dict[str, str] = {}       # symbol name -> onnx value name
+        self._const_cache: dict[tuple, str] = {}
+        self._n = 0
+
+    # -- state (a failed statement is rolled back) ----------------------------
+
+    def snapshot(self):
+        return (len(self.nodes), dict(self.initializers), len(self.inputs), dict(self.env),
+                dict(self._const_cache))
+
+    def restore(self, snap) -> None:
+        n, inits, n_in, env, cache = snap
+        del self.nodes[n:]
+        self.initializers = inits
+        del self.inputs[n_in:]
+        self.env = env
+        self._const_cache = cache
+
+    # -- values ---------------------------------------------------------------
+
+    def fresh(self, hint: str = "v") -> str:
+        self._n += 1
+        return f"{hint}_{self._n}"
+
+    def value(self, sym: Symbol) -> str:
+        """The ONNX value of a Symbol; one defined outside becomes an input."""
+        name = self.env.get(sym.name)
+        if name is None:
+            if sym.meta.dtype not in ALL:
+                raise NotLowered(f"{sym.name}: dtype {sym.meta.dtype} has no ONNX lowering")
+            name = sym.name
+            self.inputs.append((name, sym))
+            self.env[sym.name] = name
+            self.dtype[name] = sym.meta.dtype
+            self.shape[name] = sym.meta.shape
+        return name
+
+    def const(self, array) -> str:
+        array = np.asarray(array)
+        key = (array.dtype.str, array.shape, array.tobytes())
+        name = self._const_cache.get(key)
+        if name is None:
+            name = self.fresh("c")
+            self.initializers[name] = array.copy()
+            self.dtype[name] = array.dtype
+            self.shape[name] = array.shape
+            self._const_cache[key] = name
+        return name
+
+    def ints(self, values) -> str:
+        return self.const(np.asarray(list(values), dtype=np.int64))
+
+    def node(self, op_type: str, inputs, dtype, shape=None, domain: str = "", n_out: int = 1,
+             **attrs):
+        outs = [self.fresh(op_type.lower()) for _ in range(n_out)]
+        self.nodes.append((op_type, list(inputs), outs, attrs, domain))
+        for o in outs:
+            self.dtype[o] = np.dtype(dtype)
+            self.shape[o] = None if shape is None else tuple(shape)
+        return outs[0] if n_out == 1 else outs
+
+    # -- conversions ----------------------------------------------------------
+
+    def cast(self, name: str, dtype) -> str:
+        dtype = np.dtype(dtype)
+        if self.dtype[name] == dtype:
+            return name
+        return self.node("Cast", [name], dtype, self.shape.get(name), to=onnx_type(dtype))
+
+    def operand(self, v, dtype) -> str:
+        """``v`` (a Symbol or a constant) as an ONNX value of ``dtype``, converted
+        as NumPy converts it; a constant that does not convert exactly refuses."""
+        dtype = np.dtype(dtype)
+        if isinstance(v, Symbol):
+            return self.cast(self.value(v), dtype)
+        return self.const(exact_constant(v, dtype))
+
+    def apply(self, op_type: str, inputs, dtype, widen=WIDER, **attrs) -> str:
+        """``op_type`` on ``inputs`` (all of ``dtype``), run in ``dtype`` or in
+        the first exact widening that onnxruntime supports; the result is cast
+        back to ``dtype``."""
+        dtype = np.dtype(dtype)
+        compute = self.compute_dtype(op_type, dtype, widen)
+        out = self.node(op_type, [self.cast(i, compute) for i in inputs], compute, **attrs)
+        return self.cast(out, dtype)
+
+    def apply_isnan(self, x: str) -> str:
+        return self.node("IsNaN", [self.cast(x, self.compute_dtype("IsNaN", self.dtype[x]))], BOOL)
+
+    def apply_less(self, x: str, y: str) -> str:
+        compute = self.compute_dtype("Less", self.dtype[x])
+        return self.node("Less", [self.cast(x, compute), self.cast(y, compute)], BOOL)
+
+    @staticmethod
+    def compute_dtype(op_type: str, dtype, widen=WIDER):
+        dtype = np.dtype(dtype)
+        supported = SUPPORTED.get(op_type)
+        if supported is None or dtype in supported:
+            return dtype
+        for wide in widen.get(dtype, ()):
+            if wide in supported:
+                return wide
+        raise NotLowered(f"onnxruntime has no {op_type} kernel for {dtype}")
+
+    # -- the model ------------------------------------------------------------
+
+    def to_model(self, outputs: list[str]):
+        """A checked ``ModelProto`` whose graph outputs are ``outputs``."""
+        import onnx
+        from onnx import helper, numpy_helper
+
+        graph_inputs = [helper.make_tensor_value_info(n, onnx_type(s.meta.dtype), list(s.meta.shape))
+                        for n, s in self.inputs]
+        nodes = []
+        renames = {}
+        final = []
+        for o in outputs:  # an output that is an input or a constant (or repeated) gets an Identity
+            if o in final or o in self.initializers or any(o == n for n, _ in self.inputs):
+                alias = self.fresh("out")
+                nodes.append(helper.make_node("Identity", [o], [alias]))
+                self.dtype[alias], self.shape[alias] = self.dtype[o], self.shape.get(o)
+                renames[alias] = o
+                o = alias
+            final.append(o)
+        body = [helper.make_node(op, ins, outs, domain=domain or None, **attrs)
+                for op, ins, outs, attrs, domain in self.nodes]
+        graph_outputs = [helper.make_tensor_value_info(o, onnx_type(self.dtype[o]),
+                                                       None if self.shape.get(o) is None else list(self.shape[o]))
+                         for o in final]
+        inits = [numpy_helper.from_array(a, n) for n, a in self.initializers.items()]
+        graph = helper.make_graph(body + nodes, self.name, graph_inputs, graph_outputs, inits)
+        opsets = [helper.make_opsetid("", OPSET)]
+        if any(domain == "com.microsoft" for *_, domain in self.nodes):
+            opsets.append(helper.make_opsetid("com.microsoft", 1))
+        model = helper.make_model(graph, opset_imports=opsets, producer_name="sot")
+        model.ir_version = IR_VERSION
+        onnx.checker.check_model(model)
+        return model, final
+
+
+def exact_constant(v, dtype) -> np.ndarray:
+    """A constant converted to ``dtype`` as NumPy converts an operand of an
+    op computing in ``dtype`` (Python scalars are weak, NEP 50); refuses a
+    conversion that changes an integer or bool value."""
+    dtype = np.dtype(dtype)
+    if isinstance(v, (complex, np.complexfloating)) or np.iscomplexobj(v):
+        raise NotLowered("complex constant")
+    try:
+        with np.errstate(all="ignore"):
+            array = np.asarray(v).astype(dtype)
+    except (TypeError, ValueError, OverflowError) as e:
+        raise NotLowered(f"constant {v!r} does not convert to {dtype}: {e}") from None
+    source = np.asarray(v)
+    if source.dtype.kind in "iub" and dtype.kind in "iub":
+        if not np.array_equal(array.astype(object), source.astype(object)):
+            raise NotLowered(f"constant {v!r} does not fit {dtype}")
+    if source.dtype == object:
+        raise NotLowered(f"constant {v!r} is not numeric")
+    return array

@@ -1,0 +1,487 @@
+"""Lowering of the non-elementwise statements: reductions, matmul/dot,
+shape ops (reshape and friends, transposes, broadcast_to), basic indexing,
+joining and splitting, astype/copy and creation from constants.
+
+Shapes are static in a StatementIR, so every op whose result is a
+rearrangement of its operand's elements in C order (reshape, ravel,
+squeeze, expand_dims, atleast_*d, integer indexing's dropped axes) is a
+``Reshape`` to the statement's known result shape.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from sot.ir.ops_reduction import REDUCTIONS
+from sot.ir.registry import bind, const_axes, probe_value, substitute
+from sot.ir.statement_ir import Symbol
+
+from .onnx_builder import (BOOL, F16, F32, F64, FLOATS, I64, INTS, MODULAR, U8, GraphBuilder,
+                           NotLowered)
+
+__all__ = ["ARRAY_RULES"]
+
+_INT64_MIN = -(2 ** 63)
+
+
+def _out(st):
+    return st.outputs[0].meta
+
+
+def _reshape(b: GraphBuilder, x: str, shape) -> str:
+    if b.shape.get(x) == tuple(shape):
+        return x
+    return b.node("Reshape", [x, b.ints(shape)], b.dtype[x], shape)
+
+
+def _symbol_operand(v, what):
+    if not isinstance(v, Symbol):
+        raise NotLowered(f"{what} is a constant array")
+    return v
+
+
+# ----------------------------------------------------------------------------
+# reductions
+
+_RED_ALLOWED = frozenset({"a", "axis", "dtype", "keepdims", "ddof", "correction"})
+_KWONLY = ("keepdims", "where", "mean", "correction", "initial")
+
+
+def _reduction_bound(st):
+    name = st.op.name
+    params = REDUCTIONS[name]
+    return bind(name, ("a",) + params, st.args, st.kwargs, _RED_ALLOWED, _KWONLY)
+
+
+def _axes(bound, ndim):
+    axes = const_axes(bound.get("axis"), ndim) if ndim else None
+    return tuple(range(ndim)) if axes is None else axes
+
+
+def _reduce(b, op_type, x, axes, keepdims, dtype):
+    if not axes:
+        return b.node("Identity", [x], dtype)
+    return b.node(op_type, [x, b.ints(axes)], dtype, keepdims=int(bool(keepdims)))
+
+
+def _lower_reduction(b: GraphBuilder, st):
+    name = st.op.name.lstrip("a") if st.op.name in ("amax", "amin") else st.op.name
+    bound = _reduction_bound(st)
+    a = bound["a"]
+    meta = _out(st)
+    if isinstance(a, Symbol):
+        src = a.meta
+    else:
+        raise NotLowered(f"{name} of a constant")
+    axes = _axes(bound, src.ndim)
+    keepdims = bool(bound.get("keepdims", False))
+    out = meta.dtype
+    x = b.value(a)
+    if name in ("sum", "prod"):
+        op_type = "ReduceSum" if name == "sum" else "ReduceProd"
+        if out == BOOL:
+            raise NotLowered(f"{name} with dtype=bool")
+        compute = b.compute_dtype(op_type, out, MODULAR if out in INTS else {F16: (F32,)})
+        r = _reduce(b, op_type, b.cast(x, compute), axes, keepdims, compute)
+        return [_reshape(b, b.cast(r, out), meta.shape)]
+    if name in ("max", "min"):
+        op_type = "ReduceMax" if name == "max" else "ReduceMin"
+        compute = b.compute_dtype(op_type, out)
+        xc = b.cast(x, compute)
+        r = _reduce(b, op_type, xc, axes, keepdims, compute)
+        if out in FLOATS and axes:   # ReduceMax skips NaN; np.max propagates it
+            nan = b.node("IsNaN", [xc], BOOL)
+            any_nan = _reduce(b, "ReduceMax", b.cast(nan, U8), axes, keepdims, U8)
+            r = b.node("Where", [b.cast(any_nan, BOOL), b.const(np.asarray(np.nan, compute)), r], compute)
+        return [_reshape(b, b.cast(r, out), meta.shape)]
+    if name in ("any", "all"):
+        truth = x if src.dtype == BOOL else b.node(
+            "Not", [b.node("Equal", [x, b.const(np.zeros((), src.dtype))], BOOL)], BOOL)
+        op_type = "ReduceMax" if name == "any" else "ReduceMin"
+        r = _reduce(b, op_type, b.cast(truth, U8), axes, keepdims, U8)
+        return [_reshape(b, b.cast(r, BOOL), meta.shape)]
+    if name == "mean":
+        compute = F32 if out == F16 else out
+        if compute not in FLOATS:
+            raise NotLowered(f"mean in {out}")
+        r = _reduce(b, "ReduceMean", b.cast(x, compute), axes, keepdims, compute)
+        return [_reshape(b, b.cast(r, out), meta.shape)]
+    if name in ("var", "std"):
+        return [_reshape(b, _var(b, x, src, bound, axes, keepdims, out, name == "std"), meta.shape)]
+    if name in ("argmax", "argmin"):
+        return [_argext(b, x, src, bound, name, meta)]
+    raise NotLowered(f"reduction {name}")
+
+
+def _var(b, x, src, bound, axes, keepdims, out, sqrt):
+    """NumPy's _var: mean with keepdims, deviations squared, summed, divided
+    by max(n - ddof, 0)."""
+    compute = F32 if out == F16 else out
+    if compute not in FLOATS:
+        raise NotLowered(f"var in {out}")
+    ddof = bound.get("ddof", bound.get("correction", 0))
+    if isinstance(ddof, Symbol) or not isinstance(ddof, (int, float)):
+        raise NotLowered("var: ddof is not a constant number")
+    n = math.prod(src.shape[i] for i in axes)
+    xc = b.cast(x, compute)
+    mean = _reduce(b, "ReduceMean", xc, axes, True, compute)
+    dev = b.node("Sub", [xc, mean], compute)
+    sq = _reduce(b, "ReduceSum", b.node("Mul", [dev, dev], compute), axes, keepdims, compute)
+    r = b.node("Div", [sq, b.const(np.asarray(max(n - ddof, 0), compute))], compute)
+    if sqrt:
+        r = b.node("Sqrt", [r], compute)
+    return b.cast(r, out)
+
+
+def _argext(b, x, src, bound, name, meta):
+    op_type = "ArgMax" if name == "argmax" else "ArgMin"
+    if bound.get("axis") is None:
+        x = _reshape(b, x, (src.size,))
+        axis = 0
+    else:
+        (axis,) = const_axes(bound["axis"], max(src.ndim, 1))
+    dtype = src.dtype
+    compute = b.compute_dtype(op_type, dtype)
+    xc = b.cast(x, compute)
+    r = b.node(op_type, [xc], I64, keepdims=0, axis=axis)
+    if dtype in FLOATS:  # NumPy gives the first NaN's index
+        nan = b.cast(b.node("IsNaN", [xc], BOOL), U8)
+        first_nan = b.node("ArgMax", [nan], I64, keepdims=0, axis=axis)
+        has_nan = b.cast(b.node("ReduceMax", [nan, b.ints([axis])], U8, keepdims=0), BOOL)
+        r = b.node("Where", [has_nan, first_nan, r], I64)
+    return _reshape(b, b.cast(r, meta.dtype), meta.shape)
+
+
+def _lower_cumsum(b, st):
+    bound = bind(st.op.name, ("a", "axis", "dtype", "out"), st.args, st.kwargs, _RED_ALLOWED)
+    a = _symbol_operand(bound["a"], "cumsum operand")
+    meta = _out(st)
+    x = b.value(a)
+    if bound.get("axis") is None or a.meta.ndim == 0:
+        x = _reshape(b, x, (a.meta.size,))
+        axis = 0
+    else:
+        (axis,) = const_axes(bound["axis"], a.meta.ndim)
+    out = meta.dtype
+    if out == BOOL:
+        raise NotLowered("cumsum with dtype=bool")
+    compute = b.compute_dtype("CumSum", out, MODULAR if out in INTS else {F16: (F32,)})
+    r = b.node("CumSum", [b.cast(x, compute), b.const(np.asarray(axis, np.int64))], compute)
+    return [b.cast(r, out)]
+
+
+# ----------------------------------------------------------------------------
+# matmul, dot
+
+def _matmul_values(b, x, y, out):
+    if out == BOOL:
+        r = _matmul_values(b, b.cast(x, np.dtype(np.int64)), b.cast(y, np.dtype(np.int64)), I64)
+        return b.node("Greater", [r, b.const(np.zeros((), np.int64))], BOOL)
+    compute = b.compute_dtype("MatMul", out, MODULAR if out in INTS else {F16: (F32,)})
+    r = b.node("MatMul", [b.cast(x, compute), b.cast(y, compute)], compute)
+    return b.cast(r, out)
+
+
+def _lower_matmul(b, st):
+    x, y = st.args[:2]
+    meta = _out(st)
+    if st.op.name == "dot":
+        bound = bind("dot", ("a", "b", "out"), st.args, st.kwargs, {"a", "b"})
+        x, y = bound["a"], bound["b"]
+        nx = x.meta.ndim if isinstance(x, Symbol) else np.ndim(x)
+        ny = y.meta.ndim if isinstance(y, Symbol) else np.ndim(y)
+        if nx == 0 or ny == 0 or nx > 2 or ny > 2:
+            raise NotLowered("dot of 0-d or >2-d operands differs from matmul")
+    else:
+        for k in st.kwargs:
+            if k != "out":
+                raise NotLowered(f"matmul: keyword {k}= is not lowered")
+    out = meta.dtype
+    r = _matmul_values(b, b.operand(x, out), b.operand(y, out), out)
+    return [_reshape(b, r, meta.shape)]
+
+
+# ----------------------------------------------------------------------------
+# shape ops
+
+def _order_is_c(st, position):
+    order = st.kwargs.get("order")
+    if order is None and len(st.args) > position:
+        order = st.args[position]
+    return order in (None, "C")
+
+
+def _lower_reshape_like(b, st):
+    name = st.op.name
+    order_pos = {"reshape": 2 if st.op.kind == "function" else None, "ravel": 1, "flatten": 1}.get(name)
+    if name in ("reshape", "ravel", "flatten") and not _order_is_c(st, order_pos if order_pos else 99):
+        raise NotLowered(f"{name} with an order other than 'C'")
+    a = st.args[0]
+    return [_reshape(b, b.value(_symbol_operand(a, name)), _out(st).shape)]
+
+
+def _transpose_perm(st):
+    a = st.args[0]
+    ndim = a.meta.ndim
+    name = st.op.name
+    if name == "T":
+        return tuple(reversed(range(ndim)))
+    if name == "mT":
+        return tuple(range(ndim - 2)) + (ndim - 1, ndim - 2)
+    if name == "transpose":
+        axes = st.kwargs.get("axes") if st.kwargs else (st.args[1:] if len(st.args) > 1 else None)
+        if isinstance(axes, tuple) and len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+            axes = axes[0]
+        if axes is None:
+            return tuple(reversed(range(ndim)))
+        return const_axes(axes, ndim, "axes")
+    if name == "swapaxes":
+        bound = bind("swapaxes", ("a", "axis1", "axis2"), st.args, st.kwargs, {"a", "axis1", "axis2"})
+        (i,), (j,) = const_axes(bound["axis1"], ndim), const_axes(bound["axis2"], ndim)
+        perm = list(range(ndim))
+        perm[i], perm[j] = perm[j], perm[i]
+        return tuple(perm)
+    if name == "moveaxis":
+        bound = bind("moveaxis", ("a", "source", "destination"), st.args, st.kwargs,
+                     {"a", "source", "destination"})
+        source = const_axes(bound["source"], ndim, "source")
+        destination = const_axes(bound["destination"], ndim, "destination")
+        order = [n for n in range(ndim) if n not in source]
+        for dest, src in sorted(zip(destination, source)):
+            order.insert(dest, src)
+        return tuple(order)
+    raise NotLowered(name)
+
+
+def _lower_transpose(b, st):
+    a = _symbol_operand(st.args[0], st.op.name)
+    perm = _transpose_perm(st)
+    x = b.value(a)
+    if list(perm) == list(range(len(perm))):
+        return [b.node("Identity", [x], a.meta.dtype, a.meta.shape)]
+    return [b.node("Transpose", [x], a.meta.dtype, _out(st).shape, perm=list(perm))]
+
+
+def _lower_broadcast_to(b, st):
+    a = st.args[0] if st.args else st.kwargs["array"]
+    meta = _out(st)
+    x = b.operand(a, meta.dtype)
+    return [b.node("Expand", [x, b.ints(meta.shape)], meta.dtype, meta.shape)]
+
+
+def _lower_astype(b, st):
+    a = _symbol_operand(st.args[0], "astype operand")
+    meta = _out(st)
+    # float -> int: NumPy and onnxruntime both convert with a C cast
+    return [b.cast(b.node("Identity", [b.value(a)], a.meta.dtype, a.meta.shape), meta.dtype)]
+
+
+def _lower_copy(b, st):
+    a = _symbol_operand(st.args[0], "copy operand")
+    if not _order_is_c(st, 1) and st.kwargs.get("order", "C") not in ("C", "K", "A", None):
+        raise NotLowered("copy with order")
+    return [b.node("Identity", [b.value(a)], a.meta.dtype, a.meta.shape)]
+
+
+# ----------------------------------------------------------------------------
+# basic indexing
+
+def _lower_getitem(b, st):
+    a, index = st.args
+    a = _symbol_operand(a, "indexed value")
+    items = index if type(index) is tuple else (index,)
+    shape = a.meta.shape
+    for item in items:
+        if not (item is None or item is Ellipsis or isinstance(item, slice)
+                or (isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_)))):
+            raise NotLowered("advanced indexing (index arrays, bounds checked at run time)")
+    n_real = sum(1 for i in items if i is not None and i is not Ellipsis)
+    if Ellipsis in [i for i in items if i is Ellipsis]:
+        pos = next(k for k, i in enumerate(items) if i is Ellipsis)
+        items = items[:pos] + (slice(None),) * (len(shape) - n_real) + items[pos + 1:]
+    starts, ends, axes, steps = [], [], [], []
+    dim = 0
+    for item in items:
+        if item is None:
+            continue
+        d = shape[dim]
+        if isinstance(item, slice):
+            start, stop, step = item.indices(d)
+            if (start, stop, step) != (0, d, 1):
+                if step < 0 and stop < 0:
+                    stop = _INT64_MIN
+                starts.append(start)
+                ends.append(stop)
+                axes.append(dim)
+                steps.append(step)
+        else:
+            i = int(item)
+            i = i + d if i < 0 else i
+            if not 0 <= i < d:
+                raise NotLowered("index out of bounds")
+            starts.append(i)
+            ends.append(i + 1)
+            axes.append(dim)
+            steps.append(1)
+        dim += 1
+    x = b.value(a)
+    if axes:
+        x = b.node("Slice", [x, b.ints(starts), b.ints(ends), b.ints(axes), b.ints(steps)], a.meta.dtype)
+    else:
+        x = b.node("Identity", [x], a.meta.dtype, a.meta.shape)
+    return [_reshape(b, x, _out(st).shape) if b.shape.get(x) != _out(st).shape else x]
+
+
+# ----------------------------------------------------------------------------
+# joining and splitting
+
+def _lower_join(b, st):
+    name = st.op.name
+    meta = _out(st)
+    seq = st.args[0] if st.args else st.kwargs.get("arrays", st.kwargs.get("tup"))
+    if not isinstance(seq, (tuple, list)):
+        raise NotLowered(f"{name}: not a sequence")
+    for k in st.kwargs:
+        if k not in ("axis", "arrays", "tup", "dtype", "casting", "out"):
+            raise NotLowered(f"{name}: keyword {k}=")
+    axis = st.kwargs.get("axis", st.args[1] if len(st.args) > 1 else 0)
+    values = []
+    for v in seq:
+        if isinstance(v, Symbol):
+            shape = v.meta.shape
+        else:
+            shape = np.shape(v)
+        values.append((b.operand(v, meta.dtype), tuple(shape)))
+    if name == "concatenate":
+        if axis is None:
+            values = [(_reshape(b, x, (math.prod(s),)), (math.prod(s),)) for x, s in values]
+            axis = 0
+        (axis,) = const_axes(axis, len(values[0][1]))
+    elif name == "stack":
+        (axis,) = const_axes(axis, len(values[0][1]) + 1)
+        values = [(_reshape(b, x, s[:axis] + (1,) + s[axis:]), s[:axis] + (1,) + s[axis:]) for x, s in values]
+    elif name == "hstack":
+        values = [(_reshape(b, x, s or (1,)), s or (1,)) for x, s in values]
+        axis = 0 if len(values[0][1]) == 1 else 1
+    elif name == "vstack":
+        values = [(_reshape(b, x, (1,) * (2 - len(s)) + s), (1,) * (2 - len(s)) + s) if len(s) < 2 else (x, s)
+                  for x, s in values]
+        axis = 0
+    else:
+        raise NotLowered(name)
+    return [b.node("Concat", [x for x, _ in values], meta.dtype, meta.shape, axis=axis)]
+
+
+def _lower_split(b, st):
+    a = st.args[0] if st.args else st.kwargs["ary"]
+    a = _symbol_operand(a, "split operand")
+    metas = [s.meta for s in st.outputs]
+    ndim = a.meta.ndim
+    axis = next(i for i in range(ndim) if any(m.shape[i] != a.meta.shape[i] for m in metas)) \
+        if any(m.shape != a.meta.shape for m in metas) else None
+    if axis is None:  # one piece: the whole array
+        return [b.node("Identity", [b.value(a)], a.meta.dtype, a.meta.shape)]
+    sizes = [m.shape[axis] for m in metas]
+    outs = b.node("Split", [b.value(a), b.ints(sizes)], a.meta.dtype, n_out=len(sizes), axis=axis)
+    outs = outs if isinstance(outs, list) else [outs]
+    for o, m in zip(outs, metas):
+        b.shape[o] = m.shape
+    return outs
+
+
+# ----------------------------------------------------------------------------
+# flips, creation
+
+def _lower_flip(b, st):
+    a = _symbol_operand(st.args[0] if st.args else st.kwargs["m"], "flip operand")
+    ndim = a.meta.ndim
+    if st.op.name == "fliplr":
+        axes = (1,)
+    elif st.op.name == "flipud":
+        axes = (0,)
+    else:
+        axis = st.kwargs.get("axis", st.args[1] if len(st.args) > 1 else None)
+        axes = tuple(range(ndim)) if axis is None else const_axes(axis, ndim)
+    if not axes:
+        return [b.node("Identity", [b.value(a)], a.meta.dtype, a.meta.shape)]
+    n = len(axes)
+    x = b.node("Slice", [b.value(a), b.ints([-1] * n), b.ints([_INT64_MIN] * n), b.ints(axes),
+                         b.ints([-1] * n)], a.meta.dtype, a.meta.shape)
+    return [x]
+
+
+_CREATION_LIMIT = 1 << 16
+
+
+def _lower_creation(b, st):
+    """A creation op depends on no array data: its value is computed by NumPy
+    when the graph is compiled (a fill becomes ConstantOfShape)."""
+    meta = _out(st)
+    like = st.op.name.endswith("_like")
+    symbols = st.symbols_used()
+    if symbols and not (like and len(symbols) == 1 and (st.args[:1] == (symbols[0],)
+                                                        or st.kwargs.get("a") is symbols[0])):
+        raise NotLowered(f"{st.op.name} with traced arguments")
+    if like:
+        probe = st.op.call(substitute(st.args), substitute(st.kwargs))
+        flat = np.asarray(probe).reshape(-1)
+        fill = flat[:1].astype(meta.dtype) if flat.size else np.zeros(1, meta.dtype)
+        if meta.shape and flat.size == 0 and math.prod(meta.shape):
+            raise NotLowered("fill value unknown")
+        return [b.node("ConstantOfShape", [b.ints(meta.shape)], meta.dtype, meta.shape,
+                       value=_tensor(fill))]
+    if meta.size > _CREATION_LIMIT and st.op.name not in ("zeros", "ones", "full"):
+        raise NotLowered(f"{st.op.name}: constant of {meta.size} elements")
+    value = np.asarray(st.op.call(st.args, st.kwargs))
+    if value.dtype != meta.dtype or value.shape != meta.shape:
+        raise NotLowered("creation result differs from its meta")
+    flat = value.reshape(-1)
+    if flat.size and (flat == flat[0]).all() and not (flat.dtype.kind == "f" and np.isnan(flat[0])):
+        if value.shape == ():
+            return [b.node("Identity", [b.const(value)], meta.dtype, ())]
+        return [b.node("ConstantOfShape", [b.ints(meta.shape)], meta.dtype, meta.shape,
+                       value=_tensor(flat[:1]))]
+    if meta.size > _CREATION_LIMIT:
+        raise NotLowered(f"{st.op.name}: non-uniform constant of {meta.size} elements")
+    return [b.node("Identity", [b.const(value)], meta.dtype, meta.shape)]
+
+
+def _tensor(array):
+    from onnx import numpy_helper
+    return numpy_helper.from_array(np.ascontiguousarray(array).reshape(1))
+
+
+_ = probe_value, F64
+
+# (kind, name) -> rule; kind None matches function and method alike
+ARRAY_RULES = {}
+for _name in ("sum", "prod", "mean", "max", "min", "amax", "amin", "argmax", "argmin", "var",
+              "std", "any", "all"):
+    ARRAY_RULES[("function", _name)] = ARRAY_RULES[("method", _name)] = _lower_reduction
+ARRAY_RULES[("function", "cumsum")] = ARRAY_RULES[("method", "cumsum")] = _lower_cumsum
+for _key in (("function", "matmul"), ("operator", "matmul"), ("operator", "imatmul"),
+             ("function", "dot"), ("method", "dot")):
+    ARRAY_RULES[_key] = _lower_matmul
+for _name in ("reshape", "ravel", "flatten", "squeeze"):
+    ARRAY_RULES[("function", _name)] = ARRAY_RULES[("method", _name)] = _lower_reshape_like
+for _name in ("expand_dims", "atleast_1d", "atleast_2d", "atleast_3d"):
+    ARRAY_RULES[("function", _name)] = _lower_reshape_like
+for _key in (("attribute", "T"), ("attribute", "mT"), ("function", "transpose"),
+             ("method", "transpose"), ("function", "swapaxes"), ("method", "swapaxes"),
+             ("function", "moveaxis")):
+    ARRAY_RULES[_key] = _lower_transpose
+ARRAY_RULES[("function", "broadcast_to")] = _lower_broadcast_to
+ARRAY_RULES[("method", "astype")] = ARRAY_RULES[("function", "astype")] = _lower_astype
+ARRAY_RULES[("method", "copy")] = ARRAY_RULES[("function", "copy")] = _lower_copy
+ARRAY_RULES[("operator", "getitem")] = _lower_getitem
+for _name in ("concatenate", "stack", "hstack", "vstack"):
+    ARRAY_RULES[("function", _name)] = _lower_join
+for _name in ("split", "array_split", "hsplit", "vsplit", "dsplit"):
+    ARRAY_RULES[("function", _name)] = _lower_split
+for _name in ("flip", "fliplr", "flipud"):
+    ARRAY_RULES[("function", _name)] = _lower_flip
+for _name in ("zeros", "ones", "full", "zeros_like", "ones_like", "full_like", "arange", "linspace",
+              "eye", "identity"):
+    ARRAY_RULES[("function", _name)] = _lower_creation

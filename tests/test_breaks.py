@@ -1,0 +1,218 @@
+"""Graph breaks: the code around an uncapturable instruction is still captured.
+
+Graph counts are asserted with min_graph_size=0, as the issue specifies.
+"""
+import numpy as np
+import pytest
+
+import sot
+from difftest import check
+
+rng = np.random.default_rng(2)
+X = rng.standard_normal((4, 6)).astype(np.float32)
+
+
+def static0(fn, **kw):
+    return sot.to_static(fn, min_graph_size=0, **kw)
+
+
+def explain0(fn, *args):
+    return sot.explain(static0(fn), *args)
+
+
+def branchy(x):
+    if x.sum() > 0:
+        return np.tanh(x) * 2
+    else:
+        return np.exp(x)
+
+
+def test_data_dependent_branch_gives_two_graphs_and_one_break_per_path():
+    check(branchy, (np.abs(X),), (-np.abs(X),), static=static0(branchy))
+    for x in (np.abs(X), -np.abs(X)):
+        report = explain0(branchy, x)
+        assert report.graph_count == 2
+        assert [e.state for e in report.entries] == ["partially static", "fully static"]
+        (brk,) = [e.graph_break for e in report.entries if e.graph_break]
+        assert brk.category == "data-dependent" and brk.source == "if x.sum() > 0:"
+        assert brk.lineno == branchy.__code__.co_firstlineno + 1
+
+
+def mixed(x):
+    y = np.maximum(x, 0) * 2 + 1
+    values = y.tolist()
+    print("relu rows", len(values), values[0][0] > 0)
+    u = np.unique(y)
+    z = np.sort(y, axis=-1)
+    return np.tanh(z) + y.mean() + u.size
+
+
+def test_seed_mixed_function_has_graphs_on_both_sides_of_its_breaks():
+    check(mixed, (X,), static=static0(mixed))
+    report = explain0(mixed, X)
+    assert report.graph_count >= 2
+    assert report.entries[0].graphs and report.entries[-1].graphs
+    assert any(e.graph_break and e.graph_break.category == "data-dependent" for e in report.entries)
+
+
+def helper_with_print(x):
+    a = np.exp(x) + 1
+    print("inside helper", a.shape)
+    return np.log(a) * 2
+
+
+def caller(x):
+    y = x * 3
+    z = helper_with_print(y)
+    return z - y
+
+
+def test_break_inside_callee_becomes_break_at_call_site_and_callee_gets_two_graphs():
+    check(caller, (X,), static=static0(caller))
+    report = explain0(caller, X)
+    by_name = {}
+    for e in report.entries:
+        by_name.setdefault(e.code_name.split(" ")[0], []).append(e)
+    (top, after) = by_name["caller"]
+    assert top.graph_break.source == "z = helper_with_print(y)"
+    assert top.graph_break.lineno == caller.__code__.co_firstlineno + 2 or \
+        top.graph_break.filename == __file__
+    helper_entries = by_name["helper_with_print"]
+    assert sum(len(e.graphs) for e in helper_entries) == 2
+    assert sum(len(e.graphs) for e in by_name["caller"]) == 2
+
+
+def test_break_in_call_argument_list():
+    def f(x):
+        return np.add(x * 2, float(x.sum()))
+    check(f, (X,), static=static0(f))
+
+
+def test_break_in_nested_block_and_comprehension():
+    def f(x, flag):
+        out = x + 1
+        if flag:
+            print([round(float(v), 2) for v in out[0]])
+            out = out * 2
+        return out
+    check(f, (X, True), (X, False), static=static0(f))
+
+
+def test_side_effects_keep_their_order_relative_to_prints():
+    def f(xs, x):
+        xs.append(x.shape[0])
+        print("after append", len(xs))
+        xs.append(float(x.sum()) > 0)
+        y = x * 2
+        print("after second append", len(xs))
+        return y
+    check(f, ([], X), static=static0(f))
+
+
+def test_attribute_and_global_stores_run_natively_in_order():
+    class Box:
+        pass
+
+    def f(box, x):
+        box.before = x.shape
+        y = np.tanh(x)
+        box.after = y.dtype.name
+        return y
+    check(f, (Box(), X), static=static0(f))
+
+
+def test_inplace_update_of_argument_is_seen_by_caller_and_identity_kept():
+    def f(x):
+        y = x * 2
+        x += 1
+        return x, y + x
+    static = check(f, (X.copy(),), static=static0(f))
+    a = X.copy()
+    out = static(a)
+    assert out[0] is a
+
+
+@sot.not_to_static
+def opaque(v):
+    return v + 1
+
+
+def test_not_to_static_call_breaks_and_the_rest_is_captured():
+    def f(x):
+        y = np.exp(x)
+        z = opaque(y)
+        return z * y
+    check(f, (X,), static=static0(f))
+    report = explain0(f, X)
+    assert report.graph_count == 2
+
+
+def test_psdb_breakgraph_and_fallback():
+    def f(x):
+        y = x + 1
+        sot.psdb.breakgraph()
+        return y * 2
+    check(f, (X,), static=static0(f))
+    assert explain0(f, X).graph_count == 2
+
+    def g(x):
+        sot.psdb.fallback()
+        return x + 1
+    check(g, (X,), static=static0(g))
+    assert explain0(g, X).fallbacks
+
+
+def test_full_graph_raises_at_the_first_break_with_location():
+    with pytest.raises(sot.GraphBreakError, match="if x.sum"):
+        static0(branchy, full_graph=True)(X)
+
+
+def test_small_graph_before_a_break_runs_natively_by_default():
+    def f(x):
+        y = x + 1
+        print("small")
+        return np.tanh(y) * 2 - 1 + y
+    static = check(f, (X,))
+    report = sot.explain(static, X)
+    assert report.entries[0].graph_break is not None
+    assert report.entries[0].graphs == [] and report.entries[0].native_ops == 1
+
+
+def test_break_inside_a_loop_falls_back_with_reason():
+    def f(x):
+        for i in range(3):
+            print(i)
+            x = x + i
+        return x
+    check(f, (X,), static=static0(f))
+    report = explain0(f, X)
+    assert report.fallbacks and "loop" in report.fallbacks[0].hint
+
+
+def test_break_inside_try_falls_back_and_keeps_exception_semantics():
+    def f(x):
+        try:
+            print("in try")
+            y = x.reshape(7)
+        except ValueError:
+            y = x
+        return y
+    check(f, (X,), static=static0(f))
+
+
+def test_while_loop_on_array_condition_runs_correctly():
+    def f(x):
+        n = 0
+        while x.max() > 0.1:
+            x = x * 0.5
+            n += 1
+        return x, n
+    check(f, (np.abs(X) + 1,), static=static0(f))
+
+
+def test_resumed_function_is_cached_like_any_code():
+    static = static0(branchy)
+    for _ in range(3):
+        static(np.abs(X))
+        static(-np.abs(X))
+    assert sot.translation_count(static) == 1
