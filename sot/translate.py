@@ -209,7 +209,8 @@ def make_break(frame, instr, reason: BreakReason, info: EntryInfo, options: Opti
         if plan.kind == "bool":
             exprs[-1] = f"{builder._bind(bool)}({exprs[-1]})"
         runner = make_runner(code, graph, builder, "(" + "".join(e + ", " for e in exprs) + ")", info)
-        replacement = breaks.compiled_prefix_code(code, plan, runner, live, restored, resume)
+        used = _used_cell_indices(builder.trackers)
+        replacement = breaks.compiled_prefix_code(code, plan, runner, used, live, restored, resume)
     _hook.skip_code(replacement)
     return replacement, graph
 

@@ -216,3 +216,27 @@ def test_resumed_function_is_cached_like_any_code():
         static(np.abs(X))
         static(-np.abs(X))
     assert sot.translation_count(static) == 1
+
+
+def test_break_in_a_closure_keeps_reading_its_free_variables():
+    scale = 3.0
+    offset = np.float32(0.5)
+
+    def f(x):
+        y = x * scale
+        print("scaled", y.shape)
+        return y + offset + scale
+    check(f, (X,), static=static0(f))
+    report = explain0(f, X)
+    assert report.graph_count == 2 and not report.fallbacks
+
+
+def test_local_captured_by_inner_function_falls_back_at_a_break():
+    def f(x):
+        k = 2.0
+
+        def inner(v):
+            return v * k
+        print("cell")
+        return inner(x)
+    check(f, (X,), static=static0(f))

@@ -1,5 +1,55 @@
-"""Backends: lowering a StatementIR to runnable code."""
+"""Backends: lowering a StatementIR to runnable code.
+
+``compile_graph(graph, backend, device)`` is the one entry point:
+
+* ``"numpy"`` — generated NumPy source (``numpy_backend``), the reference;
+* ``"onnxruntime"`` — the graph lowered to ONNX and run by onnxruntime
+  (``onnx_*`` modules); statements without an exact lowering run on NumPy
+  (``.backend == "numpy+onnxruntime"``) or, when none lowers, the whole
+  graph stays on NumPy;
+* ``"auto"`` — both, timed on the first calls, the faster kept.
+
+Every compiled graph is callable with the input values and returns the tuple
+of outputs, and has ``.source``, ``.backend`` and ``.explain()``.  onnx and
+onnxruntime are imported only when an ONNX graph is compiled.
+"""
+
+from sot.ir.statement_ir import StatementIR
 
 from .numpy_backend import CompiledGraph, compile_numpy
 
-__all__ = ["compile_numpy", "CompiledGraph"]
+__all__ = ["compile_graph", "compile_numpy", "CompiledGraph", "BACKENDS", "DEVICES"]
+
+BACKENDS = ("numpy", "onnxruntime", "auto")
+DEVICES = ("cpu", "gpu")
+
+
+def compile_graph(graph: StatementIR, backend: str = "numpy", device: str = "cpu"):
+    """Compile ``graph`` for ``backend`` on ``device`` (see the module docstring)."""
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; expected one of {BACKENDS}")
+    if device not in DEVICES:
+        raise ValueError(f"unknown device {device!r}; expected one of {DEVICES}")
+    if backend == "numpy":
+        if device != "cpu":
+            raise ValueError("the numpy backend runs on the CPU only; use backend='onnxruntime' "
+                             "for device='gpu'")
+        return numpy_compiled(graph)
+    if backend == "onnxruntime":
+        from .onnx_session import compile_onnxruntime
+        compiled = compile_onnxruntime(graph, device)
+        if compiled.backend == "numpy":   # nothing lowered: the reference backend, with the reasons
+            return numpy_compiled(graph, compiled.explain())
+        return compiled
+    from .onnx_auto import compile_auto
+    return compile_auto(graph, device)
+
+
+def numpy_compiled(graph: StatementIR, onnx_report: dict | None = None) -> CompiledGraph:
+    compiled = compile_numpy(graph)
+    compiled.backend = "numpy"
+    report = {"backend": "numpy", "device": "cpu", "statements": len(graph)}
+    if onnx_report is not None:
+        report["not_lowered"] = onnx_report["not_lowered"]
+    compiled.explain = lambda: dict(report)
+    return compiled

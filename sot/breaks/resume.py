@@ -50,8 +50,8 @@ class BreakPlan:
 
 def plan_break(code: types.CodeType, instr: dis.Instruction, reason, stack_nulls: list[bool]):
     """A BreakPlan, or a string saying why a break is not possible here."""
-    if code.co_cellvars or code.co_freevars:
-        return "graph breaks in functions with closures or cell variables are not supported yet"
+    if code.co_cellvars:
+        return "graph breaks in functions whose locals are captured by inner functions are not supported yet"
     instrs = instructions(code)
     off = instr.offset
     if any(lo <= off <= hi for lo, hi in loop_ranges(instrs)):
@@ -131,6 +131,7 @@ def resume_code(original: types.CodeType, offset: int, stack_nulls: list[bool],
     stack_args = [f"{STACK_PREFIX}{j}" for j, null in enumerate(stack_nulls) if not null]
     new = Bytecode()
     _copy_metadata(new, bc, stack_args + list(local_names))
+    new.freevars = list(original.co_freevars)
     lineno = original.co_firstlineno
     head = codegen.prologue(original)
     for j, null in enumerate(stack_nulls):
@@ -154,13 +155,13 @@ def _resume_call(resume: types.CodeType, stack_count: int, local_names: list[str
     return codegen.call_new_function(resume, args)
 
 
-def compiled_prefix_code(original: types.CodeType, plan: BreakPlan, runner, local_names: list[str],
-                         restored_locals: list[str], resume: types.CodeType):
+def compiled_prefix_code(original: types.CodeType, plan: BreakPlan, runner, used_cells: set,
+                         local_names: list[str], restored_locals: list[str], resume: types.CodeType):
     """Replacement: run `runner` (graph + rebuilt values), restore locals and
     stack, run the breaking instruction natively, call the resume function."""
     bc, where = _abstract(original)
     new = codegen.new_bytecode(original, codegen.uniform_arg_names(original))
-    ins = codegen.prologue(original) + codegen.calling_instrs(original, runner, set())
+    ins = codegen.prologue(original) + codegen.calling_instrs(original, runner, used_cells)
     stack_vals = [j for j, null in enumerate(plan.layout_before) if not null]
     count = len(restored_locals) + len(stack_vals)
     ins.append(Instr("UNPACK_SEQUENCE", count))
@@ -182,7 +183,7 @@ def compiled_prefix_code(original: types.CodeType, plan: BreakPlan, runner, loca
         ins.append(native)
     ins += _store_stack(len(plan.layout_after))
     ins += _resume_call(resume, len(plan.layout_after), local_names)
-    return codegen.finish(new, ins, original.co_firstlineno)
+    return codegen.patch_closure_loads(codegen.finish(new, ins, original.co_firstlineno), resume)
 
 
 def _copy(instr: Instr) -> Instr:
@@ -212,5 +213,6 @@ def native_prefix_code(original: types.CodeType, plan: BreakPlan, local_names: l
             i.lineno = lineno
     new = Bytecode()
     _copy_metadata(new, bc, codegen.uniform_arg_names(original))
+    new.freevars = list(original.co_freevars)
     new.extend(items)
-    return new.to_code()
+    return codegen.patch_closure_loads(new.to_code(), resume)

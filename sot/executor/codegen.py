@@ -8,6 +8,7 @@ variable is passed as a fresh cell holding its current contents.
 """
 from __future__ import annotations
 
+import dis
 import types
 
 from bytecode import Bytecode, FreeVar, Instr
@@ -43,9 +44,42 @@ def new_function(code: types.CodeType) -> list[Instr]:
     return ins
 
 
+def _closure_of(code: types.CodeType) -> list[Instr]:
+    """Push the tuple of the running frame's cells for `code`'s free variables.
+
+    3.13 has no LOAD_CLOSURE (the compiler emits LOAD_FAST on the cell's
+    slot, which the bytecode package cannot express): there a LOAD_DEREF is
+    emitted and `patch_closure_loads` turns it into LOAD_FAST afterwards."""
+    op = "LOAD_CLOSURE" if FACTS.load_closure_is_real else "LOAD_DEREF"
+    ins = [Instr(op, FreeVar(name)) for name in code.co_freevars]
+    return ins + [Instr("BUILD_TUPLE", len(code.co_freevars))]
+
+
+def patch_closure_loads(built: types.CodeType, inner: types.CodeType) -> types.CodeType:
+    """3.13: the LOAD_DEREFs feeding `inner`'s closure tuple load the cells."""
+    if FACTS.load_closure_is_real or not inner.co_freevars:
+        return built
+    raw = bytearray(built.co_code)
+    instrs = list(dis.get_instructions(built))
+    n = len(inner.co_freevars)
+    for k, ins in enumerate(instrs):
+        if ins.opname == "BUILD_TUPLE" and ins.arg == n and k + 1 < len(instrs) \
+                and instrs[k + 1].opname == "LOAD_CONST" and instrs[k + 1].argval is inner:
+            for load in instrs[k - n:k]:
+                assert load.opname == "LOAD_DEREF"
+                raw[load.offset] = dis.opmap["LOAD_FAST"]
+    return built.replace(co_code=bytes(raw))
+
+
 def call_new_function(code: types.CodeType, arg_names: list[str]) -> list[Instr]:
-    """`return <function from code>(*arg_names)`."""
+    """`return <function from code, with this frame's closure>(*arg_names)`."""
     ins = new_function(code)
+    if code.co_freevars:
+        if FACTS.make_function_flags_in_arg:
+            ins = _closure_of(code) + ins
+            ins[-1] = Instr("MAKE_FUNCTION", 0x08)
+        else:
+            ins = _closure_of(code) + ins + [Instr("SET_FUNCTION_ATTRIBUTE", 0x08)]
     if FACTS.call_has_null_slot:
         ins = ins + [Instr("PUSH_NULL")] if FACTS.null_after_callable else [Instr("PUSH_NULL")] + ins
     ins += [Instr("LOAD_FAST", name) for name in arg_names]

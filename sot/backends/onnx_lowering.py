@@ -1,0 +1,249 @@
+"""StatementIR → ONNX: which statements lower, and the plan of segments.
+
+``plan(graph)`` walks the statements in program order and lowers each one
+into the current ONNX segment (a ``GraphBuilder``).  A statement that has
+no exact lowering — or must keep NumPy's memory semantics — is rolled back
+and runs on NumPy; the plan is then a sequence of segments, alternately
+ONNX and NumPy, each ONNX segment reading the values it needs from the
+ones before.  Every statement left on NumPy has its reason.
+
+Memory semantics that an ONNX value cannot have, and so stay on NumPy:
+
+* a **view returned** by the graph (``return x.T``, ``x[1:]``,
+  ``broadcast_to``): eagerly it shares memory with its base, and the view
+  chain back to that base runs on NumPy too;
+* an **in-place operator** on a graph input, on a view, or on an array that
+  something views: the mutation must reach the real object.  An in-place
+  operator on a fresh intermediate is lowered as its out-of-place op, and the
+  target's name is rebound to the result (they are one object eagerly).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from sot.ir.errors import UnsupportedOp
+from sot.ir.statement_ir import Statement, StatementIR, Symbol
+
+from .onnx_builder import GraphBuilder, NotLowered
+from .onnx_lowering_array import ARRAY_RULES
+from .onnx_lowering_elementwise import OPERATOR_UFUNCS, lower_clip, lower_ufunc_statement, lower_where
+
+__all__ = ["lower_statement", "plan", "Plan", "OnnxSegment", "NumpySegment", "INPLACE_OPERATORS"]
+
+INPLACE_OPERATORS = frozenset(
+    ["iadd", "isub", "imul", "itruediv", "ifloordiv", "imod", "ipow", "iand", "ior", "ixor",
+     "ilshift", "irshift", "imatmul"])
+
+
+def is_inplace(st: Statement) -> bool:
+    return st.op.kind == "operator" and st.op.name in INPLACE_OPERATORS
+
+
+def lower_statement(b: GraphBuilder, st: Statement) -> list[str]:
+    """ONNX values of the statement's outputs (nodes added to ``b``)."""
+    op = st.op
+    rule = ARRAY_RULES.get((op.kind, op.name))
+    if rule is not None:
+        return rule(b, st)
+    if op.kind == "operator" and op.name in OPERATOR_UFUNCS:
+        return lower_ufunc_statement(b, st)
+    if op.kind == "function" and isinstance(op.target, np.ufunc):
+        return lower_ufunc_statement(b, st)
+    if op.kind == "function" and op.name == "where":
+        return lower_where(b, st)
+    if op.name == "clip":
+        return lower_clip(b, st)
+    raise NotLowered(f"no ONNX lowering for {op.kind} {op.name}")
+
+
+# ----------------------------------------------------------------------------
+# memory semantics
+
+def numpy_only(graph: StatementIR) -> dict[int, str]:
+    """Statements that must run on NumPy for memory semantics, with why."""
+    statements = graph.statements
+    producer: dict[str, int] = {}
+    for i, st in enumerate(statements):
+        for s in st.outputs:
+            producer[s.name] = i
+    outputs = {s.name for s in graph.outputs}
+    inputs = {s.name for s in graph.inputs}
+    viewed: dict[str, list[int]] = {}   # symbol -> aliasing statements reading it
+    for i, st in enumerate(statements):
+        if st.op.aliases and not is_inplace(st):
+            for s in st.symbols_used()[:1]:
+                viewed.setdefault(s.name, []).append(i)
+    forced: dict[int, str] = {}
+
+    def force_chain(i: int, why: str) -> None:
+        while i is not None and i not in forced:
+            st = statements[i]
+            if not st.op.aliases:
+                return
+            forced[i] = why
+            used = st.symbols_used()
+            i = producer.get(used[0].name) if used else None
+
+    for i, st in enumerate(statements):
+        if st.op.aliases and not is_inplace(st) and any(s.name in outputs for s in st.outputs):
+            force_chain(i, "returns a view: it must share memory with its base, as eagerly")
+    for i, st in enumerate(statements):
+        if not is_inplace(st):
+            continue
+        target = st.args[0]
+        if not isinstance(target, Symbol) or target.meta.is_scalar:
+            continue
+        why = None
+        if target.name in inputs:
+            why = "an in-place operator on a graph input mutates the caller's array"
+        elif producer.get(target.name) is not None and statements[producer[target.name]].op.aliases:
+            why = "an in-place operator on a view mutates its base"
+        elif target.name in viewed:
+            why = "an in-place operator on an array that a view shares"
+        if why:
+            forced[i] = why
+            if target.name in producer:
+                force_chain(producer[target.name], why)
+            for j in viewed.get(target.name, []):
+                force_chain(j, why)
+    return forced
+
+
+# ----------------------------------------------------------------------------
+# the plan
+
+@dataclass
+class OnnxSegment:
+    builder: GraphBuilder
+    statements: list = field(default_factory=list)
+    defined: dict = field(default_factory=dict)     # symbol name -> Symbol (incl. rebound targets)
+    exports: list = field(default_factory=list)     # [(Symbol, onnx value)] filled by plan
+    patterns: list = field(default_factory=list)    # fused patterns emitted
+
+
+@dataclass
+class NumpySegment:
+    statements: list = field(default_factory=list)
+
+
+@dataclass
+class Plan:
+    segments: list
+    not_lowered: list      # [(Statement, reason)]
+    lowered: int
+
+    @property
+    def all_onnx(self) -> bool:
+        return not self.not_lowered
+
+    @property
+    def any_onnx(self) -> bool:
+        return self.lowered > 0
+
+
+def _zero_size(graph: StatementIR):
+    for s in graph.inputs:
+        if s.meta.size == 0:
+            return s
+    for st in graph.statements:
+        for s in st.outputs:
+            if s.meta.size == 0:
+                return s
+    return None
+
+
+def plan(graph: StatementIR, fuse=None) -> Plan:
+    """Lower what lowers; see the module docstring.  ``fuse`` (optional) maps
+    the statements to items, each a Statement or a fused pattern (with
+    ``statements``, ``outputs`` and ``lower(builder)``); a pattern that does
+    not lower is retried statement by statement."""
+    statements = list(graph.statements)
+    empty = _zero_size(graph)
+    if empty is not None:
+        reason = f"{empty.name} has no elements (zero-size arrays stay on NumPy)"
+        return Plan([NumpySegment(statements)] if statements else [],
+                    [(st, reason) for st in statements], 0)
+    forced = numpy_only(graph)
+    index = {id(st): i for i, st in enumerate(statements)}
+    queue = deque(fuse(statements, forced) if fuse else statements)
+    segments: list = []
+    not_lowered = []
+    lowered = 0
+    current: OnnxSegment | None = None
+    while queue:
+        item = queue.popleft()
+        fused = not isinstance(item, Statement)
+        group = list(item.statements) if fused else [item]
+        reason = next((forced[index[id(st)]] for st in group if index[id(st)] in forced), None)
+        if reason is None:
+            if current is None:
+                current = OnnxSegment(GraphBuilder(f"{graph.name}_{len(segments)}"))
+            snap = current.builder.snapshot(), dict(current.defined)
+            try:
+                if fused:
+                    values = item.lower(current.builder)
+                    _bind(current, None, list(item.outputs), values)
+                else:
+                    values = lower_statement(current.builder, item)
+                    _bind(current, item, list(item.outputs), values)
+                current.statements.extend(group)
+                current.patterns += [item] if fused else []
+                lowered += len(group)
+                continue
+            except (NotLowered, UnsupportedOp) as e:
+                current.builder.restore(snap[0])
+                current.defined = snap[1]
+                if fused:
+                    queue.extendleft(reversed(group))
+                    continue
+                reason = str(e) or type(e).__name__
+        if current is not None and current.statements:
+            segments.append(current)
+        current = None
+        for st in group:
+            if segments and isinstance(segments[-1], NumpySegment):
+                segments[-1].statements.append(st)
+            else:
+                segments.append(NumpySegment([st]))
+            not_lowered.append((st, reason))
+    if current is not None and current.statements:
+        segments.append(current)
+    _exports(segments, graph)
+    return Plan(segments, not_lowered, lowered)
+
+
+def _bind(segment: OnnxSegment, st, outs, values) -> None:
+    b = segment.builder
+    if len(values) != len(outs):
+        raise NotLowered("internal: output count")
+    for s, v in zip(outs, values):
+        if b.dtype[v] != s.meta.dtype:
+            raise NotLowered(f"internal: lowered dtype {b.dtype[v]} != {s.meta.dtype}")
+        b.env[s.name] = v
+        segment.defined[s.name] = s
+    if st is not None and is_inplace(st):
+        target = st.args[0]
+        if isinstance(target, Symbol) and not target.meta.is_scalar:
+            b.env[target.name] = values[0]      # one object eagerly: rebind
+            segment.defined[target.name] = target
+
+
+def _exports(segments, graph: StatementIR) -> None:
+    needed = {s.name for s in graph.outputs}
+    for seg in reversed(segments):
+        if isinstance(seg, OnnxSegment):
+            seg.exports = [(sym, seg.builder.env[name]) for name, sym in seg.defined.items()
+                           if name in needed]
+            for name, _ in seg.builder.inputs:
+                needed.add(name)
+            for name in seg.defined:
+                if name not in {n for n, _ in seg.builder.inputs}:
+                    needed.discard(name)
+        else:
+            for st in seg.statements:
+                for s in st.symbols_used():
+                    needed.add(s.name)

@@ -1,0 +1,208 @@
+"""onnxruntime sessions: a planned StatementIR becomes a callable.
+
+Each ONNX segment of the plan (``onnx_lowering.plan``) becomes one checked
+``ModelProto`` and one ``InferenceSession``, created when the graph is
+compiled and reused on every call (graph optimisation level ALL).  NumPy
+segments replay their statements exactly as the NumPy backend does.
+
+Results have the Python types eager NumPy gives: a value whose meta says
+NumPy scalar is unwrapped from ORT's 0-d array, an output that is a graph
+input is that very object, and an output repeated (or two symbols that are
+one object eagerly, after an in-place operator) is one array.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sot.ir.registry import substitute
+from sot.ir.statement_ir import StatementIR
+
+from .onnx_lowering import NumpySegment, OnnxSegment, plan
+
+__all__ = ["OnnxCompiledGraph", "compile_onnxruntime", "providers_for", "GPU_HELP"]
+
+GPU_HELP = ("device='gpu' needs onnxruntime's CUDA execution provider and a CUDA GPU. Install the "
+            "GPU build in place of the CPU one:  pip uninstall onnxruntime && pip install "
+            "onnxruntime-gpu  (see README, 'GPU').")
+
+
+def providers_for(device: str) -> list[str]:
+    import onnxruntime as ort
+    if device == "cpu":
+        return ["CPUExecutionProvider"]
+    if device == "gpu":
+        available = ort.get_available_providers()
+        if "CUDAExecutionProvider" not in available:
+            raise RuntimeError(f"onnxruntime {ort.__version__} has no CUDAExecutionProvider "
+                               f"(available: {', '.join(available)}). {GPU_HELP}")
+        return ["CUDAExecutionProvider", "CPUExecutionProvider"]
+    raise ValueError(f"unknown device {device!r}; expected 'cpu' or 'gpu'")
+
+
+def _session(model, providers):
+    import onnxruntime as ort
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.log_severity_level = 3
+    return ort.InferenceSession(model.SerializeToString(), options, providers=providers)
+
+
+def _as_input(v):
+    if type(v) is np.ndarray and v.flags.c_contiguous:
+        return v
+    return np.array(v, order="C")
+
+
+class _RunnableSegment:
+    """One ONNX segment with its session: reads env, writes its exports."""
+
+    def __init__(self, seg: OnnxSegment, providers):
+        self.segment = seg
+        unique = list(dict.fromkeys(v for _, v in seg.exports))
+        self.model, names = seg.builder.to_model(unique)
+        self.session = _session(self.model, providers)
+        self.output_names = names
+        position = {v: i for i, v in enumerate(unique)}
+        self.exports = [(sym.name, position[v], sym.meta.is_scalar) for sym, v in seg.exports]
+        self.inputs = [(onnx_name, sym.name) for onnx_name, sym in seg.builder.inputs]
+
+    def run(self, env: dict) -> None:
+        feed = {onnx_name: _as_input(env[name]) for onnx_name, name in self.inputs}
+        results = self.session.run(self.output_names, feed)
+        for name, i, scalar in self.exports:
+            value = results[i]
+            env[name] = value[()] if scalar else value
+
+
+def _run_numpy(statements, env: dict) -> None:
+    for st in statements:
+        fn = env.__getitem__
+        args = substitute(st.args, lambda s: fn(s.name))
+        kwargs = substitute(st.kwargs, lambda s: fn(s.name))
+        result = st.op.call(args, kwargs)
+        if st.multi_output:
+            for s, v in zip(st.outputs, result):
+                env[s.name] = v
+        else:
+            env[st.outputs[0].name] = result
+
+
+class OnnxCompiledGraph:
+    """A StatementIR run by onnxruntime (partly by NumPy when partitioned).
+
+    ``backend`` is "onnxruntime", or "numpy+onnxruntime" when some statements
+    run on NumPy; ``source`` prints the ONNX graph(s) and NumPy statements;
+    ``explain()`` lists the statements not lowered and why.
+    """
+
+    def __init__(self, graph: StatementIR, device: str = "cpu", fuse=True):
+        self.graph = graph
+        self.device = device
+        providers = providers_for(device)
+        fuser = None
+        if fuse:
+            from .onnx_fusion import fuse_patterns
+            fuser = fuse_patterns
+        self.plan = plan(graph, fuser)
+        self._steps = []
+        for seg in self.plan.segments:
+            if isinstance(seg, OnnxSegment):
+                self._steps.append(_RunnableSegment(seg, providers))
+            else:
+                self._steps.append(seg)
+        if not self.plan.any_onnx:
+            self.backend = "numpy"
+        elif self.plan.all_onnx:
+            self.backend = "onnxruntime"
+        else:
+            self.backend = "numpy+onnxruntime"
+        self._input_names = [s.name for s in graph.inputs]
+        self._outputs = [(s.name, s.meta.is_scalar) for s in graph.outputs]
+        self._fn = self._build_fn()
+
+    def _build_fn(self):
+        steps = self._steps
+        input_names = self._input_names
+        outputs = self._outputs
+        if len(steps) == 1 and isinstance(steps[0], _RunnableSegment):
+            seg = steps[0]
+            run = seg.session.run
+            out_names = seg.output_names
+            feed_names = [(onnx_name, input_names.index(name)) for onnx_name, name in seg.inputs]
+            by_name = {name: (i, scalar) for name, i, scalar in seg.exports}
+            plan_out = []
+            for name, scalar in outputs:
+                if name in by_name:
+                    plan_out.append((0, by_name[name][0], scalar))
+                else:
+                    plan_out.append((1, input_names.index(name), scalar))
+            as_input = _as_input
+
+            def run_graph(*inputs):
+                results = run(out_names, {n: as_input(inputs[i]) for n, i in feed_names})
+                out = []
+                for kind, i, scalar in plan_out:
+                    if kind:
+                        out.append(inputs[i])
+                    else:
+                        v = results[i]
+                        out.append(v[()] if scalar else v)
+                return tuple(out)
+            return run_graph
+
+        def run_graph(*inputs):
+            env = dict(zip(input_names, inputs))
+            for step in steps:
+                if isinstance(step, NumpySegment):
+                    _run_numpy(step.statements, env)
+                else:
+                    step.run(env)
+            out = []
+            for name, scalar in outputs:
+                v = env[name]
+                if scalar and type(v) is np.ndarray:
+                    v = v[()]
+                out.append(v)
+            return tuple(out)
+        return run_graph
+
+    def __call__(self, *inputs) -> tuple:
+        return self._fn(*inputs)
+
+    @property
+    def models(self) -> list:
+        return [s.model for s in self._steps if isinstance(s, _RunnableSegment)]
+
+    @property
+    def source(self) -> str:
+        import onnx.printer
+        parts = []
+        for step in self._steps:
+            if isinstance(step, _RunnableSegment):
+                parts.append(onnx.printer.to_text(step.model))
+            else:
+                parts.append("# on NumPy:\n" + "\n".join(f"    {st}" for st in step.statements))
+        return "\n\n".join(parts)
+
+    def explain(self) -> dict:
+        return {
+            "backend": self.backend,
+            "device": self.device,
+            "statements": len(self.graph),
+            "lowered": self.plan.lowered,
+            "not_lowered": [{"statement": str(st), "op": st.op.name, "reason": why}
+                            for st, why in self.plan.not_lowered],
+            "segments": [("onnxruntime" if isinstance(s, _RunnableSegment) else "numpy",
+                          len(s.segment.statements if isinstance(s, _RunnableSegment) else s.statements))
+                         for s in self._steps],
+            "fused": [p.kind for s in self._steps if isinstance(s, _RunnableSegment)
+                      for p in s.segment.patterns],
+        }
+
+    def __repr__(self) -> str:
+        return f"<OnnxCompiledGraph {self.graph.name}: {len(self.graph)} ops on {self.backend}>"
+
+
+def compile_onnxruntime(graph: StatementIR, device: str = "cpu", fuse: bool = True) -> OnnxCompiledGraph:
+    return OnnxCompiledGraph(graph, device, fuse)
