@@ -41,7 +41,8 @@ def to_static(fn=None, *, backend: str = "numpy", full_graph: bool = False, cach
         min_graph_size = _env_int("SOT_MIN_GRAPH_SIZE", 10)
     target_code = _target_code(fn)
     translator = Translator(Options(backend=backend, full_graph=full_graph, cache_size=cache_size,
-                                    min_graph_size=min_graph_size, top_code=target_code))
+                                    min_graph_size=min_graph_size, top_code=target_code,
+                                    strict=bool(os.environ.get("SOT_STRICT"))))
 
     def static_call(*args, **kwargs):
         if os.environ.get("SOT_DISABLE"):

@@ -30,8 +30,10 @@ from .executor.variables import NULL, CellVariable
 from .guards import cache
 from .guards.compile import compile_guards, make_loader
 from .guards.tracker import CellTracker, LocalTracker
+from .logs import dump_translation, vlog
 
 log = logging.getLogger("sot.breaks")
+log_guards = logging.getLogger("sot.guards")
 _counter = [0]
 
 
@@ -47,6 +49,9 @@ class EntryInfo:
     native_ops: int = 0                               # ops left native (below min_graph_size)
     guards: list = field(default_factory=list)
     translate_seconds: float = 0.0
+    recompile_reason: str | None = None               # why no earlier entry matched
+    runner_source: str | None = None
+    guard: object = None                              # the GuardFunction of this entry
 
     @property
     def state(self) -> str:
@@ -71,6 +76,7 @@ class Options:
     full_graph: bool = False
     cache_size: int = cache.DEFAULT_CACHE_SIZE
     min_graph_size: int = 10
+    strict: bool = False
     top_code: object = None
 
 
@@ -91,6 +97,10 @@ class Translator:
         origin, offset = breaks.RESUME_ORIGIN.get(code, (code, None))
         name = code.co_name if offset is None else f"{code.co_name} (resumed at offset {offset})"
         info = EntryInfo(name, code.co_filename, code.co_firstlineno)
+        info.recompile_reason = _recompile_reason(code, frame)
+        if info.recompile_reason:
+            vlog(2, log_guards, "recompiling %s (%s:%d): %s", name, code.co_filename,
+                 code.co_firstlineno, info.recompile_reason)
         full_graph = self.options.full_graph and origin is self.options.top_code
         try:
             replacement, graph = translate(frame, info, self.options, allow_break=not full_graph)
@@ -102,19 +112,35 @@ class Translator:
                 rec.append(info)
             return None
         if info.fallback is not None:
-            log.info("%s runs natively:\n%s", name, info.fallback)
+            vlog(1, log, "%s runs natively:\n%s", name, info.fallback)
         elif info.graph_break is not None:
-            log.info("graph break in %s:\n%s", name, info.graph_break)
+            vlog(1, log, "graph break in %s:\n%s", name, info.graph_break)
         if full_graph and (info.fallback or info.graph_break):
             raise GraphBreakError(info.fallback or info.graph_break)
+        if self.options.strict and info.fallback is not None:
+            raise GraphBreakError(info.fallback)
         guard = compile_guards(graph.guards, len(frame.args), len(frame.closure or ()))
+        info.guard = guard
         info.guards = guard.describe()
         info.translate_seconds = time.perf_counter() - started
+        vlog(3, log_guards, "new entry for %s (%.2f ms), %d guard(s):\n  %s", name,
+             info.translate_seconds * 1e3, len(info.guards), "\n  ".join(info.guards))
+        dump_translation(name, info, replacement)
         _hook.skip_code(guard.fn.__code__)
         cache.add_entry(code, guard.fn, replacement, info, self.options.cache_size)
         for rec in _recorders:
             rec.append(info)
         return replacement
+
+
+def _recompile_reason(code, frame) -> str | None:
+    """In words, why the most recent entry of `code` did not match this frame."""
+    previous = [e for e in cache.entries(code) if e.guard is not None]
+    if not previous:
+        return None
+    cells = tuple(frame.closure or ())
+    return previous[-1].guard.first_failure(frame.f_globals, *frame.args, *cells) or \
+        "no cached entry matched"
 
 
 def _simulate(frame, graph: FunctionGraph, break_at=None) -> OpcodeExecutor:
@@ -235,6 +261,7 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
     lines += [f"    {stmt}" for stmt in builder.prelude]
     lines.append(f"    return {ret}")
     source = "\n".join(lines) + "\n"
+    info.runner_source = source
     exec(compile(source, filename, "exec"), namespace)
     runner = namespace["runner"]
     runner.source = source

@@ -77,9 +77,13 @@ def test_int_float_and_bool_arguments_are_distinguished():
 
 def test_cache_limit_holds_and_overflow_is_logged(caplog):
     static = sot.to_static(lambda x: x + 1, cache_size=3)
-    with caplog.at_level(logging.WARNING, logger="sot.cache"):
-        for n in range(1, 8):
-            np.testing.assert_array_equal(static(np.ones(n)), np.ones(n) + 1)
+    sot.set_verbosity(1)
+    try:
+        with caplog.at_level(logging.INFO, logger="sot.cache"):
+            for n in range(1, 8):
+                np.testing.assert_array_equal(static(np.ones(n)), np.ones(n) + 1)
+    finally:
+        sot.set_verbosity(0)
     assert sot.translation_count(static) == 4  # 3 entries + the one that overflowed
     assert "cache limit of 3 entries reached" in caplog.text
     for n in range(1, 8):  # still correct, cached entries still used
@@ -140,3 +144,46 @@ def test_translated_calls_leave_reference_counts_unchanged():
         out = static(x, w)
     del out
     assert (sys.getrefcount(x), sys.getrefcount(w)) == before
+
+
+def test_recompilation_log_names_the_input_and_the_change(caplog):
+    static = sot.to_static(lambda x, scale: x * scale)
+    sot.set_verbosity(2)
+    try:
+        with caplog.at_level(logging.INFO, logger="sot"):
+            static(np.ones(8), 2.0)
+            static(np.ones(16), 2.0)
+            static(np.ones(16), 3.0)
+    finally:
+        sot.set_verbosity(0)
+    assert "x.shape changed from (8,) to (16,)" in caplog.text
+    assert "scale changed from 2.0 to 3.0" in caplog.text
+    report_entries = sot.explain(static, np.ones(4), 1.0).entries
+    assert report_entries[0].recompile_reason is None
+
+
+def test_code_level_prints_graph_source_and_bytecode(capsys):
+    sot.set_code_level(2)
+    try:
+        sot.to_static(lambda x: np.tanh(x) * 2)(np.ones(3))
+    finally:
+        sot.set_code_level(0)
+    err = capsys.readouterr().err
+    assert "np.tanh" in err and "--- replacement bytecode" in err and "RETURN_VALUE" in err
+
+
+def test_strict_mode_raises_on_fallback(monkeypatch):
+    monkeypatch.setenv("SOT_STRICT", "1")
+
+    def f(x):
+        with open(__file__):
+            return x
+    with pytest.raises(sot.GraphBreakError):
+        sot.to_static(f)(np.ones(2))
+
+
+def test_disable_runs_everything_natively(monkeypatch):
+    monkeypatch.setenv("SOT_DISABLE", "1")
+    static = sot.to_static(lambda x: x + 1)
+    static(np.ones(2))
+    assert sot.translation_count(static) == 0

@@ -60,6 +60,8 @@ class _RunnableSegment:
     def __init__(self, seg: OnnxSegment, providers):
         self.segment = seg
         unique = list(dict.fromkeys(v for _, v in seg.exports))
+        for sym, v in seg.exports:   # the IR knows every shape
+            seg.builder.shape[v] = sym.meta.shape
         self.model, names = seg.builder.to_model(unique)
         self.session = _session(self.model, providers)
         self.output_names = names

@@ -11,6 +11,7 @@ import threading
 from dataclasses import dataclass, field
 
 from .. import _hook
+from ..logs import vlog
 
 log = logging.getLogger("sot.cache")
 
@@ -55,7 +56,7 @@ def add_entry(code, guard, replacement, info, cache_size: int) -> None:
     if len(rec.entries) >= cache_size:
         rec.overflowed = True
         pairs.append((_always, None))
-        log.warning("%s (%s:%d): cache limit of %d entries reached; it runs natively from now on "
+        vlog(1, log, "%s (%s:%d): cache limit of %d entries reached; it runs natively from now on "
                     "for inputs that match no cached entry",
                     code.co_name, code.co_filename, code.co_firstlineno, cache_size)
         return
