@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import logging
 import time
+import types
 from dataclasses import dataclass, field
 
 from . import _hook, _skip
 from .backends.numpy_backend import compile_numpy
 from .breaks.reasons import INTERNAL, UNSUPPORTED_BREAK, BreakReason, FallbackError
 from .breaks import resume as breaks
-from .executor.codegen import make_calling_code, uniform_arg_names
+from .executor.codegen import make_calling_code, uniform_arg_names, uniform_code
 from .executor.executor import BreakHere, OpcodeExecutor
 from .executor.function_graph import FunctionGraph
 from .executor.opcode_table import FACTS
@@ -256,7 +257,17 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
         compiled = compile_numpy(graph.ir)
         _hook.skip_code(compiled._fn.__code__)
         namespace["__graph"] = compiled._fn
-        lines.append(f"    O = __graph({', '.join(f'I[{i}]' for i in range(len(graph.inputs)))})")
+        call = f"O = __graph({', '.join(f'I[{i}]' for i in range(len(graph.inputs)))})"
+        native = _native_rerun(code)
+        if native is None:
+            lines.append(f"    {call}")
+        else:
+            # An error inside the graph is raised again by the user's own code,
+            # so the traceback ends at the user's line (the region is pure).
+            namespace["__native"], namespace["__function"] = native, types.FunctionType
+            lines += ["    try:", f"        {call}", "    except Exception:",
+                      f"        __function(__native, g)({', '.join(f'a{i}' for i in range(nargs))})",
+                      "        raise"]
         info.graphs.append((len(graph.ir), "numpy", compiled.source))
     lines += [f"    {stmt}" for stmt in builder.prelude]
     lines.append(f"    return {ret}")
@@ -269,6 +280,21 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
     if loader is not None:
         _hook.skip_code(loader.__code__)
     return runner
+
+
+_native_cache: dict = {}
+
+
+def _native_rerun(code):
+    """`code` taking the argument vector, to run natively (None for closures:
+    the runner does not hold the frame's real cells)."""
+    if code.co_freevars:
+        return None
+    native = _native_cache.get(code)
+    if native is None:
+        native = _native_cache[code] = uniform_code(code)
+        _hook.skip_code(native)
+    return native
 
 
 def _used_cell_indices(trackers) -> set:

@@ -240,3 +240,33 @@ def test_local_captured_by_inner_function_falls_back_at_a_break():
         print("cell")
         return inner(x)
     check(f, (X,), static=static0(f))
+
+
+def _last_frame(fn, *args):
+    import traceback
+    try:
+        fn(*args)
+    except Exception as e:
+        last = traceback.extract_tb(e.__traceback__)[-1]
+        return type(e), str(e), last.filename, last.lineno, last.line
+    raise AssertionError("no exception")
+
+
+def test_error_inside_a_graph_has_the_users_line_last_in_its_traceback():
+    def f(x, idx):
+        y = x * 2
+        return y[idx] + 1
+    idx = np.array([0, 99])
+    static = static0(f)
+    assert _last_frame(static, X, idx) == _last_frame(f, X, idx)
+    assert _last_frame(static, X, idx) == _last_frame(f, X, idx)  # from the cache too
+
+
+def test_error_after_a_break_has_the_users_line_last():
+    def f(x, idx):
+        y = x * 2
+        print("before")
+        return np.tanh(y)[idx]
+    static = static0(f)
+    idx = np.array([7, 0])
+    assert _last_frame(static, X, idx) == _last_frame(f, X, idx)

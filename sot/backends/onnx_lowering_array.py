@@ -94,7 +94,7 @@ def _lower_reduction(b: GraphBuilder, st):
         if out in FLOATS and axes:   # ReduceMax skips NaN; np.max propagates it
             nan = b.node("IsNaN", [xc], BOOL)
             any_nan = _reduce(b, "ReduceMax", b.cast(nan, U8), axes, keepdims, U8)
-            r = b.node("Where", [b.cast(any_nan, BOOL), b.const(np.asarray(np.nan, compute)), r], compute)
+            r = b.where(b.cast(any_nan, BOOL), b.const(np.asarray(np.nan, compute)), r)
         return [_reshape(b, b.cast(r, out), meta.shape)]
     if name in ("any", "all"):
         truth = x if src.dtype == BOOL else b.node(
@@ -150,7 +150,7 @@ def _argext(b, x, src, bound, name, meta):
         nan = b.cast(b.node("IsNaN", [xc], BOOL), U8)
         first_nan = b.node("ArgMax", [nan], I64, keepdims=0, axis=axis)
         has_nan = b.cast(b.node("ReduceMax", [nan, b.ints([axis])], U8, keepdims=0), BOOL)
-        r = b.node("Where", [has_nan, first_nan, r], I64)
+        r = b.where(has_nan, first_nan, r)
     return _reshape(b, b.cast(r, meta.dtype), meta.shape)
 
 

@@ -129,21 +129,21 @@ def _int_floor_divide(b, xs, ins, out):
     zero = _zero(b, dtype)
     is_zero = _eq_const(b, d, 0)
     if dtype in UNSIGNED:
-        safe = b.node("Where", [is_zero, _one(b, dtype), d], dtype)
+        safe = b.where(is_zero, _one(b, dtype), d)
         q = b.apply("Div", [a, safe], dtype)
-        return b.node("Where", [is_zero, zero, q], dtype)
+        return b.where(is_zero, zero, q)
     is_m1 = _eq_const(b, d, -1)
     special = b.node("Or", [is_zero, is_m1], BOOL)
-    safe = b.node("Where", [special, _one(b, dtype), d], dtype)
+    safe = b.where(special, _one(b, dtype), d)
     q = b.apply("Div", [a, safe], dtype)          # truncates toward zero
     r = b.apply("Sub", [a, b.apply("Mul", [q, safe], dtype, widen=MODULAR)], dtype, widen=MODULAR)
     r_nonzero = b.node("Not", [_eq_const(b, r, 0)], BOOL)
     signs_differ = b.node("Xor", [b.apply_less(r, zero), b.apply_less(safe, zero)], BOOL)
     adjust = b.node("And", [r_nonzero, signs_differ], BOOL)
-    q = b.node("Where", [adjust, b.apply("Sub", [q, _one(b, dtype)], dtype, widen=MODULAR), q], dtype)
+    q = b.where(adjust, b.apply("Sub", [q, _one(b, dtype)], dtype, widen=MODULAR), q)
     neg_a = b.apply("Sub", [zero, a], dtype, widen=MODULAR)   # wraps for MIN, as NumPy
-    q = b.node("Where", [is_m1, neg_a, q], dtype)
-    return b.node("Where", [is_zero, zero, q], dtype)
+    q = b.where(is_m1, neg_a, q)
+    return b.where(is_zero, zero, q)
 
 
 def _int_remainder(b, xs, ins, out):
@@ -155,9 +155,9 @@ def _int_remainder(b, xs, ins, out):
     special = _eq_const(b, d, 0)
     if dtype in SIGNED:
         special = b.node("Or", [special, _eq_const(b, d, -1)], BOOL)
-    safe = b.node("Where", [special, _one(b, dtype), d], dtype)
+    safe = b.where(special, _one(b, dtype), d)
     r = b.apply("Mod", [a, safe], dtype)
-    return b.node("Where", [special, zero, r], dtype)
+    return b.where(special, zero, r)
 
 
 def _float_remainder_parts(b, a, d, dtype):
@@ -170,11 +170,11 @@ def _float_remainder_parts(b, a, d, dtype):
     mod_nonzero = b.node("Not", [b.node("Equal", [mod, zero], BOOL)], BOOL)
     differ = b.node("Xor", [b.node("Less", [d, zero], BOOL), b.node("Less", [mod, zero], BOOL)], BOOL)
     fix = b.node("And", [mod_nonzero, differ], BOOL)
-    mod_fixed = b.node("Where", [fix, b.node("Add", [mod, d], compute), mod], compute)
-    div_fixed = b.node("Where", [fix, b.node("Sub", [div, _one(b, compute)], compute), div], compute)
-    signed_zero = b.node("Where", [b.node("Less", [d, zero], BOOL), b.const(np.asarray(-0.0, compute)),
-                                   zero], compute)
-    mod_final = b.node("Where", [mod_nonzero, mod_fixed, signed_zero], compute)
+    mod_fixed = b.where(fix, b.node("Add", [mod, d], compute), mod)
+    div_fixed = b.where(fix, b.node("Sub", [div, _one(b, compute)], compute), div)
+    signed_zero = b.where(b.node("Less", [d, zero], BOOL), b.const(np.asarray(-0.0, compute)),
+                                   zero)
+    mod_final = b.where(mod_nonzero, mod_fixed, signed_zero)
     return a, d, mod_final, div_fixed, compute
 
 
@@ -188,16 +188,16 @@ def _float_floor_divide(b, xs, ins, out):
     zero = _zero(b, compute)
     floor = b.node("Floor", [div], compute)
     half = b.const(np.asarray(0.5, compute))
-    snapped = b.node("Where", [b.node("Greater", [b.node("Sub", [div, floor], compute), half], BOOL),
-                               b.node("Add", [floor, _one(b, compute)], compute), floor], compute)
+    snapped = b.where(b.node("Greater", [b.node("Sub", [div, floor], compute), half], BOOL),
+                      b.node("Add", [floor, _one(b, compute)], compute), floor)
     quotient = b.node("Div", [a, d], compute)
     # div == 0: copysign(0, a / b)
     q_neg = b.node("Less", [quotient, zero], BOOL)
-    signed_zero = b.node("Where", [q_neg, b.const(np.asarray(-0.0, compute)), zero], compute)
+    signed_zero = b.where(q_neg, b.const(np.asarray(-0.0, compute)), zero)
     div_zero = b.node("Equal", [div, zero], BOOL)
-    result = b.node("Where", [div_zero, signed_zero, snapped], compute)
+    result = b.where(div_zero, signed_zero, snapped)
     d_zero = b.node("Equal", [d, zero], BOOL)
-    result = b.node("Where", [d_zero, quotient, result], compute)
+    result = b.where(d_zero, quotient, result)
     return b.cast(result, ins[0])
 
 
@@ -221,8 +221,7 @@ def _maxmin(op_type, bool_op, ignore_nan=False):
         r = b.apply(op_type, xs, dtype)   # ONNX Max/Min propagate NaN, as np.maximum
         if ignore_nan and dtype in FLOATS:
             x, y = xs
-            r = b.node("Where", [b.apply_isnan(y), x, b.node("Where", [b.apply_isnan(x), y, r], dtype)],
-                       dtype)
+            r = b.where(b.apply_isnan(y), x, b.where(b.apply_isnan(x), y, r))
         return r
     return rule
 
@@ -272,7 +271,7 @@ def _sign(b, xs, ins, out):
         raise NotLowered("sign of bool")
     r = b.apply("Sign", xs, dtype)
     if dtype in FLOATS:  # np.sign(nan) is nan
-        r = b.node("Where", [b.apply_isnan(xs[0]), xs[0], r], dtype)
+        r = b.where(b.apply_isnan(xs[0]), xs[0], r)
     return r
 
 
@@ -301,7 +300,7 @@ def _trunc(b, xs, ins, out):
         return b.node("Identity", xs, ins[0])
     x = xs[0]
     neg = b.node("Less", [x, _zero(b, ins[0])], BOOL)
-    return b.node("Where", [neg, b.apply("Ceil", [x], ins[0]), b.apply("Floor", [x], ins[0])], ins[0])
+    return b.where(neg, b.apply("Ceil", [x], ins[0]), b.apply("Floor", [x], ins[0]))
 
 
 def _isnan(b, xs, ins, out):
@@ -403,18 +402,18 @@ def _shift(direction):
         # negative value shifted right)
         s_u = b.cast(s, udtype)                       # negative amounts become huge
         too_far = b.node("Not", [b.node("Less", [s_u, b.const(np.asarray(bits, udtype))], BOOL)], BOOL)
-        s_safe = b.node("Where", [too_far, _zero(b, udtype), s_u], udtype)
+        s_safe = b.where(too_far, _zero(b, udtype), s_u)
         a_u = b.cast(a, udtype)
         if direction == "LEFT" or dtype in UNSIGNED:
             shifted = b.cast(b.node("BitShift", [a_u, s_safe], udtype, direction=direction), dtype)
-            return b.node("Where", [too_far, _zero(b, dtype), shifted], dtype)
+            return b.where(too_far, _zero(b, dtype), shifted)
         negative = b.node("Less", [a, _zero(b, dtype)], BOOL)
         flipped = b.node("BitwiseNot", [a_u], udtype)
-        src = b.node("Where", [negative, flipped, a_u], udtype)
+        src = b.where(negative, flipped, a_u)
         shifted = b.node("BitShift", [src, s_safe], udtype, direction="RIGHT")
-        shifted = b.node("Where", [negative, b.node("BitwiseNot", [shifted], udtype), shifted], udtype)
-        fill = b.node("Where", [negative, b.const(np.asarray(-1, dtype)), _zero(b, dtype)], dtype)
-        return b.node("Where", [too_far, fill, b.cast(shifted, dtype)], dtype)
+        shifted = b.where(negative, b.node("BitwiseNot", [shifted], udtype), shifted)
+        fill = b.where(negative, b.const(np.asarray(-1, dtype)), _zero(b, dtype))
+        return b.where(too_far, fill, b.cast(shifted, dtype))
     return rule
 
 
@@ -496,7 +495,7 @@ def lower_where(b: GraphBuilder, st) -> list[str]:
     cond, x, y = st.args
     out = st.outputs[0].meta.dtype
     c = b.operand(cond, BOOL) if isinstance(cond, Symbol) else b.const(np.asarray(cond, bool))
-    return [b.node("Where", [c, b.operand(x, out), b.operand(y, out)], out)]
+    return [b.where(c, b.operand(x, out), b.operand(y, out))]
 
 
 def lower_clip(b: GraphBuilder, st) -> list[str]:

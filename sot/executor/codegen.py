@@ -144,3 +144,16 @@ def make_calling_code(original: types.CodeType, target, used_cells: set[int]) ->
     bc = new_bytecode(original, uniform_arg_names(original))
     ins = prologue(original) + calling_instrs(original, target, used_cells) + [Instr("RETURN_VALUE")]
     return finish(bc, ins, original.co_firstlineno)
+
+
+def uniform_code(code: types.CodeType) -> types.CodeType:
+    """`code` itself, taking its argument vector positionally (as the hook
+    passes it): used to run a translated frame natively again."""
+    bc = Bytecode.from_code(code)
+    names = uniform_arg_names(code)
+    bc.argcount = len(names)
+    bc.posonlyargcount = 0
+    bc.kwonlyargcount = 0
+    bc.flags = bc.flags & ~(0x04 | 0x08)
+    bc.argnames = names
+    return bc.to_code()
