@@ -390,6 +390,14 @@ def _int_power_by_squaring(b, x, n, dtype):
     return result
 
 
+def _bitshift(b, a, s, udtype, direction):
+    """BitShift in ``udtype``, through a wider unsigned type where onnxruntime
+    lacks the kernel (zero-extended, then truncated: exact for shifts < bits)."""
+    compute = b.compute_dtype("BitShift", udtype, {np.dtype("uint16"): (np.dtype("uint32"),)})
+    r = b.node("BitShift", [b.cast(a, compute), b.cast(s, compute)], compute, direction=direction)
+    return b.cast(r, udtype)
+
+
 def _shift(direction):
     def rule(b, xs, ins, out):
         dtype = ins[0]
@@ -405,12 +413,12 @@ def _shift(direction):
         s_safe = b.where(too_far, _zero(b, udtype), s_u)
         a_u = b.cast(a, udtype)
         if direction == "LEFT" or dtype in UNSIGNED:
-            shifted = b.cast(b.node("BitShift", [a_u, s_safe], udtype, direction=direction), dtype)
+            shifted = b.cast(_bitshift(b, a_u, s_safe, udtype, direction), dtype)
             return b.where(too_far, _zero(b, dtype), shifted)
         negative = b.node("Less", [a, _zero(b, dtype)], BOOL)
         flipped = b.node("BitwiseNot", [a_u], udtype)
         src = b.where(negative, flipped, a_u)
-        shifted = b.node("BitShift", [src, s_safe], udtype, direction="RIGHT")
+        shifted = _bitshift(b, src, s_safe, udtype, "RIGHT")
         shifted = b.where(negative, b.node("BitwiseNot", [shifted], udtype), shifted)
         fill = b.where(negative, b.const(np.asarray(-1, dtype)), _zero(b, dtype))
         return b.where(too_far, fill, b.cast(shifted, dtype))
