@@ -88,7 +88,13 @@ def reset() -> None:
 
 
 def translation_count(fn) -> int:
-    """How many times the code of `fn` has been translated (for tests and tools)."""
+    """How many times the code of `fn`, and the resume functions split from
+    it at graph breaks, have been translated (for tests and tools)."""
+    from .breaks.resume import RESUME_ORIGIN
+
     fn = getattr(fn, "__wrapped__", fn)
     code = _target_code(fn)
-    return cache.translation_count(code) if code is not None else 0
+    if code is None:
+        return 0
+    resumes = [r for r, (origin, _) in list(RESUME_ORIGIN.items()) if origin is code]
+    return cache.translation_count(code) + sum(cache.translation_count(r) for r in resumes)

@@ -27,7 +27,7 @@ from .executor.executor import BreakHere, OpcodeExecutor
 from .executor.function_graph import FunctionGraph
 from .executor.opcode_table import FACTS
 from .executor.output import OutputBuilder
-from .executor.variables import NULL, CellVariable
+from .executor.variables import NULL, CellVariable, DynamicScalarVariable
 from .guards import cache
 from .guards.compile import compile_guards, make_loader
 from .guards.tracker import CellTracker, LocalTracker
@@ -161,7 +161,8 @@ def _simulate(frame, graph: FunctionGraph, break_at=None) -> OpcodeExecutor:
                 v, tracker = lazy.pop(name)
                 value = graph.wrap(v, tracker)
             cells[name] = CellVariable(value)
-    return OpcodeExecutor(code, graph, frame.f_globals, lazy_locals=lazy, cells=cells, break_at=break_at)
+    return OpcodeExecutor(code, graph, frame.f_globals, lazy_locals=lazy, cells=cells, break_at=break_at,
+                          dynamic_names=breaks.RESUME_DYNAMIC.get(code, frozenset()))
 
 
 def translate(frame, info: EntryInfo, options: Options, allow_break: bool = True):
@@ -224,6 +225,12 @@ def make_break(frame, instr, reason: BreakReason, info: EntryInfo, options: Opti
     live = [n for n in live if not n.startswith(breaks.SOT_PREFIX)]  # resume prologue temporaries
     restored = [n for n in restored if not n.startswith(breaks.SOT_PREFIX)]
     resume = breaks.resume_code(code, plan.resume_offset, plan.layout_after, live)
+    # What the native instruction pushes, and locals already known to come
+    # from array data, are typed-guarded only in the resume function.
+    n = len(plan.layout_after)
+    dynamic = {f"{breaks.STACK_PREFIX}{j}" for j in range(n - plan.pushed, n)}
+    dynamic |= {n for n, v in executor.locals.items() if isinstance(v, DynamicScalarVariable)}
+    breaks.RESUME_DYNAMIC[resume] = frozenset(breaks.RESUME_DYNAMIC.get(resume, frozenset()) | dynamic)
     info.graph_break = reason
     if len(graph.ir) < options.min_graph_size:
         info.native_ops = len(graph.ir)

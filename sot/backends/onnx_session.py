@@ -66,15 +66,24 @@ class _RunnableSegment:
         self.session = _session(self.model, providers)
         self.output_names = names
         position = {v: i for i, v in enumerate(unique)}
-        self.exports = [(sym.name, position[v], sym.meta.is_scalar) for sym, v in seg.exports]
+        self.exports = [(sym.name, position[v], sym.meta.is_scalar, sym.meta.dtype)
+                        for sym, v in seg.exports]
         self.inputs = [(onnx_name, sym.name) for onnx_name, sym in seg.builder.inputs]
 
     def run(self, env: dict) -> None:
         feed = {onnx_name: _as_input(env[name]) for onnx_name, name in self.inputs}
         results = self.session.run(self.output_names, feed)
-        for name, i, scalar in self.exports:
-            value = results[i]
-            env[name] = value[()] if scalar else value
+        for name, i, scalar, dtype in self.exports:
+            env[name] = _result(results[i], scalar, dtype)
+
+
+def _result(value, scalar: bool, dtype):
+    """An ORT result as eager NumPy has it: onnxruntime makes int64 arrays of
+    C ``long long`` (``np.longlong``, not ``np.int64`` on Linux): view them as
+    the dtype NumPy gives, so scalars taken from them have NumPy's type."""
+    if value.dtype.type is not dtype.type:
+        value = value.view(dtype)
+    return value[()] if scalar else value
 
 
 def _run_numpy(statements, env: dict) -> None:
@@ -132,23 +141,25 @@ class OnnxCompiledGraph:
             run = seg.session.run
             out_names = seg.output_names
             feed_names = [(onnx_name, input_names.index(name)) for onnx_name, name in seg.inputs]
-            by_name = {name: (i, scalar) for name, i, scalar in seg.exports}
+            by_name = {name: (i, dtype) for name, i, _scalar, dtype in seg.exports}
             plan_out = []
             for name, scalar in outputs:
                 if name in by_name:
-                    plan_out.append((0, by_name[name][0], scalar))
+                    plan_out.append((0, by_name[name][0], scalar, by_name[name][1]))
                 else:
-                    plan_out.append((1, input_names.index(name), scalar))
+                    plan_out.append((1, input_names.index(name), scalar, None))
             as_input = _as_input
 
             def run_graph(*inputs):
                 results = run(out_names, {n: as_input(inputs[i]) for n, i in feed_names})
                 out = []
-                for kind, i, scalar in plan_out:
+                for kind, i, scalar, dtype in plan_out:
                     if kind:
                         out.append(inputs[i])
                     else:
                         v = results[i]
+                        if v.dtype.type is not dtype.type:
+                            v = v.view(dtype)
                         out.append(v[()] if scalar else v)
                 return tuple(out)
             return run_graph

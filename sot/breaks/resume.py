@@ -46,6 +46,7 @@ class BreakPlan:
     resume_offset: int
     layout_before: list[bool]     # stack slots before instr; True = NULL
     layout_after: list[bool]      # stack slots the resume function receives
+    pushed: int = 0               # values the native instruction leaves on top
 
 
 def plan_break(code: types.CodeType, instr: dis.Instruction, reason, stack_nulls: list[bool]):
@@ -77,7 +78,7 @@ def plan_break(code: types.CodeType, instr: dis.Instruction, reason, stack_nulls
     after = stack_nulls[:len(stack_nulls) - n] + [False] * pushed
     if any(after):
         return "a NULL call slot is live after the break"
-    return BreakPlan(instr, "native", real[pos + 1].offset, stack_nulls, after)
+    return BreakPlan(instr, "native", real[pos + 1].offset, stack_nulls, after, pushed)
 
 
 def _method_call_310(instr, stack_nulls: list[bool]) -> bool:
@@ -114,7 +115,8 @@ def _copy_metadata(dst: Bytecode, src: Bytecode, arg_names: list[str]) -> None:
 
 
 _resume_cache: dict = {}
-RESUME_ORIGIN: dict = {}  # resume code -> (original code, offset), for explain and logs
+RESUME_ORIGIN: dict = {}   # resume code -> (original code, offset), for explain and logs
+RESUME_DYNAMIC: dict = {}  # resume code -> argument names whose values come from array data
 
 
 def resume_code(original: types.CodeType, offset: int, stack_nulls: list[bool],

@@ -37,7 +37,8 @@ class BreakHere(Exception):
 
 class OpcodeExecutor:
     def __init__(self, code, graph, globals_: dict, *, locals_=None, lazy_locals=None,
-                 cells=None, globals_tracker=None, depth: int = 0, budget=None, break_at=None):
+                 cells=None, globals_tracker=None, depth: int = 0, budget=None, break_at=None,
+                 dynamic_names=frozenset()):
         self.code = code
         self.graph = graph
         self.globals = globals_
@@ -56,6 +57,7 @@ class OpcodeExecutor:
         self.kw_names = None  # 3.11/3.12 KW_NAMES for the next CALL
         self.current = None
         self.break_at = break_at  # offset to stop at, before running it
+        self.dynamic_names = dynamic_names  # arguments computed from array data
 
     # -- running -------------------------------------------------------------
     def run(self) -> Variable:
@@ -120,7 +122,8 @@ class OpcodeExecutor:
         var = self.locals.get(name)
         if var is None and name in self.lazy_locals:
             value, tracker = self.lazy_locals.pop(name)
-            var = self.locals[name] = self.graph.wrap(value, tracker)
+            wrap = self.graph.wrap_dynamic if name in self.dynamic_names else self.graph.wrap
+            var = self.locals[name] = wrap(value, tracker)
         if var is None:
             raise FallbackError(UNSUPPORTED_OBJECT, f"local variable {name!r} is unbound here (eager raises)")
         return var

@@ -22,7 +22,7 @@ from ..ir import StatementIR, TensorMeta, UnsupportedOp
 from ..ir import registry
 from ..ir.meta import dtype_is_supported
 from .variables import (
-    BuiltinVariable, ClassVariable, ConstVariable, DictVariable, ListVariable,
+    BuiltinVariable, ClassVariable, ConstVariable, DictVariable, DynamicScalarVariable, ListVariable,
     ModuleVariable, NumpyCallableVariable, ObjectVariable, OpaqueVariable, TensorVariable,
     TupleVariable, UserFunctionVariable, Variable, is_const_value,
 )
@@ -77,6 +77,15 @@ class FunctionGraph:
         if tracker is not None and not _is_const_tracker(tracker):
             self._memo[tracker] = var
         return var
+
+    def wrap_dynamic(self, value, tracker) -> Variable:
+        """Like wrap, but a Python int/float is guarded by type only (see
+        DynamicScalarVariable)."""
+        if type(value) in (int, float):
+            self.add_guard(TypeGuard(tracker, type(value)))
+            var = self._memo[tracker] = DynamicScalarVariable(value, tracker)
+            return var
+        return self.wrap(value, tracker)
 
     def _make(self, value, tracker) -> Variable:
         t = type(value)

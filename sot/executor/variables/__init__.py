@@ -1,6 +1,6 @@
 """VariableTrackers: symbolic stand-ins for the values a frame touches."""
 from .base import NULL, CellVariable, NullVariable, Variable
-from .basic import ConstVariable, ModuleVariable, OpaqueVariable, TensorVariable, is_const_value
+from .basic import ConstVariable, DynamicScalarVariable, ModuleVariable, OpaqueVariable, TensorVariable, is_const_value
 from .callables import (
     BoundMethodVariable, BuiltinMethodVariable, BuiltinVariable, ClassVariable,
     NumpyCallableVariable, ObjectVariable, UserFunctionVariable,
@@ -8,7 +8,7 @@ from .callables import (
 from .containers import DictVariable, DictViewVariable, IteratorVariable, ListVariable, TupleVariable
 
 __all__ = [
-    "NULL", "CellVariable", "NullVariable", "Variable", "ConstVariable", "ModuleVariable",
+    "NULL", "CellVariable", "DynamicScalarVariable", "NullVariable", "Variable", "ConstVariable", "ModuleVariable",
     "OpaqueVariable", "TensorVariable", "is_const_value", "BoundMethodVariable",
     "BuiltinMethodVariable", "BuiltinVariable", "ClassVariable", "NumpyCallableVariable",
     "ObjectVariable", "UserFunctionVariable", "DictVariable", "DictViewVariable", "IteratorVariable",

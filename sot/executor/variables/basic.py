@@ -92,3 +92,17 @@ class OpaqueVariable(RealObjectVariable):
     def describe(self) -> str:
         name = self.tracker.name() if self.tracker is not None else "?"
         return f"{type(self.value).__name__} object {name}"
+
+
+class DynamicScalarVariable(RealObjectVariable):
+    """A Python int/float computed natively from array data (e.g. by
+    `float(x.sum())` at a graph break). Only its type is guarded, so a new
+    value does not retranslate; using it at all is data-dependent and breaks
+    the graph there, the use running natively."""
+
+    def truth(self) -> bool:
+        raise FallbackError(DATA_DEPENDENT, f"the truth value of {self.describe()} depends on array data")
+
+    def describe(self) -> str:
+        name = self.tracker.name() if self.tracker is not None else "?"
+        return f"Python {type(self.value).__name__} {name} computed from array data"
