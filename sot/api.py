@@ -19,7 +19,7 @@ def _env_int(name: str, default: int) -> int:
         return default
 
 
-def to_static(fn=None, *, backend: str = "numpy", full_graph: bool = False, cache_size: int | None = None,
+def to_static(fn=None, *, backend: str | None = None, full_graph: bool = False, cache_size: int | None = None,
               min_graph_size: int | None = None):
     """Translate `fn` (function, method, bound method or callable object) on call.
 
@@ -31,6 +31,8 @@ def to_static(fn=None, *, backend: str = "numpy", full_graph: bool = False, cach
     if fn is None:
         return functools.partial(to_static, backend=backend, full_graph=full_graph, cache_size=cache_size,
                                  min_graph_size=min_graph_size)
+    if backend is None:
+        backend = os.environ.get("SOT_BACKEND") or "numpy"
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; expected one of {BACKENDS}")
     if cache_size is None:
