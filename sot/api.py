@@ -9,7 +9,7 @@ from . import _hook, _skip
 from .guards import cache
 from .translate import Options, Translator
 
-BACKENDS = ("numpy",)
+from .backends import BACKENDS, DEVICES
 
 
 def _env_int(name: str, default: int) -> int:
@@ -19,7 +19,7 @@ def _env_int(name: str, default: int) -> int:
         return default
 
 
-def to_static(fn=None, *, backend: str | None = None, full_graph: bool = False, cache_size: int | None = None,
+def to_static(fn=None, *, backend: str | None = None, device: str = "cpu", full_graph: bool = False, cache_size: int | None = None,
               min_graph_size: int | None = None):
     """Translate `fn` (function, method, bound method or callable object) on call.
 
@@ -29,12 +29,20 @@ def to_static(fn=None, *, backend: str | None = None, full_graph: bool = False, 
     SOT_MIN_GRAPH_SIZE) runs natively instead.
     """
     if fn is None:
-        return functools.partial(to_static, backend=backend, full_graph=full_graph, cache_size=cache_size,
+        return functools.partial(to_static, backend=backend, device=device, full_graph=full_graph,
+                                 cache_size=cache_size,
                                  min_graph_size=min_graph_size)
     if backend is None:
         backend = os.environ.get("SOT_BACKEND") or "numpy"
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; expected one of {BACKENDS}")
+    if device not in DEVICES:
+        raise ValueError(f"unknown device {device!r}; expected one of {DEVICES}")
+    if device == "gpu":
+        if backend == "numpy":
+            raise ValueError("device='gpu' needs backend='onnxruntime' (or 'auto')")
+        from .backends.onnx_session import providers_for
+        providers_for("gpu")  # a clear error now, not at the first graph
     if cache_size is None:
         cache_size = _env_int("SOT_CACHE_SIZE", cache.DEFAULT_CACHE_SIZE)
     if cache_size < 1:
@@ -42,7 +50,7 @@ def to_static(fn=None, *, backend: str | None = None, full_graph: bool = False, 
     if min_graph_size is None:
         min_graph_size = _env_int("SOT_MIN_GRAPH_SIZE", 10)
     target_code = _target_code(fn)
-    translator = Translator(Options(backend=backend, full_graph=full_graph, cache_size=cache_size,
+    translator = Translator(Options(backend=backend, device=device, full_graph=full_graph, cache_size=cache_size,
                                     min_graph_size=min_graph_size, top_code=target_code,
                                     strict=bool(os.environ.get("SOT_STRICT"))))
 

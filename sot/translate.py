@@ -19,7 +19,7 @@ import types
 from dataclasses import dataclass, field
 
 from . import _hook, _skip
-from .backends.numpy_backend import compile_numpy
+from .backends import compile_graph
 from .breaks.reasons import INTERNAL, UNSUPPORTED_BREAK, BreakReason, FallbackError
 from .breaks import resume as breaks
 from .executor.codegen import make_calling_code, uniform_arg_names, uniform_code
@@ -74,6 +74,7 @@ class GraphBreakError(RuntimeError):
 @dataclass
 class Options:
     backend: str = "numpy"
+    device: str = "cpu"
     full_graph: bool = False
     cache_size: int = cache.DEFAULT_CACHE_SIZE
     min_graph_size: int = 10
@@ -173,7 +174,7 @@ def translate(frame, info: EntryInfo, options: Options, allow_break: bool = True
         result = _simulate(frame, graph).run()
         builder = OutputBuilder([t for t, _ in graph.inputs])
         ret = builder.expr(result)
-        runner = make_runner(code, graph, builder, ret, info)
+        runner = make_runner(code, graph, builder, ret, info, options)
         replacement = make_calling_code(code, runner, _used_cell_indices(builder.trackers))
         _hook.skip_code(replacement)
         return replacement, graph
@@ -242,14 +243,15 @@ def make_break(frame, instr, reason: BreakReason, info: EntryInfo, options: Opti
         exprs += [builder.expr(v) for v in stack_vals]
         if plan.kind == "bool":
             exprs[-1] = f"{builder._bind(bool)}({exprs[-1]})"
-        runner = make_runner(code, graph, builder, "(" + "".join(e + ", " for e in exprs) + ")", info)
+        runner = make_runner(code, graph, builder, "(" + "".join(e + ", " for e in exprs) + ")", info, options)
         used = _used_cell_indices(builder.trackers)
         replacement = breaks.compiled_prefix_code(code, plan, runner, used, live, restored, resume)
     _hook.skip_code(replacement)
     return replacement, graph
 
 
-def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, info: EntryInfo):
+def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, info: EntryInfo,
+                options: Options):
     """The Python function a replacement calls: loads inputs through their
     trackers, runs the compiled graph, rebuilds the values in `ret`."""
     graph.ir.set_outputs(builder.symbols)
@@ -261,9 +263,11 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
     lines = [f"def runner({params}):", f"    I = __load({params})" if loader else "    I = ()"]
     namespace = dict(builder.namespace, __load=loader)
     if len(graph.ir) or builder.symbols:
-        compiled = compile_numpy(graph.ir)
-        _hook.skip_code(compiled._fn.__code__)
-        namespace["__graph"] = compiled._fn
+        compiled = compile_graph(graph.ir, options.backend, options.device)
+        run = getattr(compiled, "_fn", compiled)  # the NumPy backend's function itself: one call less
+        if hasattr(run, "__code__"):
+            _hook.skip_code(run.__code__)
+        namespace["__graph"] = run
         call = f"O = __graph({', '.join(f'I[{i}]' for i in range(len(graph.inputs)))})"
         native = _native_rerun(code)
         if native is None:
@@ -275,7 +279,7 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
             lines += ["    try:", f"        {call}", "    except Exception:",
                       f"        __function(__native, g)({', '.join(f'a{i}' for i in range(nargs))})",
                       "        raise"]
-        info.graphs.append((len(graph.ir), "numpy", compiled.source))
+        info.graphs.append((len(graph.ir), compiled.backend, compiled.source))
     lines += [f"    {stmt}" for stmt in builder.prelude]
     lines.append(f"    return {ret}")
     source = "\n".join(lines) + "\n"

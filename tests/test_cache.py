@@ -188,3 +188,13 @@ def test_disable_runs_everything_natively(monkeypatch):
     static = sot.to_static(lambda x: x + 1)
     static(np.ones(2))
     assert sot.translation_count(static) == 0
+
+
+def test_gpu_device_without_cuda_is_a_clear_error():
+    import onnxruntime
+    if "CUDAExecutionProvider" in onnxruntime.get_available_providers():
+        pytest.skip("a CUDA provider is present")
+    with pytest.raises(RuntimeError, match="onnxruntime-gpu"):
+        sot.to_static(lambda x: x, backend="onnxruntime", device="gpu")
+    with pytest.raises(ValueError, match="backend"):
+        sot.to_static(lambda x: x, device="gpu")
