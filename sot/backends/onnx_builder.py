@@ -171,6 +171,9 @@ class GraphBuilder:
         dtype = np.dtype(dtype)
         if self.dtype[name] == dtype:
             return name
+        if self.dtype[name].kind == "f" and dtype == U64:
+            raise NotLowered("float to uint64: out-of-range values convert differently "
+                             "in NumPy and onnxruntime")
         return self.node("Cast", [name], dtype, self.shape.get(name), to=onnx_type(dtype))
 
     def operand(self, v, dtype) -> str:

@@ -83,7 +83,12 @@ def _lower_reduction(b: GraphBuilder, st):
         op_type = "ReduceSum" if name == "sum" else "ReduceProd"
         if out == BOOL:
             raise NotLowered(f"{name} with dtype=bool")
-        compute = b.compute_dtype(op_type, out, MODULAR if out in INTS else {F16: (F32,)})
+        if out in INTS:
+            if name == "prod":
+                raise NotLowered("integer prod: onnxruntime 1.32's ReduceProd saturates on "
+                                 "overflow where NumPy wraps")
+            return [_int_sum(b, b.cast(x, I64), src.shape, axes, meta)]
+        compute = b.compute_dtype(op_type, out, {F16: (F32,)})
         r = _reduce(b, op_type, b.cast(x, compute), axes, keepdims, compute)
         return [_reshape(b, b.cast(r, out), meta.shape)]
     if name in ("max", "min"):
@@ -113,6 +118,20 @@ def _lower_reduction(b: GraphBuilder, st):
     if name in ("argmax", "argmin"):
         return [_argext(b, x, src, bound, name, meta)]
     raise NotLowered(f"reduction {name}")
+
+
+def _int_sum(b, x, shape, axes, meta):
+    """An integer sum that wraps as NumPy's: a MatMul with a vector of ones
+    (onnxruntime 1.32's integer ReduceSum saturates on overflow instead)."""
+    kept = [i for i in range(len(shape)) if i not in axes]
+    perm = kept + list(axes)
+    if perm != list(range(len(shape))):
+        x = b.node("Transpose", [x], I64, perm=perm)
+    n_kept = math.prod(shape[i] for i in kept)
+    n_red = math.prod(shape[i] for i in axes)
+    x = b.node("Reshape", [x, b.ints([n_kept, n_red])], I64, (n_kept, n_red))
+    r = b.node("MatMul", [x, b.const(np.ones(n_red, np.int64))], I64, (n_kept,))
+    return _reshape(b, b.cast(r, meta.dtype), meta.shape)
 
 
 def _var(b, x, src, bound, axes, keepdims, out, sqrt):

@@ -21,13 +21,8 @@ def is_const_value(value) -> bool:
     return type(value) in CONST_TYPES
 
 
-class ConstVariable(Variable):
-    def __init__(self, value, tracker=None):
-        super().__init__(tracker)
-        self.value = value
-
-    def python_type(self):
-        return type(self.value)
+class ConstVariable(RealObjectVariable):
+    """A Python value the simulator computes with (see CONST_TYPES)."""
 
     def truth(self) -> bool:
         return bool(self.value)
