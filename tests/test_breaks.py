@@ -284,3 +284,19 @@ def test_python_number_from_array_data_does_not_retranslate_per_value():
     for k in range(5, 12):
         np.testing.assert_array_equal(static(X * k), f(X * k))
     assert sot.translation_count(static) == before
+
+
+def test_break_at_a_call_with_keyword_arguments():
+    def f(x, *rest, **opts):
+        y = x + len(rest)
+        print("kw", y.shape, sep="|", end="\n")
+        return y * opts.get("k", 1)
+    check(f, (X, 1, 2), kwargs={"k": 3}, static=static0(f))
+
+
+def test_exception_raised_by_the_native_instruction_propagates():
+    def f(x):
+        y = x * 2
+        z = y.tolist()
+        return {}[len(z)] + y
+    check(f, (X,), static=static0(f))

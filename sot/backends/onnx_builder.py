@@ -174,6 +174,8 @@ class GraphBuilder:
         if self.dtype[name].kind == "f" and dtype == U64:
             raise NotLowered("float to uint64: out-of-range values convert differently "
                              "in NumPy and onnxruntime")
+        if self.dtype[name] == F16 and dtype.kind in "iub":   # NaN: as through float32, like NumPy
+            name = self.cast(name, F32)
         return self.node("Cast", [name], dtype, self.shape.get(name), to=onnx_type(dtype))
 
     def operand(self, v, dtype) -> str:

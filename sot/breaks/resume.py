@@ -176,9 +176,7 @@ def compiled_prefix_code(original: types.CodeType, plan: BreakPlan, runner, used
             ins.append(Instr("PUSH_NULL"))
     if plan.kind == "native":
         k = where[plan.instr.offset]
-        previous = next((item for item in reversed(bc[:k]) if isinstance(item, Instr)), None)
-        if previous is not None and previous.name == "KW_NAMES":  # 3.11/3.12 CALL with keywords
-            ins.append(_copy(previous))
+        ins += [_copy(i) for i in _call_preamble(bc, k)]
         native = _copy(bc[k])
         if any(plan.layout_before) and not FACTS.call_has_null_slot:  # see _method_call_310
             native = Instr("CALL_FUNCTION", native.arg, lineno=native.lineno)
@@ -186,6 +184,21 @@ def compiled_prefix_code(original: types.CodeType, plan: BreakPlan, runner, used
     ins += _store_stack(len(plan.layout_after))
     ins += _resume_call(resume, len(plan.layout_after), local_names)
     return codegen.patch_closure_loads(codegen.finish(new, ins, original.co_firstlineno), resume)
+
+
+CALL_PREAMBLE = ("KW_NAMES", "PRECALL")  # 3.11/3.12 instructions that belong to the CALL after them
+
+
+def _call_preamble(bc, k: int) -> list[Instr]:
+    """The KW_NAMES/PRECALL instructions directly before the CALL at bc[k]."""
+    run = []
+    for item in reversed(bc[:k]):
+        if not isinstance(item, Instr):
+            continue
+        if item.name not in CALL_PREAMBLE:
+            break
+        run.insert(0, item)
+    return run
 
 
 def _copy(instr: Instr) -> Instr:
