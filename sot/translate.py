@@ -29,7 +29,7 @@ from .executor.opcode_table import FACTS
 from .executor.output import OutputBuilder
 from .executor.variables import NULL, CellVariable, DynamicScalarVariable
 from .guards import cache
-from .guards.compile import compile_guards, make_loader
+from .guards.compile import compile_guards, load_statements
 from .guards.tracker import CellTracker, LocalTracker
 from .logs import dump_translation, vlog
 
@@ -256,19 +256,20 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
     trackers, runs the compiled graph, rebuilds the values in `ret`."""
     graph.ir.set_outputs(builder.symbols)
     nargs, ncells = len(uniform_arg_names(code)), len(code.co_freevars)
-    loader = make_loader(builder.trackers, nargs, ncells) if builder.trackers else None
+    load_lines, load_exprs, load_namespace = load_statements(builder.trackers, nargs, ncells)
     _counter[0] += 1
     filename = f"{_skip.GENERATED_PREFIX}-runner-{_counter[0]} {code.co_name}>"
     params = ", ".join(["g"] + [f"a{i}" for i in range(nargs)] + [f"c{i}" for i in range(ncells)])
-    lines = [f"def runner({params}):", f"    I = __load({params})" if loader else "    I = ()"]
-    namespace = dict(builder.namespace, __load=loader)
+    lines = [f"def runner({params}):"] + [f"    {line}" for line in load_lines]
+    lines += [f"    I{k} = {expr}" for k, expr in enumerate(load_exprs)]
+    namespace = dict(load_namespace, **builder.namespace)
     if len(graph.ir) or builder.symbols:
         compiled = compile_graph(graph.ir, options.backend, options.device)
         run = getattr(compiled, "_fn", compiled)  # the NumPy backend's function itself: one call less
         if hasattr(run, "__code__"):
             _hook.skip_code(run.__code__)
         namespace["__graph"] = run
-        call = f"O = __graph({', '.join(f'I[{i}]' for i in range(len(graph.inputs)))})"
+        call = f"O = __graph({', '.join(f'I{i}' for i in range(len(graph.inputs)))})"
         native = _native_rerun(code)
         if native is None:
             lines.append(f"    {call}")
@@ -288,8 +289,6 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
     runner = namespace["runner"]
     runner.source = source
     _hook.skip_code(runner.__code__)
-    if loader is not None:
-        _hook.skip_code(loader.__code__)
     return runner
 
 

@@ -18,7 +18,7 @@ from sot.ir.ops_reduction import REDUCTIONS
 from sot.ir.registry import bind, const_axes, probe_value, substitute
 from sot.ir.statement_ir import Symbol
 
-from .onnx_builder import (BOOL, F16, F32, F64, FLOATS, I64, INTS, MODULAR, U8, GraphBuilder,
+from .onnx_builder import (BOOL, F16, F32, F64, FLOATS, I64, INTS, MODULAR, U8, U64, GraphBuilder,
                            NotLowered)
 
 __all__ = ["ARRAY_RULES"]
@@ -87,12 +87,15 @@ def _lower_reduction(b: GraphBuilder, st):
             if name == "prod":
                 raise NotLowered("integer prod: onnxruntime 1.32's ReduceProd saturates on "
                                  "overflow where NumPy wraps")
-            return [_int_sum(b, b.cast(x, I64), src.shape, axes, meta)]
+            return [_int_sum(b, b.cast(x, out), src.shape, axes, meta)]
         compute = b.compute_dtype(op_type, out, {F16: (F32,)})
         r = _reduce(b, op_type, b.cast(x, compute), axes, keepdims, compute)
         return [_reshape(b, b.cast(r, out), meta.shape)]
     if name in ("max", "min"):
         op_type = "ReduceMax" if name == "max" else "ReduceMin"
+        if out in INTS:
+            r = _int_extreme(b, x, src.shape, axes, name == "max", False)
+            return [_reshape(b, b.cast(r, out), meta.shape)]
         compute = b.compute_dtype(op_type, out)
         xc = b.cast(x, compute)
         r = _reduce(b, op_type, xc, axes, keepdims, compute)
@@ -120,17 +123,49 @@ def _lower_reduction(b: GraphBuilder, st):
     raise NotLowered(f"reduction {name}")
 
 
-def _int_sum(b, x, shape, axes, meta):
-    """An integer sum that wraps as NumPy's: a MatMul with a vector of ones
-    (onnxruntime 1.32's integer ReduceSum saturates on overflow instead)."""
+def _flatten_reduced(b, x, shape, axes):
+    """``x`` transposed and reshaped to (kept elements, reduced elements)."""
     kept = [i for i in range(len(shape)) if i not in axes]
     perm = kept + list(axes)
+    dtype = b.dtype[x]
     if perm != list(range(len(shape))):
-        x = b.node("Transpose", [x], I64, perm=perm)
+        x = b.node("Transpose", [x], dtype, perm=perm)
     n_kept = math.prod(shape[i] for i in kept)
     n_red = math.prod(shape[i] for i in axes)
-    x = b.node("Reshape", [x, b.ints([n_kept, n_red])], I64, (n_kept, n_red))
-    r = b.node("MatMul", [x, b.const(np.ones(n_red, np.int64))], I64, (n_kept,))
+    return b.node("Reshape", [x, b.ints([n_kept, n_red])], dtype, (n_kept, n_red))
+
+
+def _int_extreme(b, x, shape, axes, largest: bool, index: bool):
+    """Integer max/min (or argmax/argmin) over ``axes`` with TopK(k=1) in
+    int64, which keeps the first of equal values as NumPy does.  (The int64
+    ReduceMax/ArgMax of onnxruntime 1.23 lose values in [2**31, 2**32).)
+    uint64 is mapped to int64 by flipping the sign bit, which keeps order."""
+    dtype = b.dtype[x]
+    if dtype == U64:
+        x = b.node("BitwiseXor", [b.cast(x, I64), b.const(np.asarray(-(2 ** 63), np.int64))], I64)
+    else:
+        x = b.cast(x, I64)
+    if not axes:
+        return b.cast(x, dtype) if not index else b.node("Expand", [b.const(np.zeros((), np.int64)),
+                                                                    b.ints(shape)], I64)
+    flat = _flatten_reduced(b, x, shape, axes)
+    values, indices = b.node("TopK", [flat, b.ints([1])], I64, n_out=2, axis=-1, largest=int(largest),
+                             sorted=1)
+    b.dtype[indices] = I64
+    if index:
+        return indices
+    if dtype == U64:
+        return b.cast(b.node("BitwiseXor", [values, b.const(np.asarray(-(2 ** 63), np.int64))], I64), U64)
+    return b.cast(values, dtype)
+
+
+def _int_sum(b, x, shape, axes, meta):
+    """An integer sum that wraps as NumPy's: a MatMul with a vector of ones
+    (onnxruntime 1.32's integer ReduceSum saturates on overflow instead).
+    ``x`` is already in the result dtype (NumPy converts before summing)."""
+    x = _flatten_reduced(b, b.cast(x, I64), shape, axes)
+    n_red = math.prod(shape[i] for i in axes)
+    r = b.node("MatMul", [x, b.const(np.ones(n_red, np.int64))], I64)
     return _reshape(b, b.cast(r, meta.dtype), meta.shape)
 
 
@@ -162,6 +197,10 @@ def _argext(b, x, src, bound, name, meta):
     else:
         (axis,) = const_axes(bound["axis"], max(src.ndim, 1))
     dtype = src.dtype
+    if dtype in INTS or dtype == BOOL:
+        shape = (src.size,) if bound.get("axis") is None else src.shape
+        r = _int_extreme(b, b.cast(x, U8) if dtype == BOOL else x, shape, (axis,), name == "argmax", True)
+        return _reshape(b, b.cast(r, meta.dtype), meta.shape)
     compute = b.compute_dtype(op_type, dtype)
     xc = b.cast(x, compute)
     r = b.node(op_type, [xc], I64, keepdims=0, axis=axis)

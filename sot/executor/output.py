@@ -1,7 +1,7 @@
 """Rebuilding the frame's return value from graph outputs and sources.
 
-`OutputBuilder.expr(var)` returns a Python expression over `I` (values loaded
-through trackers), `O` (graph outputs) and bound constants. A value that
+`OutputBuilder.expr(var)` returns a Python expression over `I<k>` (values
+loaded through trackers), `O` (graph outputs) and bound constants. A value that
 existed before the frame and is returned unchanged is reloaded through its
 tracker, so object identity is kept (`return x` returns the caller's array).
 """
@@ -27,13 +27,13 @@ class OutputBuilder:
     def _load(self, tracker) -> str:
         if tracker not in self.trackers:
             self.trackers.append(tracker)
-        return f"I[{self.trackers.index(tracker)}]"
+        return f"I{self.trackers.index(tracker)}"
 
     def _bind(self, value) -> str:
         lit = literal(value)
         if lit is not None:
             return lit
-        name = f"k{len(self.namespace)}"
+        name = f"r{len(self.namespace)}"  # k<n>, v<n> are the loads' names
         self.namespace[name] = value
         return name
 

@@ -54,7 +54,7 @@ from .tracker import (
     Tracker,
 )
 
-__all__ = ["GuardFunction", "compile_guards", "make_loader", "unguarded_reads"]
+__all__ = ["GuardFunction", "compile_guards", "make_loader", "load_statements", "unguarded_reads"]
 
 # The only globals-level builtins generated source may name.
 _SAFE_BUILTINS = {
@@ -167,6 +167,15 @@ def compile_guards(guards: Iterable[Guard], nargs: int, ncells: int) -> GuardFun
     ]
     fn, src = _build("guard", ctx, body)
     return GuardFunction(fn, src, tuple(unique), nargs, ncells, ctx.namespace)
+
+
+def load_statements(trackers: Sequence[Tracker], nargs: int, ncells: int):
+    """Source lines loading each tracker's value (shared sub-paths once),
+    for inlining into a generated function with the hook's parameters.
+    Returns (lines, one expression per tracker, namespace to bind)."""
+    ctx = _CachingContext(nargs, ncells)
+    exprs = [ctx.ref(t) for t in trackers]
+    return ctx.lines, exprs, ctx.namespace
 
 
 def make_loader(trackers: Sequence[Tracker], nargs: int, ncells: int) -> Callable:

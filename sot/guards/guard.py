@@ -174,8 +174,9 @@ class TensorGuard(Guard):
         self.shape = tuple(value.shape) if isinstance(value, np.ndarray) else None
 
     def code(self, v, ctx):
+        d = ctx.bind(self.dtype)  # builtin dtypes are singletons: `is` first, `==` for the rest
         parts = ["type(%s) is %s" % (v, ctx.bind(self.type)),
-                 "%s.dtype == %s" % (v, ctx.bind(self.dtype))]
+                 "(%s.dtype is %s or %s.dtype == %s)" % (v, d, v, d)]
         if self.shape is not None:
             parts.append("%s.shape == %s" % (v, ctx.const(self.shape)))
         return " and ".join(parts)
