@@ -31,8 +31,9 @@ def _ufunc_infer(op, args, kwargs):
 
 
 def _elementwise_ufuncs():
-    for name in sorted(dir(np)):
-        fn = getattr(np, name)
+    # vars(), not dir()+getattr(): getattr would import numpy's lazy
+    # submodules (testing, f2py, ...) and cost ~100 ms at `import sot`.
+    for name, fn in sorted(vars(np).items()):
         if (name.startswith("_") or not isinstance(fn, np.ufunc) or fn.nout != 1
                 or fn.signature is not None or fn.nin not in (1, 2)):
             continue
