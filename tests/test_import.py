@@ -1,0 +1,11 @@
+"""`import sot` stays light: heavy optional modules load only when needed."""
+import subprocess
+import sys
+
+
+def test_import_sot_does_not_import_onnx_or_numpy_lazy_submodules():
+    code = ("import sys, sot; "
+            "print(sorted(m for m in ('onnx', 'onnxruntime', 'numpy.testing', 'numpy.f2py') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
