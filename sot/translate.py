@@ -121,6 +121,13 @@ class Translator:
             raise GraphBreakError(info.fallback or info.graph_break)
         if self.options.strict and info.fallback is not None:
             raise GraphBreakError(info.fallback)
+        if not info.graphs and info.graph_break is None and not info.native_ops:
+            # Nothing captured: running the original is the same and cheaper.
+            replacement = None
+            if cache.note_graphless(code):
+                for rec in _recorders:
+                    rec.append(info)
+                return None
         guard = compile_guards(graph.guards, len(frame.args), len(frame.closure or ()))
         info.guard = guard
         info.guards = guard.describe()

@@ -198,3 +198,22 @@ def test_gpu_device_without_cuda_is_a_clear_error():
         sot.to_static(lambda x: x, backend="onnxruntime", device="gpu")
     with pytest.raises(ValueError, match="backend"):
         sot.to_static(lambda x: x, device="gpu")
+
+
+def _helper_without_arrays(a):
+    return a + 1
+
+
+def test_code_without_array_ops_is_skipped_after_a_few_translations():
+    import sot._hook as hook
+
+    def f(x, n):
+        total = 0
+        for i in range(n):
+            total = _helper_without_arrays(total)
+        print("loop done")
+        return x * total
+    check(f, (np.ones(2), 1500), static=sot.to_static(f, min_graph_size=0))
+    assert hook.is_skipped(_helper_without_arrays.__code__)
+    sot.reset()
+    assert not hook.is_skipped(_helper_without_arrays.__code__)

@@ -206,9 +206,12 @@ class GraphBuilder:
     def apply_isnan(self, x: str) -> str:
         return self.node("IsNaN", [self.cast(x, self.compute_dtype("IsNaN", self.dtype[x]))], BOOL)
 
+    def apply_compare(self, op_type: str, x: str, y: str) -> str:
+        compute = self.compute_dtype(op_type, self.dtype[x])
+        return self.node(op_type, [self.cast(x, compute), self.cast(y, compute)], BOOL)
+
     def apply_less(self, x: str, y: str) -> str:
-        compute = self.compute_dtype("Less", self.dtype[x])
-        return self.node("Less", [self.cast(x, compute), self.cast(y, compute)], BOOL)
+        return self.apply_compare("Less", x, y)
 
     @staticmethod
     def compute_dtype(op_type: str, dtype, widen=WIDER):

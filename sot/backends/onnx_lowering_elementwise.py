@@ -269,10 +269,16 @@ def _sign(b, xs, ins, out):
     dtype = ins[0]
     if dtype == BOOL:
         raise NotLowered("sign of bool")
+    if dtype in INTS:   # (x > 0) - (x < 0): onnxruntime 1.23's int64 Sign is wrong in [2**31, 2**32)
+        zero = _zero(b, dtype)
+        pos = b.cast(b.apply_compare("Greater", xs[0], zero), dtype)
+        if dtype in UNSIGNED:
+            return pos
+        neg = b.cast(b.apply_less(xs[0], zero), dtype)
+        return b.apply("Sub", [pos, neg], dtype, widen=MODULAR)
     r = b.apply("Sign", xs, dtype)
-    if dtype in FLOATS:  # np.sign(nan) is nan
-        r = b.where(b.apply_isnan(xs[0]), xs[0], r)
-    return r
+    # np.sign(nan) is nan
+    return b.where(b.apply_isnan(xs[0]), xs[0], r)
 
 
 def _square(b, xs, ins, out):

@@ -28,6 +28,7 @@ class CodeRecord:
     entries: list = field(default_factory=list)        # Python-side info per entry
     translations: int = 0
     overflowed: bool = False
+    graphless: int = 0  # translations that captured no array op
 
 
 _records: dict = {}
@@ -64,6 +65,23 @@ def add_entry(code, guard, replacement, info, cache_size: int) -> None:
     pairs.append((guard, replacement))
 
 
+GRAPHLESS_LIMIT = 2
+
+
+def note_graphless(code) -> bool:
+    """Count a translation that captured nothing; True when the code should
+    be skipped from now on (it runs natively, at the cost of one co_extra look)."""
+    rec = record(code)
+    rec.graphless += 1
+    if rec.graphless < GRAPHLESS_LIMIT:
+        return False
+    vlog(1, log, "%s (%s:%d) captured no array operation in %d translations: it always runs natively now",
+         code.co_name, code.co_filename, code.co_firstlineno, rec.graphless)
+    _hook.clear_cache(code)
+    _hook.skip_code(code)
+    return True
+
+
 def entries(code) -> list:
     rec = _records.get(code)
     return list(rec.entries) if rec else []
@@ -82,7 +100,9 @@ def clear(code) -> None:
 
 def reset() -> None:
     with _lock:
-        codes = list(_records)
+        records = list(_records.values())
         _records.clear()
-    for code in codes:
-        _hook.clear_cache(code)
+    for rec in records:
+        _hook.clear_cache(rec.code)
+        if rec.graphless >= GRAPHLESS_LIMIT:
+            _hook.unskip_code(rec.code)
