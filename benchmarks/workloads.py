@@ -58,3 +58,28 @@ class MLP:
 
 def tiny(x, y):
     return (x * y + 1).sum()
+
+
+def _small_helper(a, b):
+    return a * b + 1
+
+
+def many_helpers(x):
+    """Calls 10,000 small pure-Python helpers: frames sot must skip cheaply."""
+    total = 0
+    for _ in range(10_000):
+        total = _small_helper(total, 3) % 7
+    return x * total
+
+
+def branch(x):
+    if x.sum() > 0:
+        return np.tanh(x) * 2
+    else:
+        return np.exp(x)
+
+
+def with_print(x):
+    y = np.tanh(x) * 2 + 1
+    print("mid", y.shape)
+    return np.exp(-y) * y
