@@ -215,8 +215,12 @@ def _at_call_site(code, error: FallbackError) -> BreakReason:
 def make_break(frame, instr, reason: BreakReason, info: EntryInfo, options: Options):
     """Simulate again up to `instr` and split the frame there."""
     code = frame.f_code
+    stop = breaks.stop_offset(code, instr)
+    if isinstance(stop, str):
+        raise FallbackError(UNSUPPORTED_BREAK, stop)
+    stop_at, loop = stop
     graph = FunctionGraph(f"{code.co_name}_graph")
-    executor = _simulate(frame, graph, break_at=instr.offset)
+    executor = _simulate(frame, graph, break_at=stop_at)
     try:
         executor.run()
     except BreakHere:
@@ -224,7 +228,11 @@ def make_break(frame, instr, reason: BreakReason, info: EntryInfo, options: Opti
     else:
         raise FallbackError(INTERNAL, "the second simulation did not reach the break")
     stack_nulls = [v is NULL for v in executor.stack]
-    plan = breaks.plan_break(code, instr, reason, stack_nulls)
+    if loop is None:
+        plan = breaks.plan_break(code, instr, reason, stack_nulls)
+    else:
+        bound = set(executor.locals) | set(executor.lazy_locals)
+        plan = breaks.plan_loop(code, loop, stack_nulls, bound)
     if isinstance(plan, str):
         raise FallbackError(UNSUPPORTED_BREAK, plan)
     restored = [n for n in code.co_varnames if n in executor.locals] + \
@@ -252,7 +260,8 @@ def make_break(frame, instr, reason: BreakReason, info: EntryInfo, options: Opti
             exprs[-1] = f"{builder._bind(bool)}({exprs[-1]})"
         runner = make_runner(code, graph, builder, "(" + "".join(e + ", " for e in exprs) + ")", info, options)
         used = _used_cell_indices(builder.trackers)
-        replacement = breaks.compiled_prefix_code(code, plan, runner, used, live, restored, resume)
+        build = breaks.loop_region_code if plan.kind == "loop" else breaks.compiled_prefix_code
+        replacement = build(code, plan, runner, used, live, restored, resume)
     _hook.skip_code(replacement)
     return replacement, graph
 

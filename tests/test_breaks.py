@@ -178,15 +178,62 @@ def test_small_graph_before_a_break_runs_natively_by_default():
     assert report.entries[0].graphs == [] and report.entries[0].native_ops == 1
 
 
-def test_break_inside_a_loop_falls_back_with_reason():
+def test_break_inside_a_loop_runs_the_loop_natively_and_captures_around_it():
     def f(x):
+        y = np.tanh(x) * 2
         for i in range(3):
             print(i)
-            x = x + i
-        return x
+            y = y + i
+        return np.exp(-y) * y
     check(f, (X,), static=static0(f))
     report = explain0(f, X)
-    assert report.fallbacks and "loop" in report.fallbacks[0].hint
+    assert report.graph_count == 2 and not report.fallbacks
+
+
+def test_loop_with_break_statement_and_names_bound_inside():
+    def f(x, n):
+        acc = x * 1
+        last = -1
+        for i in range(n):
+            print("step", i)
+            if i == 3:
+                break
+            acc = acc + i
+            last = i
+        return acc * 2, last
+    check(f, (X, 2), (X, 6), static=static0(f))
+
+
+def test_loop_binding_a_new_name_read_after_it_falls_back():
+    def f(x, n):
+        for i in range(n):
+            print(i)
+            fresh = x * i
+        return fresh
+    check(f, (X, 3), static=static0(f))
+    report = explain0(f, X, 3)
+    assert report.fallbacks and "binds fresh" in report.fallbacks[0].hint
+
+
+def test_nested_loops_with_a_break_inside():
+    def f(x):
+        out = x + 0
+        for i in range(2):
+            for j in range(2):
+                print(i, j)
+                out = out + i * j
+        return out.sum()
+    check(f, (X,), static=static0(f))
+
+
+def test_long_python_loop_runs_natively_and_the_rest_is_captured():
+    def f(x):
+        total = 0
+        for k in range(5000):
+            total += k % 3
+        return np.tanh(x) * total
+    check(f, (X,), static=static0(f))
+    assert explain0(f, X).graph_count >= 1
 
 
 def test_break_inside_try_falls_back_and_keeps_exception_semantics():

@@ -46,8 +46,9 @@ _ARITH = set(FLOATS + INTS)
 SUPPORTED = {
     "Add": _ARITH, "Sub": _ARITH, "Mul": _ARITH, "Div": _ARITH,
     "Pow": {F16, F32, F64, I32, I64},
-    "Max": {F16, F32, F64, I32, I64, U32, U64},
-    "Min": {F16, F32, F64, I32, I64, U32, U64},
+    # int64 Max/Min of 1.23 are wrong in [2**31, 2**32): see GraphBuilder.extremum
+    "Max": {F16, F32, F64, I32, U32, U64},
+    "Min": {F16, F32, F64, I32, U32, U64},
     "Where": {F16, F32, F64, I32, I64, U8},
     "Mod": set(INTS),
     "Equal": set(ALL), "Less": _ARITH, "LessOrEqual": _ARITH, "Greater": _ARITH,
@@ -202,6 +203,16 @@ class GraphBuilder:
         r = self.node("Where", [cond, self.cast(x, compute), self.cast(self.cast(y, dtype), compute)],
                       compute)
         return self.cast(r, dtype)
+
+    def extremum(self, op_type: str, x: str, y: str, dtype) -> str:
+        """Elementwise ``Max``/``Min`` (NaN-propagating, as np.maximum); int64
+        as a Where over a comparison (onnxruntime 1.23's int64 Max/Min lose
+        values in [2**31, 2**32))."""
+        dtype = np.dtype(dtype)
+        if dtype == I64:
+            pick_x = self.node("Greater" if op_type == "Max" else "Less", [x, y], BOOL)
+            return self.where(pick_x, x, y)
+        return self.apply(op_type, [x, y], dtype)
 
     def apply_isnan(self, x: str) -> str:
         return self.node("IsNaN", [self.cast(x, self.compute_dtype("IsNaN", self.dtype[x]))], BOOL)

@@ -218,7 +218,7 @@ def _maxmin(op_type, bool_op, ignore_nan=False):
         dtype = ins[0]
         if dtype == BOOL:
             return b.node(bool_op, xs, BOOL)
-        r = b.apply(op_type, xs, dtype)   # ONNX Max/Min propagate NaN, as np.maximum
+        r = b.extremum(op_type, xs[0], xs[1], dtype)   # ONNX Max/Min propagate NaN, as np.maximum
         if ignore_nan and dtype in FLOATS:
             x, y = xs
             r = b.where(b.apply_isnan(y), x, b.where(b.apply_isnan(x), y, r))
@@ -527,9 +527,9 @@ def lower_clip(b: GraphBuilder, st) -> list[str]:
         raise NotLowered("clip of bools")
     r = b.operand(bound["a"], dtype)
     if lo is not None:
-        r = b.apply("Max", [r, b.operand(lo, dtype)], dtype)
+        r = b.extremum("Max", r, b.operand(lo, dtype), dtype)
     if hi is not None:
-        r = b.apply("Min", [r, b.operand(hi, dtype)], dtype)
+        r = b.extremum("Min", r, b.operand(hi, dtype), dtype)
     if lo is None and hi is None:
         r = b.node("Identity", [r], dtype)
     return [r]

@@ -30,7 +30,8 @@ from bytecode import Bytecode, Instr, Label
 
 from ..executor import codegen
 from ..executor.opcode_table import (
-    BREAKABLE, FACTS, TRUTH_JUMPS, exception_ranges, instructions, loop_ranges,
+    BREAKABLE, FACTS, LOCAL_LOADS, LOCAL_STORES, TRUTH_JUMPS, exception_ranges, instructions,
+    local_names_of, loop_ranges,
 )
 from .reasons import DATA_DEPENDENT
 
@@ -42,23 +43,70 @@ RESULT_PREFIX = SOT_PREFIX + "r"
 @dataclass
 class BreakPlan:
     instr: dis.Instruction        # the instruction the break is at
-    kind: str                     # "native" (run instr, resume after) or "bool" (resume at instr)
+    kind: str                     # "native" (run instr, resume after), "bool" (resume at instr),
+                                  # or "loop" (run the loop at instr natively, resume at its exit)
     resume_offset: int
     layout_before: list[bool]     # stack slots before instr; True = NULL
     layout_after: list[bool]      # stack slots the resume function receives
     pushed: int = 0               # values the native instruction leaves on top
 
 
-def plan_break(code: types.CodeType, instr: dis.Instruction, reason, stack_nulls: list[bool]):
-    """A BreakPlan, or a string saying why a break is not possible here."""
+def stop_offset(code: types.CodeType, instr: dis.Instruction):
+    """Where the graph before a break at `instr` ends: `instr` itself, or the
+    head of the outermost loop around it (the whole loop then runs natively).
+    Returns (offset, loop range or None), or a string saying why not."""
     if code.co_cellvars:
         return "graph breaks in functions whose locals are captured by inner functions are not supported yet"
     instrs = instructions(code)
     off = instr.offset
-    if any(lo <= off <= hi for lo, hi in loop_ranges(instrs)):
-        return "graph breaks inside loops are not supported yet"
     if any(lo <= off < hi for lo, hi in exception_ranges(code, instrs)):
         return "graph breaks inside try/with blocks are not supported yet"
+    loops = [(lo, hi) for lo, hi in loop_ranges(instrs) if lo <= off <= hi]
+    if not loops:
+        return off, None
+    lo, hi = min(loops, key=lambda r: (r[0], -r[1]))
+    outer = [(a, b) for a, b in loop_ranges(instrs) if a <= lo and hi <= b]
+    lo, hi = min(outer, key=lambda r: (r[0], -r[1]))
+    if any(a < lo <= b < hi or lo < a <= hi < b for a, b in exception_ranges(code, instrs)):
+        return "the loop around the graph break overlaps a try/with block"
+    return lo, (lo, hi)
+
+
+def plan_loop(code: types.CodeType, loop: tuple, stack_nulls: list[bool], bound: set):
+    """The whole loop [head, exit) runs natively, then the resume function
+    takes over at its exit. A BreakPlan, or a string saying why not."""
+    instrs = instructions(code)
+    real = [i for i in instrs if i.opname not in ("EXTENDED_ARG", "CACHE")]
+    by_offset = {i.offset: k for k, i in enumerate(real)}
+    head = real[by_offset[loop[0]]]
+    if head.opname == "FOR_ITER":
+        k = by_offset[head.argval] + FACTS.for_exit_skip
+        after = stack_nulls[:-1]  # the iterator is gone after the loop
+    else:
+        k = by_offset[loop[1]] + 1
+        after = list(stack_nulls)
+    if k >= len(real):
+        return "the loop around the graph break has no code after it"
+    exit_offset = real[k].offset
+    if any(after):
+        return "a NULL call slot is live around the loop"
+    inside = [i for i in real if loop[0] <= i.offset < exit_offset]
+    stored = {n for i in inside if i.opname in LOCAL_STORES for n in local_names_of(i)}
+    if any(i.opname == "DELETE_FAST" for i in inside):
+        return "the loop around the graph break deletes a local"
+    read_after = {n for i in real if i.offset >= exit_offset and i.opname in LOCAL_LOADS
+                  for n in local_names_of(i)}
+    maybe_unbound = (stored - bound) & read_after
+    if maybe_unbound:
+        return (f"the loop around the graph break binds {', '.join(sorted(maybe_unbound))}, "
+                "read after the loop")
+    return BreakPlan(head, "loop", exit_offset, stack_nulls, after, 0)
+
+
+def plan_break(code: types.CodeType, instr: dis.Instruction, reason, stack_nulls: list[bool]):
+    """A BreakPlan at `instr` itself, or a string saying why a break is not possible."""
+    instrs = instructions(code)
+    off = instr.offset
     real = [i for i in instrs if i.opname not in ("EXTENDED_ARG", "CACHE")]
     pos = next(k for k, i in enumerate(real) if i.offset == off)
     if instr.opname in TRUTH_JUMPS and reason.category == DATA_DEPENDENT:
@@ -164,16 +212,7 @@ def compiled_prefix_code(original: types.CodeType, plan: BreakPlan, runner, used
     bc, where = _abstract(original)
     new = codegen.new_bytecode(original, codegen.uniform_arg_names(original))
     ins = codegen.prologue(original) + codegen.calling_instrs(original, runner, used_cells)
-    stack_vals = [j for j, null in enumerate(plan.layout_before) if not null]
-    count = len(restored_locals) + len(stack_vals)
-    ins.append(Instr("UNPACK_SEQUENCE", count))
-    ins += [Instr("STORE_FAST", name) for name in restored_locals]
-    ins += [Instr("STORE_FAST", f"{STACK_PREFIX}{j}") for j in stack_vals]
-    for j, null in enumerate(plan.layout_before):
-        if not null:
-            ins.append(Instr("LOAD_FAST", f"{STACK_PREFIX}{j}"))
-        elif FACTS.call_has_null_slot:
-            ins.append(Instr("PUSH_NULL"))
+    ins += _restore(plan.layout_before, restored_locals)
     if plan.kind == "native":
         k = where[plan.instr.offset]
         ins += [_copy(i) for i in _call_preamble(bc, k)]
@@ -205,6 +244,48 @@ def _copy(instr: Instr) -> Instr:
     return instr.copy()
 
 
+def loop_region_code(original: types.CodeType, plan: BreakPlan, runner, used_cells: set,
+                     local_names: list[str], restored_locals: list[str], resume: types.CodeType):
+    """Replacement for a break inside a loop: run `runner` (the graph before
+    the loop), restore locals and stack, enter the original code at the loop
+    head; at the loop's exit the resume function takes over."""
+    bc, where = _abstract(original)
+    items = list(bc)
+    n = len(plan.layout_after)
+    exit_at = where[plan.resume_offset]
+    items[exit_at:exit_at] = _splice_lines(_store_stack(n) + _resume_call(resume, n, local_names),
+                                           bc[exit_at].lineno)
+    head = Label()
+    items.insert(where[plan.instr.offset], head)
+    new = codegen.new_bytecode(original, codegen.uniform_arg_names(original))
+    ins = codegen.prologue(original) + codegen.calling_instrs(original, runner, used_cells)
+    ins += _restore(plan.layout_before, restored_locals)
+    ins.append(Instr("JUMP_FORWARD", head))
+    built = codegen.finish(new, ins + items, original.co_firstlineno)
+    return codegen.patch_closure_loads(built, resume)
+
+
+def _restore(layout: list[bool], restored_locals: list[str]) -> list[Instr]:
+    """Unpack the runner's tuple (locals, then stack values) and push the stack."""
+    stack_vals = [j for j, null in enumerate(layout) if not null]
+    ins = [Instr("UNPACK_SEQUENCE", len(restored_locals) + len(stack_vals))]
+    ins += [Instr("STORE_FAST", name) for name in restored_locals]
+    ins += [Instr("STORE_FAST", f"{STACK_PREFIX}{j}") for j in stack_vals]
+    for j, null in enumerate(layout):
+        if not null:
+            ins.append(Instr("LOAD_FAST", f"{STACK_PREFIX}{j}"))
+        elif FACTS.call_has_null_slot:
+            ins.append(Instr("PUSH_NULL"))
+    return ins
+
+
+def _splice_lines(splice: list, lineno) -> list:
+    for i in splice:
+        if isinstance(i, Instr) and i.lineno is None:
+            i.lineno = lineno
+    return splice
+
+
 def native_prefix_code(original: types.CodeType, plan: BreakPlan, local_names: list[str],
                        resume: types.CodeType) -> types.CodeType:
     """Replacement: the original code, natively, with the resume call spliced
@@ -216,6 +297,10 @@ def native_prefix_code(original: types.CodeType, plan: BreakPlan, local_names: l
     if plan.kind == "native":
         splice = _store_stack(n) + _resume_call(resume, n, local_names)
         items[k + 1:k + 1] = splice
+    elif plan.kind == "loop":
+        k = where[plan.resume_offset]
+        splice = _store_stack(n) + _resume_call(resume, n, local_names)
+        items[k:k] = splice
     else:
         top = f"{RESULT_PREFIX}{n - 1}"
         splice = _store_stack(n)

@@ -33,6 +33,9 @@ class VersionFacts:
     has_precall: bool
     # Cell objects are loaded with LOAD_CLOSURE (a pseudo-op from 3.13 on).
     load_closure_is_real: bool
+    # Instructions between an exhausted FOR_ITER's target and the loop's
+    # continuation: END_FOR on 3.12, END_FOR + POP_TOP on 3.13.
+    for_exit_skip: int
     # MAKE_FUNCTION: 3.10 pops a qualname; before 3.13 its arg holds the
     # attribute flags (3.13 sets them with SET_FUNCTION_ATTRIBUTE).
     make_function_pops_qualname: bool
@@ -48,6 +51,7 @@ FACTS = VersionFacts(
     null_after_callable=PY >= (3, 13),
     for_iter_exhaust_pushes=PY >= (3, 12),
     end_for_pops=2 if PY == (3, 12) else 1,
+    for_exit_skip={(3, 12): 1, (3, 13): 2}.get(PY, 0),
     has_resume=PY >= (3, 11),
     has_precall=PY == (3, 11),
     load_closure_is_real=PY < (3, 13),
@@ -169,6 +173,17 @@ def loop_ranges(instrs) -> list[tuple[int, int]]:
                 ins.opname in ABSOLUTE_JUMPS_310 and isinstance(ins.argval, int) and ins.argval <= ins.offset):
             ranges.append((ins.argval, ins.offset))
     return ranges
+
+
+LOCAL_STORES = frozenset(("STORE_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST",
+                          "STORE_FAST_MAYBE_NULL", "DELETE_FAST"))
+LOCAL_LOADS = frozenset(("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_AND_CLEAR", "LOAD_FAST_LOAD_FAST",
+                         "STORE_FAST_LOAD_FAST", "DELETE_FAST"))
+
+
+def local_names_of(ins) -> tuple:
+    """The local names an instruction touches (two for the 3.13 superinstructions)."""
+    return ins.argval if isinstance(ins.argval, tuple) else (ins.argval,)
 
 
 def exception_ranges(code, instrs) -> list[tuple[int, int]]:

@@ -12,7 +12,7 @@ import types
 from ..breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
 from ..guards.tracker import literal
 from .variables import (
-    BoundMethodVariable, BuiltinMethodVariable, ConstVariable, DictVariable, ListVariable, TensorVariable, TupleVariable, Variable,
+    BoundMethodVariable, BuiltinMethodVariable, ConstVariable, IteratorVariable, DictVariable, ListVariable, TensorVariable, TupleVariable, Variable,
 )
 
 
@@ -57,7 +57,10 @@ class OutputBuilder:
             return f"{self._bind(getattr)}({self.expr(var.self_var)}, {self._bind(var.name)})"
         if isinstance(var, BoundMethodVariable):
             return f"{self._bind(types.MethodType)}({self.expr(var.func)}, {self.expr(var.self_var)})"
-        if isinstance(var, TupleVariable):
+        if isinstance(var, IteratorVariable):  # an iterator over what is left
+            rest = var.items[var.pos:]
+            text = f"{self._bind(iter)}((" + "".join(self.expr(v) + ", " for v in rest) + "))"
+        elif isinstance(var, TupleVariable):
             text = "(" + "".join(self.expr(v) + ", " for v in var.items) + ")"
         elif isinstance(var, ListVariable):
             text = "[" + ", ".join(self.expr(v) for v in var.items) + "]"

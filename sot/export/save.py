@@ -1,0 +1,456 @@
+"""`save(fn, path, input_spec)`: a function traced as one graph → an .onnx file.
+
+The function is simulated (never run) over zero-filled probe arrays: once
+with every dynamic dimension at a first size, once more for each dynamic
+dimension changed alone to a second size, and once at each bound of the
+spec.  Every probe must give the same ONNX graph — same nodes, attributes
+and initializers — up to the sizes of the dynamic dimensions; otherwise a
+size was baked into the graph (``x.reshape(x.shape[0], ...)``, a branch on a
+shape) and the model would be wrong at other sizes, so ExportError names the
+statement and its line.  The graph of the first probe is written, with the
+dynamic dimensions of inputs and outputs as symbolic ``dim_param``s, the
+weights (arrays reached from attributes, globals, closures) as initializers,
+and the spec in ``metadata_props`` (JSON) for `load` to enforce.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+
+import numpy as np
+
+from sot.breaks.reasons import BreakReason
+
+from .spec import (FORMAT, FORMAT_KEY, OUTPUTS_KEY, SIGNATURE_KEY, ExportError, InputSpec,
+                   dump_signature)
+from .trace import SimulationFailed, resolve_target, trace
+
+__all__ = ["save", "export_model"]
+
+_HOW_TO = {
+    "data-dependent": "keep the condition as an array (np.where(cond, a, b)) or move the branch out of "
+                      "the exported function",
+    "side-effect": "move the assignment/print/I-O out of the exported function; it must only compute "
+                   "arrays from its inputs",
+    "unsupported-call": "call only NumPy functions and Python functions that compute arrays, or do that "
+                        "work before/after the exported function",
+}
+
+
+def _reason_text(reason) -> str:
+    if isinstance(reason, BreakReason):
+        text = str(reason)
+        if not reason.hint and reason.category in _HOW_TO:
+            text += f"\n  how to remove it: {_HOW_TO[reason.category]}"
+        return text
+    return str(reason)
+
+
+def _all_breaks(target, arrays) -> list:
+    """Every graph break and fallback of one real (traced) call with the probe
+    arrays, as sot.explain reports them; [] when that call itself fails."""
+    from sot.explain import explain
+    fn = target.function
+    if target.bound:
+        fn = fn.__get__(target.bound[0]) if len(target.bound) == 1 else fn
+    try:
+        report = explain(fn, *arrays)
+    except Exception:  # noqa: BLE001 - the first reason is still reported
+        return []
+    return report.breaks
+
+
+def _probe_arrays(inputs, sizes: dict) -> list:
+    arrays = []
+    for spec in inputs:
+        shape = tuple(sizes[d.param] if d.dynamic else d.size for d in spec.dims)
+        count = int(np.prod(shape, dtype=np.int64))
+        if count <= 1 << 20:
+            arrays.append(np.zeros(shape, spec.dtype))
+        else:   # a large bound: read-only, no memory (the simulation never reads data)
+            arrays.append(np.broadcast_to(np.zeros((), spec.dtype), shape))
+    return arrays
+
+
+def _describe_sizes(sizes: dict) -> str:
+    return ", ".join(f"{k}={v}" for k, v in sizes.items()) or "the given shapes"
+
+
+def _simulate(target, inputs, sizes, first: bool):
+    arrays = _probe_arrays(inputs, sizes)
+    try:
+        return trace(target, arrays)
+    except SimulationFailed as e:
+        reasons = [e.reason]
+        if first:
+            extra = [r for r in _all_breaks(target, arrays) if str(r) != str(e.reason)]
+            reasons += extra
+        lines = "\n".join(f"- {_reason_text(r)}" for r in reasons)
+        at = f" with {_describe_sizes(sizes)}" if sizes else ""
+        hint = ""
+        if len(sizes) > 1 and "broadcast" in lines:
+            hint = ("\n  hint: each unnamed dynamic dimension may have its own size; dimensions that are "
+                    "always the same size need one name, e.g. InputSpec(['batch', 64]) for every input")
+        raise ExportError(f"{target.description} is not one graph{at}, so it cannot be exported "
+                          f"({len(reasons)} reason(s)):\n{lines}{hint}", reasons) from None
+
+
+# ---------------------------------------------------------------------------
+# lowering one trace
+
+class Lowered:
+    """The ONNX graph of one Trace, before dims are made symbolic."""
+
+    def __init__(self, tr, target, inputs, output_names):
+        from onnx import helper, numpy_helper
+        from sot.backends.onnx_builder import GraphBuilder
+        from sot.backends.onnx_lowering import OnnxSegment, plan
+        try:
+            from sot.backends.onnx_fusion import fuse_patterns
+        except ImportError:  # pragma: no cover
+            fuse_patterns = None
+
+        ir = tr.graph.ir
+        unique = list(dict.fromkeys(tr.outputs))
+        ir.set_outputs(unique)
+        p = plan(ir, fuse_patterns)
+        if p.not_lowered:
+            lines = []
+            for st, why in p.not_lowered:
+                loc = _location(tr, st)
+                lines.append(f"- {loc}: {st.expression()}: {why}")
+            raise ExportError(f"{target.description} has {len(p.not_lowered)} operation(s) with no exact "
+                              f"ONNX lowering, so it cannot be exported:\n" + "\n".join(lines))
+        segments = [s for s in p.segments if isinstance(s, OnnxSegment)]
+        if len(segments) > 1:   # pragma: no cover - all lowered gives one segment
+            raise ExportError(f"{target.description}: the graph lowered to {len(segments)} ONNX segments")
+        b = segments[0].builder if segments else GraphBuilder(ir.name)
+        out_values = []
+        for sym in tr.outputs:
+            v = b.env.get(sym.name) or b.value(sym)
+            b.shape[v] = sym.meta.shape
+            out_values.append(v)
+        model, finals = b.to_model(out_values)
+        g = model.graph
+        # names: arguments from the spec, weights from where they were reached
+        renames = {}
+        taken = {o for n in g.node for o in list(n.output) + list(n.input)} | {i.name for i in g.initializer}
+        wanted = {}
+        for sym_name, index in tr.args.items():
+            wanted[sym_name] = inputs[index].name
+        for sym_name, (where, _value) in tr.weights.items():
+            wanted[sym_name] = where
+        for i, v in enumerate(finals):
+            wanted[v] = output_names[i]
+        used = set()
+        for old, new in wanted.items():
+            candidate, k = new, 1
+            while candidate in used or (candidate in taken and candidate not in wanted):
+                candidate, k = f"{new}_{k}", k + 1
+            used.add(candidate)
+            renames[old] = candidate
+        for n in g.node:
+            n.input[:] = [renames.get(x, x) for x in n.input]
+            n.output[:] = [renames.get(x, x) for x in n.output]
+        graph_inputs = {vi.name: vi for vi in g.input}
+        new_inputs, initializers = [], []
+        for sym_name, (where, value) in tr.weights.items():
+            if sym_name in graph_inputs:
+                initializers.append(numpy_helper.from_array(np.ascontiguousarray(value), renames[sym_name]))
+        self.input_dims = []
+        for k, spec in enumerate(inputs):
+            sym_name = next((s for s, i in tr.args.items() if i == k), None)
+            shape = _probe_shape(tr, sym_name) if sym_name else None
+            if shape is None:   # unused by the graph: still part of the signature
+                shape = tuple(d.size for d in spec.dims)
+            self.input_dims.append(shape)
+            vi = helper.make_tensor_value_info(spec.name, helper.np_dtype_to_tensor_dtype(spec.dtype),
+                                               [0 if d is None else d for d in shape])
+            new_inputs.append(vi)
+        del g.input[:]
+        g.input.extend(new_inputs)
+        g.initializer.extend(initializers)
+        for vi in g.output:
+            vi.name = renames.get(vi.name, vi.name)
+        self.output_dims = [tuple(d.dim_value for d in vi.type.tensor_type.shape.dim) for vi in g.output]
+        _drop_identity_reshapes(model)
+        self.model = model
+        self.trace = tr
+        self.scalars = [bool(s.meta.is_scalar) for s in tr.outputs]
+
+    def structure(self) -> tuple:
+        """Everything that must be identical between probes."""
+        g = self.model.graph
+        nodes = tuple(n.SerializeToString(deterministic=True) for n in g.node)
+        inits = tuple(sorted((i.name, i.SerializeToString(deterministic=True)) for i in g.initializer))
+        ins = tuple((vi.name, vi.type.tensor_type.elem_type, len(d)) for vi, d in zip(g.input, self.input_dims))
+        outs = tuple((vi.name, vi.type.tensor_type.elem_type, len(d)) for vi, d in zip(g.output, self.output_dims))
+        return nodes, inits, ins, outs
+
+
+_SHAPE_OPS = ("Reshape", "Expand")
+
+
+def _drop_identity_reshapes(model) -> None:
+    """Remove Reshape/Expand nodes whose input already has the target shape
+    (at this probe's static sizes).  The lowering writes the size-specific
+    target shape even when the op changes nothing (a MatMul result reshaped
+    to its own shape), which would make every probe's graph differ."""
+    import onnx
+    from onnx import numpy_helper
+    g = model.graph
+    try:
+        inferred = onnx.shape_inference.infer_shapes(model, strict_mode=False)
+    except Exception:  # noqa: BLE001 - keep the graph as it is
+        return
+    shapes = {}
+    for vi in list(inferred.graph.value_info) + list(inferred.graph.input) + list(inferred.graph.output):
+        dims = vi.type.tensor_type.shape.dim
+        if vi.type.tensor_type.HasField("shape") and all(d.HasField("dim_value") for d in dims):
+            shapes[vi.name] = tuple(d.dim_value for d in dims)
+    for init in g.initializer:
+        shapes[init.name] = tuple(init.dims)
+    consts = {init.name: init for init in g.initializer}
+    outputs = {vi.name for vi in g.output}
+    rename = {}
+    keep = []
+    for n in g.node:
+        n.input[:] = [rename.get(x, x) for x in n.input]
+        if n.op_type in _SHAPE_OPS and n.domain in ("", "ai.onnx") and len(n.input) == 2 \
+                and n.input[1] in consts and not n.attribute:
+            target = tuple(int(v) for v in numpy_helper.to_array(consts[n.input[1]]).reshape(-1))
+            if shapes.get(n.input[0]) is not None and shapes[n.input[0]] == target:
+                if n.output[0] in outputs:
+                    del n.input[1:]
+                    n.op_type = "Identity"
+                else:
+                    rename[n.output[0]] = n.input[0]
+                    continue
+        keep.append(n)
+    if len(keep) == len(g.node) and not rename:
+        return
+    del g.node[:]
+    g.node.extend(keep)
+    used = {x for n in g.node for x in n.input} | outputs
+    kept = [i for i in g.initializer if i.name in used]
+    del g.initializer[:]
+    g.initializer.extend(kept)
+
+
+def _probe_shape(tr, sym_name):
+    for s in tr.graph.ir.inputs:
+        if s.name == sym_name:
+            return s.meta.shape
+    return None
+
+
+def _location(tr, st) -> str:
+    loc = tr.locations.get(st.outputs[0].name) if st.outputs else None
+    if not loc or loc[1] is None:
+        return "<unknown location>"
+    import linecache
+    source = linecache.getline(loc[0], loc[1]).strip()
+    return f"{loc[0]}:{loc[1]}" + (f" ({source})" if source else "")
+
+
+# ---------------------------------------------------------------------------
+# comparing probes
+
+def _per_statement(tr) -> list:
+    """Each statement lowered alone, in order, as comparable bytes."""
+    from sot.backends.onnx_builder import GraphBuilder, NotLowered
+    from sot.backends.onnx_lowering import lower_statement
+    from sot.ir.errors import UnsupportedOp
+    b = GraphBuilder("probe")
+    out = []
+    for st in tr.graph.ir.statements:
+        n, inits = len(b.nodes), set(b.initializers)
+        try:
+            lower_statement(b, st)
+            nodes = repr(b.nodes[n:])
+            new = tuple((k, b.initializers[k].dtype.str, b.initializers[k].shape, b.initializers[k].tobytes())
+                        for k in b.initializers if k not in inits)
+            out.append((st.expression(), nodes, new))
+        except (NotLowered, UnsupportedOp) as e:
+            out.append((st.expression(), str(e), ()))
+    return out
+
+
+def _difference(a, b, dim_text: str, sizes_a, sizes_b) -> str:
+    sa, sb = _per_statement(a.trace), _per_statement(b.trace)
+    stmts_a, stmts_b = a.trace.graph.ir.statements, b.trace.graph.ir.statements
+    for i, (x, y) in enumerate(zip(sa, sb)):
+        if x != y:
+            st = stmts_a[i]
+            if x[0] != y[0]:
+                what = (f"with {_describe_sizes(sizes_a)} it records {x[0]}, with {_describe_sizes(sizes_b)} "
+                        f"{y[0]}")
+            else:
+                what = (f"its ONNX lowering uses the size itself ({x[0]} at {_describe_sizes(sizes_a)}, "
+                        f"{y[0]} at {_describe_sizes(sizes_b)})")
+            return f"at {_location(a.trace, st)}: {what}"
+    if len(sa) != len(sb):
+        longer = a if len(sa) > len(sb) else b
+        st = longer.trace.graph.ir.statements[min(len(sa), len(sb))]
+        return (f"the number of operations changes with the size ({len(sa)} at {_describe_sizes(sizes_a)}, "
+                f"{len(sb)} at {_describe_sizes(sizes_b)}); the first extra one is at "
+                f"{_location(longer.trace, st)}: {st.expression()} — a branch or loop on a shape")
+    return "the graphs differ (their inputs, outputs or how the result is returned)"
+
+
+_BAKED_HINT = ("to keep it dynamic, do not compute with the size as a Python number: use -1 in "
+               "reshape (x.reshape(-1, 64)), axis= arguments and keepdims=True instead of x.shape[i]; "
+               "or give the dimension a fixed size in the InputSpec")
+
+
+def _probe_plan(inputs) -> tuple[dict, list]:
+    """The first probe's sizes, and the further probes [(description, sizes)]."""
+    params = {}
+    for spec in inputs:
+        for d in spec.dims:
+            if d.dynamic:
+                lo, hi = params.get(d.param, (d.min, d.max))
+                lo = max(lo, d.min)
+                hi = d.max if hi is None else (hi if d.max is None else min(hi, d.max))
+                params[d.param] = (lo, hi)
+    for p, (lo, hi) in params.items():
+        if hi is not None and hi < lo:
+            raise ExportError(f"dimension {p!r} has no size: its bounds across inputs are {lo}..{hi}")
+    names = list(params)
+    k = len(names)
+    first, second = {}, {}
+    for j, p in enumerate(names):
+        lo, hi = params[p]
+        a, b = max(lo, 2) + j, max(lo, 2) + j + k
+        if hi is not None:
+            a = min(a, hi)
+            b = min(b, hi) if min(b, hi) != a else max(lo, a - 1)
+        first[p], second[p] = a, b
+    probes = []
+    for p in names:
+        if second[p] != first[p]:
+            probes.append(([p], dict(first, **{p: second[p]})))
+    lows = {p: params[p][0] for p in names}
+    if lows != first and all(v >= 0 for v in lows.values()):
+        probes.append((names, lows))
+    highs = {p: params[p][1] for p in names}
+    if all(v is not None for v in highs.values()) and highs != first and highs != lows:
+        probes.append((names, highs))
+    return params, first, probes
+
+
+def export_model(fn, input_spec, output_names=None):
+    """The checked ModelProto of ``fn`` (see the module docstring)."""
+    import onnx
+    from onnx import helper
+
+    if input_spec is None:
+        raise ExportError("save needs input_spec=[InputSpec(...), ...], one per array argument")
+    specs = list(input_spec) if isinstance(input_spec, (list, tuple)) else [input_spec]
+    for s in specs:
+        if not isinstance(s, InputSpec):
+            raise TypeError(f"input_spec items must be sot.InputSpec, got {type(s).__name__}")
+    target = resolve_target(fn, len(specs))
+    inputs = [s.resolve(param) for s, param in zip(specs, target.params)]
+    names = [i.name for i in inputs]
+    if len(set(names)) != len(names):
+        raise ExportError(f"input names must differ: {names}")
+    params, first, probes = _probe_plan(inputs)
+
+    base_trace = _simulate(target, inputs, first, True)
+    n_out = len(base_trace.outputs)
+    if output_names is None:
+        output_names = ["output"] if n_out == 1 else [f"output_{i}" for i in range(n_out)]
+    output_names = list(output_names)
+    if len(output_names) != n_out:
+        raise ExportError(f"{len(output_names)} output name(s) for {n_out} output(s)")
+    if set(output_names) & set(names):
+        raise ExportError(f"output names {output_names} must differ from input names {names}")
+    base = Lowered(base_trace, target, inputs, output_names)
+    structure = base.structure()
+    out_params = [[None] * len(d) for d in base.output_dims]
+    for changed, sizes in probes:
+        other = Lowered(_simulate(target, inputs, sizes, False), target, inputs, output_names)
+        dims = " and ".join(repr(p) for p in changed)
+        if other.structure() != structure or other.trace.kind != base_trace.kind or \
+                other.scalars != base.scalars:
+            where = _difference(base, other, dims, first, sizes)
+            which = [f"{i.name}[{j}]" for i in inputs for j, d in enumerate(i.dims) if d.param in changed]
+            raise ExportError(f"dynamic dimension {dims} ({', '.join(which)}) is baked into the graph of "
+                              f"{target.description}: the graph is not the same at every size, so the model "
+                              f"would be wrong at other sizes; {where}.\n  hint: {_BAKED_HINT}")
+        for o, (da, db) in enumerate(zip(base.output_dims, other.output_dims)):
+            for j, (x, y) in enumerate(zip(da, db)):
+                if x == y:
+                    continue
+                if len(changed) == 1 and x == first[changed[0]] and y == sizes[changed[0]]:
+                    name = changed[0]
+                else:
+                    name = f"{output_names[o]}_dim{j}"
+                if out_params[o][j] is None:
+                    out_params[o][j] = name
+                elif out_params[o][j] != name:
+                    out_params[o][j] = f"{output_names[o]}_dim{j}"
+    model = base.model
+    g = model.graph
+    for vi, spec in zip(g.input, inputs):
+        for dim, d in zip(vi.type.tensor_type.shape.dim, spec.dims):
+            if d.dynamic:
+                dim.Clear()
+                dim.dim_param = d.param
+    for vi, ps in zip(g.output, out_params):
+        for dim, p in zip(vi.type.tensor_type.shape.dim, ps):
+            if p is not None:
+                dim.Clear()
+                dim.dim_param = p
+    g.name = target.function.__qualname__
+    g.doc_string = f"exported by sot from {target.description}"
+    import sot
+    model.producer_name = "sot"
+    model.producer_version = getattr(sot, "__version__", "")
+    meta = {
+        FORMAT_KEY: FORMAT,
+        SIGNATURE_KEY: dump_signature(inputs),
+        OUTPUTS_KEY: _json({"kind": base_trace.kind, "scalar": base.scalars,
+                            "names": output_names}),
+    }
+    helper.set_model_props(model, meta)
+    try:
+        onnx.checker.check_model(model, full_check=True)
+    except Exception as e:  # noqa: BLE001 - a bug here is ours, say so
+        raise ExportError(f"the exported model of {target.description} does not pass onnx.checker "
+                          f"(a bug in sot's export, please report it): {e}") from None
+    return model
+
+
+def _json(value) -> str:
+    import json
+    return json.dumps(value)
+
+
+def save(fn, path, input_spec=None, *, output_names=None) -> str:
+    """Trace ``fn`` (a function, method or callable object) with
+    ``input_spec`` and write it as one ONNX model to ``path`` (``.onnx`` is
+    added when missing).  Returns the path written.  Raises ExportError when
+    ``fn`` is not one graph (every reason, with file:line) or a dynamic
+    dimension is baked into it."""
+    path = os.fspath(path)
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    if not path.lower().endswith(".onnx"):
+        path += ".onnx"
+    model = export_model(fn, input_spec, output_names)
+    data = model.SerializeToString()
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".sot-export-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return path
