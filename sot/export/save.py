@@ -237,6 +237,43 @@ def _drop_identity_reshapes(model) -> None:
     g.initializer.extend(kept)
 
 
+def _generalize_reshapes(models) -> None:
+    """A Reshape whose constant target differs between the probes in one
+    position only gets -1 there, in every probe (at each probe that is the
+    same reshape: the total size fixes the -1).  ``x.reshape(n, 2, 2)`` with
+    ``n = x.shape[0]`` becomes ``Reshape(x, [-1, 2, 2])``."""
+    from onnx import numpy_helper
+    if len(models) < 2 or len({len(m.graph.node) for m in models}) != 1:
+        return
+    consts = [{i.name: i for i in m.graph.initializer} for m in models]
+    changed = False
+    for k, base_node in enumerate(models[0].graph.node):
+        nodes = [m.graph.node[k] for m in models]
+        if any(n.op_type != "Reshape" or len(n.input) != 2 or n.input[1] not in c
+               for n, c in zip(nodes, consts)):
+            continue
+        targets = [numpy_helper.to_array(c[n.input[1]]).reshape(-1) for n, c in zip(nodes, consts)]
+        if len({t.shape for t in targets}) != 1 or any(-1 in t or 0 in t for t in targets):
+            continue
+        differ = [p for p in range(targets[0].size) if len({int(t[p]) for t in targets}) > 1]
+        if len(differ) != 1:
+            continue
+        for m, n, t in zip(models, nodes, targets):
+            t = t.astype(np.int64).copy()
+            t[differ[0]] = -1
+            name = f"reshape_target_{k}"
+            m.graph.initializer.append(numpy_helper.from_array(t, name))
+            n.input[1] = name
+        changed = True
+    if changed:
+        for m in models:
+            g = m.graph
+            used = {x for n in g.node for x in n.input} | {o.name for o in g.output}
+            kept = [i for i in g.initializer if i.name in used]
+            del g.initializer[:]
+            g.initializer.extend(kept)
+
+
 def _probe_shape(tr, sym_name):
     for s in tr.graph.ir.inputs:
         if s.name == sym_name:
@@ -257,7 +294,7 @@ def _location(tr, st) -> str:
 # comparing probes
 
 def _per_statement(tr) -> list:
-    """Each statement lowered alone, in order, as comparable bytes."""
+    """Each statement lowered alone, in order: (expression, nodes, {initializer: array})."""
     from sot.backends.onnx_builder import GraphBuilder, NotLowered
     from sot.backends.onnx_lowering import lower_statement
     from sot.ir.errors import UnsupportedOp
@@ -267,20 +304,35 @@ def _per_statement(tr) -> list:
         n, inits = len(b.nodes), set(b.initializers)
         try:
             lower_statement(b, st)
-            nodes = repr(b.nodes[n:])
-            new = tuple((k, b.initializers[k].dtype.str, b.initializers[k].shape, b.initializers[k].tobytes())
-                        for k in b.initializers if k not in inits)
+            nodes = b.nodes[n:]
+            new = {k: b.initializers[k] for k in b.initializers if k not in inits}
             out.append((st.expression(), nodes, new))
         except (NotLowered, UnsupportedOp) as e:
-            out.append((st.expression(), str(e), ()))
+            out.append((st.expression(), str(e), {}))
     return out
+
+
+def _same_lowering(x, y) -> bool:
+    """Two lowerings of one statement at two sizes are the same graph (a
+    Reshape target may differ in one position: it is generalized to -1)."""
+    if repr(x[1]) != repr(y[1]) or set(x[2]) != set(y[2]):
+        return False
+    targets = {n[1][1] for n in x[1] if isinstance(n, tuple) and n[0] == "Reshape" and len(n[1]) == 2}
+    for k, a in x[2].items():
+        c = y[2][k]
+        if a.dtype == c.dtype and a.shape == c.shape and np.array_equal(a, c):
+            continue
+        if k in targets and a.ndim == 1 and a.shape == c.shape and int((a != c).sum()) == 1:
+            continue
+        return False
+    return True
 
 
 def _difference(a, b, dim_text: str, sizes_a, sizes_b) -> str:
     sa, sb = _per_statement(a.trace), _per_statement(b.trace)
-    stmts_a, stmts_b = a.trace.graph.ir.statements, b.trace.graph.ir.statements
+    stmts_a = a.trace.graph.ir.statements
     for i, (x, y) in enumerate(zip(sa, sb)):
-        if x != y:
+        if not _same_lowering(x, y):
             st = stmts_a[i]
             if x[0] != y[0]:
                 what = (f"with {_describe_sizes(sizes_a)} it records {x[0]}, with {_describe_sizes(sizes_b)} "
@@ -367,15 +419,17 @@ def export_model(fn, input_spec, output_names=None):
     if set(output_names) & set(names):
         raise ExportError(f"output names {output_names} must differ from input names {names}")
     base = Lowered(base_trace, target, inputs, output_names)
+    others = [Lowered(_simulate(target, inputs, sizes, False), target, inputs, output_names)
+              for _changed, sizes in probes]
+    _generalize_reshapes([base.model] + [o.model for o in others])
     structure = base.structure()
     out_params = [[None] * len(d) for d in base.output_dims]
-    for changed, sizes in probes:
-        other = Lowered(_simulate(target, inputs, sizes, False), target, inputs, output_names)
+    for (changed, sizes), other in zip(probes, others):
         dims = " and ".join(repr(p) for p in changed)
         if other.structure() != structure or other.trace.kind != base_trace.kind or \
                 other.scalars != base.scalars:
             where = _difference(base, other, dims, first, sizes)
-            which = [f"{i.name}[{j}]" for i in inputs for j, d in enumerate(i.dims) if d.param in changed]
+            which = [f"dimension {j} of {i.name!r}" for i in inputs for j, d in enumerate(i.dims) if d.param in changed]
             raise ExportError(f"dynamic dimension {dims} ({', '.join(which)}) is baked into the graph of "
                               f"{target.description}: the graph is not the same at every size, so the model "
                               f"would be wrong at other sizes; {where}.\n  hint: {_BAKED_HINT}")

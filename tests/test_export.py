@@ -1,0 +1,363 @@
+"""sot.save / sot.load: a function traced as one graph, deployed as an .onnx file."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import sot
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
+import workloads as W  # noqa: E402
+
+onnx = pytest.importorskip("onnx")
+ort = pytest.importorskip("onnxruntime")
+
+WIDTH = 64
+
+
+def f32(*shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+@pytest.fixture(scope="module")
+def mlp():
+    return W.MLP(layers=6, width=WIDTH, seed=1)
+
+
+@pytest.fixture(scope="module")
+def mlp_file(mlp, tmp_path_factory):
+    path = tmp_path_factory.mktemp("export") / "mlp.onnx"
+    written = sot.save(mlp, path, input_spec=[sot.InputSpec([None, WIDTH], "float32", "x")])
+    assert written == str(path)
+    return written
+
+
+# ---------------------------------------------------------------------------
+# the deployment flow
+
+@pytest.mark.parametrize("batch", [1, 7, 64])
+def test_mlp_saved_and_loaded_matches_eager(mlp, mlp_file, batch):
+    run = sot.load(mlp_file)
+    x = f32(batch, WIDTH, seed=batch)
+    y = run(x)
+    assert isinstance(y, np.ndarray) and y.dtype == np.float32 and y.shape == (batch, WIDTH)
+    np.testing.assert_allclose(y, mlp(x), rtol=1e-4, atol=1e-5)
+
+
+def test_saved_file_is_plain_onnx_with_symbolic_batch_and_weights(mlp, mlp_file):
+    model = onnx.load(mlp_file)
+    onnx.checker.check_model(model, full_check=True)
+    (inp,) = model.graph.input
+    assert inp.name == "x"
+    dims = inp.type.tensor_type.shape.dim
+    assert dims[0].dim_param == "x_dim0" and dims[1].dim_value == WIDTH
+    (out,) = model.graph.output
+    assert out.type.tensor_type.shape.dim[0].dim_param == "x_dim0"
+    names = {i.name for i in model.graph.initializer}
+    assert {"self.layers[0].w", "self.layers[5].b"} <= names
+    w = onnx.numpy_helper.to_array(next(i for i in model.graph.initializer if i.name == "self.layers[2].w"))
+    np.testing.assert_array_equal(w, mlp.layers[2].w)
+    assert not any(n.op_type == "Reshape" for n in model.graph.node)
+
+
+def test_plain_onnxruntime_without_sot_gives_the_same_outputs(mlp, mlp_file, tmp_path):
+    x = f32(7, WIDTH, seed=3)
+    np.save(tmp_path / "x.npy", x)
+    script = (
+        "import sys, numpy as np, onnxruntime as ort\n"
+        "s = ort.InferenceSession(sys.argv[1], providers=['CPUExecutionProvider'])\n"
+        "x = np.load(sys.argv[2])\n"
+        "np.save(sys.argv[3], s.run(None, {'x': x})[0])\n"
+        "assert 'sot' not in sys.modules\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    subprocess.run([sys.executable, "-c", script, mlp_file, str(tmp_path / "x.npy"), str(tmp_path / "y.npy")],
+                   check=True, env=env, cwd=str(tmp_path))
+    y = np.load(tmp_path / "y.npy")
+    np.testing.assert_allclose(y, mlp(x), rtol=1e-4, atol=1e-5)
+    np.testing.assert_array_equal(y, sot.load(mlp_file)(x))
+
+
+def test_saving_does_not_run_the_function(tmp_path):
+    calls = []
+
+    def f(x):
+        calls.append(1)  # simulated, never run: a side effect would be a break
+        return x * 2
+
+    with pytest.raises(sot.ExportError, match="append|side-effect|list"):
+        sot.save(f, tmp_path / "f", input_spec=[sot.InputSpec([3])])
+    scale = np.float32(3)
+
+    def g(x, y):
+        return x * scale + y, x - y
+
+    with pytest.raises(sot.ExportError, match="one name"):
+        sot.save(g, tmp_path / "g", input_spec=[sot.InputSpec([None]), sot.InputSpec([None])])
+    path = sot.save(g, tmp_path / "g", input_spec=[sot.InputSpec(["n"]), sot.InputSpec(["n"])])
+    run = sot.load(path)
+    a, b = f32(5, seed=1), f32(5, seed=2)
+    out = run(a, b)
+    assert isinstance(out, tuple) and len(out) == 2
+    np.testing.assert_allclose(out[0], a * scale + b, rtol=1e-6)
+    np.testing.assert_allclose(out[1], a - b, rtol=1e-6)
+    np.testing.assert_allclose(run(y=b, x=a)[1], a - b, rtol=1e-6)
+
+
+def test_plain_function_with_closure_weights_and_scalar_output(tmp_path):
+    w = f32(4, 3, seed=5)
+
+    def make():
+        def f(x):
+            return (x @ w).sum()
+        return f
+
+    f = make()
+    path = sot.save(f, tmp_path / "sum.onnx", input_spec=[sot.InputSpec([(1, 8), 4], "float32", "x")])
+    run = sot.load(path)
+    x = f32(6, 4)
+    y = run(x)
+    assert type(y) is type(f(x)) and y.dtype == np.float32
+    np.testing.assert_allclose(y, f(x), rtol=1e-5)
+
+
+def test_to_static_decorated_function_and_bound_method(tmp_path):
+    @sot.to_static
+    def f(x):
+        return np.tanh(x) * 0.5
+
+    path = sot.save(f, tmp_path / "f", input_spec=[sot.InputSpec([None, 2], "float64")])
+    x = np.linspace(-1, 1, 6).reshape(3, 2)
+    np.testing.assert_allclose(sot.load(path)(x), f(x))
+
+    class Scale:
+        def __init__(self):
+            self.k = np.arange(3, dtype=np.float32)
+
+        def apply(self, x):
+            return x * self.k
+
+    s = Scale()
+    path = sot.save(s.apply, tmp_path / "m", input_spec=[sot.InputSpec(["n", 3])])
+    np.testing.assert_allclose(sot.load(path)(f32(4, 3)), s.apply(f32(4, 3)))
+
+
+# ---------------------------------------------------------------------------
+# not one graph
+
+def test_data_dependent_branch_names_the_line(tmp_path):
+    def f(x):
+        y = x * 2
+        if y.sum() > 0:  # the data-dependent line
+            return y
+        return -y
+
+    with pytest.raises(sot.ExportError) as info:
+        sot.save(f, tmp_path / "f", input_spec=[sot.InputSpec([None, 4])])
+    text = str(info.value)
+    line = f.__code__.co_firstlineno + 2
+    assert f"{__file__}:{line}" in text
+    assert "data-dependent" in text and "y.sum() > 0" in text
+    assert "np.where" in text   # how to remove it
+    assert not os.path.exists(tmp_path / "f.onnx")
+
+
+def test_every_break_is_listed(tmp_path):
+    def f(x):
+        print("one")
+        y = x + 1
+        print("two")
+        return y
+
+    with pytest.raises(sot.ExportError) as info:
+        sot.save(f, tmp_path / "f", input_spec=[sot.InputSpec([2])])
+    text = str(info.value)
+    first = f.__code__.co_firstlineno
+    assert f"{__file__}:{first + 1}" in text and f"{__file__}:{first + 3}" in text, text
+    assert len(info.value.reasons) >= 2
+
+
+def test_returning_a_python_value_is_refused(tmp_path):
+    def f(x):
+        return x * 2, x.shape[0]
+
+    with pytest.raises(sot.ExportError, match="return an array"):
+        sot.save(f, tmp_path / "f", input_spec=[sot.InputSpec([3])])
+
+
+def test_baked_batch_size_is_refused_with_its_line(tmp_path):
+    def f(x):
+        n = x.shape[0]
+        return x.sum(axis=0) / n  # bakes n into a constant
+
+    with pytest.raises(sot.ExportError) as info:
+        sot.save(f, tmp_path / "f", input_spec=[sot.InputSpec([None, 4], name="x")])
+    text = str(info.value)
+    assert "x_dim0" in text and "baked" in text
+    assert f"{__file__}:{f.__code__.co_firstlineno + 2}" in text
+    assert not os.path.exists(tmp_path / "f.onnx")
+
+    def g(x):
+        return x.mean(axis=0)
+
+    path = sot.save(g, tmp_path / "g", input_spec=[sot.InputSpec([None, 4], name="x")])
+    for n in (1, 5, 9):
+        x = f32(n, 4)
+        np.testing.assert_allclose(sot.load(path)(x), g(x), rtol=1e-5)
+
+
+@pytest.mark.parametrize("how", ["minus_one", "shape_of_input"])
+def test_reshape_with_the_batch_size_is_generalized(tmp_path, how):
+    if how == "minus_one":
+        def f(x):
+            return x.reshape(-1, 2, 2).sum(axis=1)
+    else:
+        def f(x):
+            n = x.shape[0]
+            return x.reshape(n, 2, 2).sum(axis=1)
+
+    path = sot.save(f, tmp_path / "f", input_spec=[sot.InputSpec([None, 4], name="x")])
+    run = sot.load(path)
+    for n in (1, 2, 5, 33):
+        x = f32(n, 4)
+        np.testing.assert_allclose(run(x), f(x), rtol=1e-6)
+
+
+def test_branch_on_shape_is_refused(tmp_path):
+    def f(x):
+        if x.shape[0] > 2:
+            return x * 2
+        return x + 1
+
+    with pytest.raises(sot.ExportError, match="baked"):
+        sot.save(f, tmp_path / "f", input_spec=[sot.InputSpec([None])])
+    # within bounds that keep one branch, it is one graph
+    path = sot.save(f, tmp_path / "f", input_spec=[sot.InputSpec([(3, 100)])])
+    np.testing.assert_allclose(sot.load(path)(f32(10)), f(f32(10)))
+
+
+# ---------------------------------------------------------------------------
+# a loaded model checks its inputs
+
+@pytest.fixture(scope="module")
+def checked(tmp_path_factory):
+    def f(x, ids):
+        return x * 2, ids + 1
+
+    path = tmp_path_factory.mktemp("checked") / "m"
+    written = sot.save(f, path, input_spec=[sot.InputSpec([(1, 16), 4], "float32", "x"),
+                                            sot.InputSpec([None], "int64", "ids")])
+    return sot.load(written)
+
+
+def test_loaded_model_accepts_good_inputs(checked):
+    x, ids = f32(3, 4), np.arange(5)
+    a, b = checked(x, ids)
+    np.testing.assert_allclose(a, x * 2)
+    assert b.dtype == np.int64 and b.dtype.type is np.int64
+    np.testing.assert_array_equal(b, ids + 1)
+    assert "x: float32[x_dim0, 4] with 1 <= x_dim0 <= 16" in checked.signature()
+    assert [s.name for s in checked.input_spec] == ["x", "ids"]
+
+
+@pytest.mark.parametrize("args, error, words", [
+    ((np.zeros((3, 4), np.float64), np.arange(5)), TypeError, ["'x'", "float64", "float32[x_dim0, 4]"]),
+    ((np.zeros((3, 4, 1), np.float32), np.arange(5)), ValueError, ["'x'", "3 dimension", "float32[x_dim0, 4]"]),
+    ((np.zeros((3, 5), np.float32), np.arange(5)), ValueError, ["'x'", "dimension 1 is 5", "float32[x_dim0, 4]"]),
+    ((np.zeros((17, 4), np.float32), np.arange(5)), ValueError, ["'x'", "17", "1 <= x_dim0 <= 16"]),
+    ((np.zeros((0, 4), np.float32), np.arange(5)), ValueError, ["'x'", "bounds"]),
+    ((np.zeros((3, 4), np.float32),), TypeError, ["2 input", "ids: int64[ids_dim0]"]),
+    ((np.zeros((3, 4), np.float32), np.arange(5), np.arange(5)), TypeError, ["2 input"]),
+    ((np.zeros((3, 4), np.float32), np.arange(5, dtype=np.int32)), TypeError, ["'ids'", "int32", "int64"]),
+    ((np.zeros((3, 4), np.float32), [1, 2]), TypeError, ["'ids'", "NumPy array"]),
+])
+def test_loaded_model_refuses_bad_inputs(checked, args, error, words):
+    with pytest.raises(error) as info:
+        checked(*args)
+    for w in words:
+        assert w in str(info.value), str(info.value)
+
+
+def test_shared_dimension_name_is_checked(tmp_path):
+    def f(x, y):
+        return x + y
+
+    spec = [sot.InputSpec(["batch", 2], name="x"), sot.InputSpec(["batch", 2], name="y")]
+    run = sot.load(sot.save(f, tmp_path / "f", input_spec=spec))
+    np.testing.assert_allclose(run(f32(3, 2), f32(3, 2, seed=1)), f32(3, 2) + f32(3, 2, seed=1))
+    with pytest.raises(ValueError, match="'y'.*batch.*3 in input 'x'"):
+        run(f32(3, 2), f32(4, 2))
+
+
+# ---------------------------------------------------------------------------
+# files
+
+@pytest.mark.parametrize("name, written", [
+    ("model", "model.onnx"),
+    ("model.v1.2", "model.v1.2.onnx"),
+    ("my model.ONNX", "my model.ONNX"),
+    ("modèle ñ 模型", "modèle ñ 模型.onnx"),
+])
+def test_odd_paths(tmp_path, name, written):
+    def f(x):
+        return x - 1
+
+    sub = tmp_path / "a dir.with dots"
+    sub.mkdir()
+    path = sot.save(f, sub / name, input_spec=[sot.InputSpec([2])])
+    assert path == str(sub / written) and os.path.isfile(path)
+    assert sorted(os.listdir(sub)) == [written]
+    np.testing.assert_allclose(sot.load(path)(np.ones(2, np.float32)), [0, 0])
+    np.testing.assert_allclose(sot.load(str(sub / name))(np.ones(2, np.float32)), [0, 0])
+
+
+def test_missing_corrupt_and_foreign_files(tmp_path, mlp_file):
+    with pytest.raises(FileNotFoundError, match="no model file"):
+        sot.load(tmp_path / "nothing.onnx")
+    (tmp_path / "text.onnx").write_text("hello, I am not a model\n")
+    with pytest.raises(ValueError, match="not an ONNX model"):
+        sot.load(tmp_path / "text.onnx")
+    (tmp_path / "empty.onnx").write_bytes(b"")
+    with pytest.raises(ValueError, match="empty"):
+        sot.load(tmp_path / "empty.onnx")
+    import pickle
+    (tmp_path / "pickle.onnx").write_bytes(pickle.dumps({"a": 1}))
+    with pytest.raises(ValueError, match="ONNX"):
+        sot.load(tmp_path / "pickle.onnx")
+    data = open(mlp_file, "rb").read()
+    (tmp_path / "cut.onnx").write_bytes(data[: len(data) // 2])
+    with pytest.raises(ValueError, match="ONNX"):
+        sot.load(tmp_path / "cut.onnx")
+    with pytest.raises(ValueError, match="directory"):
+        sot.load(tmp_path)
+
+
+def test_foreign_onnx_model_loads_with_its_graph_signature(tmp_path):
+    from onnx import TensorProto, helper
+    g = helper.make_graph([helper.make_node("Relu", ["a"], ["b"])], "relu",
+                          [helper.make_tensor_value_info("a", TensorProto.FLOAT, ["n", 3])],
+                          [helper.make_tensor_value_info("b", TensorProto.FLOAT, ["n", 3])])
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, str(tmp_path / "relu.onnx"))
+    run = sot.load(tmp_path / "relu.onnx")
+    np.testing.assert_array_equal(run(np.array([[-1, 0, 2]], np.float32)), [[0, 0, 2]])
+    with pytest.raises(ValueError, match="'a'"):
+        run(np.zeros((1, 4), np.float32))
+
+
+def test_input_spec_validation():
+    with pytest.raises(TypeError):
+        sot.InputSpec(3)
+    with pytest.raises(ValueError):
+        sot.InputSpec([-2])
+    with pytest.raises(ValueError):
+        sot.InputSpec([(5, 2)])
+    with pytest.raises(TypeError):
+        sot.InputSpec([2], "object")
+    s = sot.InputSpec.from_array(np.zeros((2, 3), np.int32), "a")
+    assert s == sot.InputSpec([2, 3], "int32", "a")
+    with pytest.raises(sot.ExportError, match="2 array argument"):
+        sot.save(lambda a, b: a + b, "unused", input_spec=[s])
