@@ -361,3 +361,30 @@ def test_input_spec_validation():
     assert s == sot.InputSpec([2, 3], "int32", "a")
     with pytest.raises(sot.ExportError, match="2 array argument"):
         sot.save(lambda a, b: a + b, "unused", input_spec=[s])
+
+
+def test_two_dynamic_dims_views_and_returned_input(tmp_path):
+    def f(x):
+        return [np.tanh(x).sum(axis=1, keepdims=True), x.T, x]
+
+    path = sot.save(f, tmp_path / "f", input_spec=[sot.InputSpec([None, None], name="x")])
+    model = onnx.load(path)
+    dims = [[d.dim_param or d.dim_value for d in o.type.tensor_type.shape.dim] for o in model.graph.output]
+    assert dims == [["x_dim0", 1], ["x_dim1", "x_dim0"], ["x_dim0", "x_dim1"]]
+    run = sot.load(path)
+    for shape in [(1, 1), (2, 7), (9, 4)]:
+        x = f32(*shape)
+        out, ref = run(x), f(x)
+        assert type(out) is list and len(out) == 3
+        for a, b in zip(out, ref):
+            np.testing.assert_allclose(a, b, rtol=1e-5)
+        assert out[2] is not x   # a fresh array: the file cannot return the caller's object
+
+
+def test_in_place_update_of_an_argument_is_refused(tmp_path):
+    def f(x):
+        x += 1
+        return x * 2
+
+    with pytest.raises(sot.ExportError, match="in-place"):
+        sot.save(f, tmp_path / "f", input_spec=[sot.InputSpec([3])])

@@ -111,6 +111,7 @@ class Lowered:
             fuse_patterns = None
 
         ir = tr.graph.ir
+        _copy_returned_views(tr)
         unique = list(dict.fromkeys(tr.outputs))
         ir.set_outputs(unique)
         p = plan(ir, fuse_patterns)
@@ -188,6 +189,26 @@ class Lowered:
         return nodes, inits, ins, outs
 
 
+def _copy_returned_views(tr) -> None:
+    """A returned view (``return x.T``) must share memory with its base when
+    run by sot, so the backend keeps it on NumPy; an exported model returns
+    fresh arrays anyway, so the view is returned through an ``np.copy``."""
+    from sot.ir import registry
+    producer = {s.name: st for st in tr.graph.ir.statements for s in st.outputs}
+    inputs = {s.name for s in tr.graph.ir.inputs}
+    copy = registry.lookup_function(np.copy)
+    if copy is None:   # pragma: no cover
+        return
+    copies = {}
+    for k, sym in enumerate(tr.outputs):
+        st = producer.get(sym.name)
+        if sym.name in inputs or st is None or not st.op.aliases:
+            continue
+        if sym.name not in copies:
+            copies[sym.name] = tr.graph.ir.add_op(copy, (sym,))
+        tr.outputs[k] = copies[sym.name]
+
+
 _SHAPE_OPS = ("Reshape", "Expand")
 
 
@@ -214,12 +235,14 @@ def _drop_identity_reshapes(model) -> None:
     outputs = {vi.name for vi in g.output}
     rename = {}
     keep = []
+    changed = False
     for n in g.node:
         n.input[:] = [rename.get(x, x) for x in n.input]
         if n.op_type in _SHAPE_OPS and n.domain in ("", "ai.onnx") and len(n.input) == 2 \
                 and n.input[1] in consts and not n.attribute:
             target = tuple(int(v) for v in numpy_helper.to_array(consts[n.input[1]]).reshape(-1))
             if shapes.get(n.input[0]) is not None and shapes[n.input[0]] == target:
+                changed = True
                 if n.output[0] in outputs:
                     del n.input[1:]
                     n.op_type = "Identity"
@@ -227,7 +250,7 @@ def _drop_identity_reshapes(model) -> None:
                     rename[n.output[0]] = n.input[0]
                     continue
         keep.append(n)
-    if len(keep) == len(g.node) and not rename:
+    if not changed:
         return
     del g.node[:]
     g.node.extend(keep)
@@ -382,7 +405,7 @@ def _probe_plan(inputs) -> tuple[dict, list]:
     for p in names:
         if second[p] != first[p]:
             probes.append(([p], dict(first, **{p: second[p]})))
-    lows = {p: params[p][0] for p in names}
+    lows = {p: max(params[p][0], 1) for p in names}   # size 0 stays on NumPy: not probed
     if lows != first and all(v >= 0 for v in lows.values()):
         probes.append((names, lows))
     highs = {p: params[p][1] for p in names}
@@ -437,14 +460,13 @@ def export_model(fn, input_spec, output_names=None):
             for j, (x, y) in enumerate(zip(da, db)):
                 if x == y:
                     continue
-                if len(changed) == 1 and x == first[changed[0]] and y == sizes[changed[0]]:
-                    name = changed[0]
-                else:
-                    name = f"{output_names[o]}_dim{j}"
-                if out_params[o][j] is None:
-                    out_params[o][j] = name
-                elif out_params[o][j] != name:
-                    out_params[o][j] = f"{output_names[o]}_dim{j}"
+                derived = f"{output_names[o]}_dim{j}"
+                known = out_params[o][j]
+                if len(changed) == 1:   # the probes changing one dimension come first
+                    name = changed[0] if (x, y) == (first[changed[0]], sizes[changed[0]]) else derived
+                    out_params[o][j] = name if known in (None, name) else derived
+                elif known is None or known not in sizes or sizes[known] != y:
+                    out_params[o][j] = derived
     model = base.model
     g = model.graph
     for vi, spec in zip(g.input, inputs):
