@@ -63,6 +63,14 @@ def lower_statement(b: GraphBuilder, st: Statement) -> list[str]:
 # ----------------------------------------------------------------------------
 # memory semantics
 
+def _is_view(statements, i: int, forced) -> bool:
+    """Whether statement i's result may share memory with something else: a
+    view op, or an in-place operator that itself stays on NumPy (its target
+    is then a view).  A lowered in-place result is its fresh target."""
+    st = statements[i]
+    return st.op.aliases and (not is_inplace(st) or i in forced)
+
+
 def numpy_only(graph: StatementIR) -> dict[int, str]:
     """Statements that must run on NumPy for memory semantics, with why."""
     statements = graph.statements
@@ -100,7 +108,7 @@ def numpy_only(graph: StatementIR) -> dict[int, str]:
         why = None
         if target.name in inputs:
             why = "an in-place operator on a graph input mutates the caller's array"
-        elif producer.get(target.name) is not None and statements[producer[target.name]].op.aliases:
+        elif producer.get(target.name) is not None and _is_view(statements, producer[target.name], forced):
             why = "an in-place operator on a view mutates its base"
         elif target.name in viewed:
             why = "an in-place operator on an array that a view shares"
@@ -123,6 +131,7 @@ class OnnxSegment:
     defined: dict = field(default_factory=dict)     # symbol name -> Symbol (incl. rebound targets)
     exports: list = field(default_factory=list)     # [(Symbol, onnx value)] filled by plan
     patterns: list = field(default_factory=list)    # fused patterns emitted
+    groups: dict = field(default_factory=dict)      # symbol name -> Symbols that are one object
 
 
 @dataclass
@@ -168,6 +177,7 @@ def plan(graph: StatementIR, fuse=None) -> Plan:
         return Plan([NumpySegment(statements)] if statements else [],
                     [(st, reason) for st in statements], 0)
     forced = numpy_only(graph)
+    groups = object_groups(statements)
     index = {id(st): i for i, st in enumerate(statements)}
     queue = deque(fuse(statements, forced) if fuse else statements)
     segments: list = []
@@ -181,7 +191,7 @@ def plan(graph: StatementIR, fuse=None) -> Plan:
         reason = next((forced[index[id(st)]] for st in group if index[id(st)] in forced), None)
         if reason is None:
             if current is None:
-                current = OnnxSegment(GraphBuilder(f"{graph.name}_{len(segments)}"))
+                current = OnnxSegment(GraphBuilder(f"{graph.name}_{len(segments)}"), groups=groups)
             snap = current.builder.snapshot(), dict(current.defined)
             try:
                 if fused:
@@ -228,8 +238,29 @@ def _bind(segment: OnnxSegment, st, outs, values) -> None:
     if st is not None and is_inplace(st):
         target = st.args[0]
         if isinstance(target, Symbol) and not target.meta.is_scalar:
-            b.env[target.name] = values[0]      # one object eagerly: rebind
-            segment.defined[target.name] = target
+            # the target and every symbol that is the same object eagerly (an
+            # earlier in-place chain) now name the result
+            group = segment.groups.get(target.name, [target])
+            names = [s.name for s in group]
+            earlier = group[:names.index(outs[0].name)] if outs[0].name in names else [target]
+            for s in earlier:
+                if s.name not in segment.defined:
+                    raise NotLowered("an in-place operator on an array made in another segment")
+                b.env[s.name] = values[0]
+
+
+def object_groups(statements) -> dict:
+    """symbol name -> the Symbols that are one object with it eagerly (an
+    in-place operator's result is its target), in order of definition."""
+    groups: dict[str, list] = {}
+    for st in statements:
+        if is_inplace(st) and isinstance(st.args[0], Symbol) and not st.args[0].meta.is_scalar:
+            target, out = st.args[0], st.outputs[0]
+            group = groups.get(target.name, [target])
+            group.append(out)
+            for s in group:
+                groups[s.name] = group
+    return groups
 
 
 def _exports(segments, graph: StatementIR) -> None:

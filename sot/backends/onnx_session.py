@@ -111,6 +111,7 @@ class OnnxCompiledGraph:
         self.graph = graph
         self.device = device
         providers = providers_for(device)
+        self.providers = providers
         fuser = None
         if fuse:
             from .onnx_fusion import fuse_patterns
@@ -202,6 +203,7 @@ class OnnxCompiledGraph:
         return {
             "backend": self.backend,
             "device": self.device,
+            "providers": list(self.providers),
             "statements": len(self.graph),
             "lowered": self.plan.lowered,
             "not_lowered": [{"statement": str(st), "op": st.op.name, "reason": why}

@@ -1,0 +1,221 @@
+"""compile_graph's contract for the onnxruntime and auto backends: sessions,
+partitioning onto NumPy, memory semantics (identity, views, in-place), the
+Python types of results, devices, lazy imports, explain()."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from sot.backends import compile_graph
+from sot.ir import StatementIR, TensorMeta
+from test_ir_oracle import A, F, M, O
+from test_onnx_lowering import assert_close
+
+ort = pytest.importorskip("onnxruntime")
+
+
+def graph_of(*metas, name="g"):
+    g = StatementIR(name)
+    return g, [g.add_input(TensorMeta(*m) if isinstance(m, tuple) else m) for m in metas]
+
+
+def f32(*shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+def both(g, *inputs):
+    ref = compile_graph(g, "numpy")(*inputs)
+    ort_graph = compile_graph(g, "onnxruntime")
+    out = ort_graph(*inputs)
+    for a, e in zip(out, ref):
+        assert_close(a, e)
+    return ort_graph, out
+
+
+def test_a_graph_that_lowers_runs_on_one_session_created_once(monkeypatch):
+    g, (x,) = graph_of(((4, 8), np.float32))
+    g.set_outputs([g.add_op(F(np.tanh), (g.add_op(O("mul"), (x, 2.0)),))])
+    created = []
+    real = ort.InferenceSession
+
+    def counting(*args, **kwargs):
+        created.append(1)
+        return real(*args, **kwargs)
+    monkeypatch.setattr(ort, "InferenceSession", counting)
+    compiled = compile_graph(g, "onnxruntime")
+    assert compiled.backend == "onnxruntime" and len(created) == 1
+    for seed in range(3):
+        x_value = f32(4, 8, seed=seed)
+        (out,) = compiled(x_value)
+        np.testing.assert_allclose(out, np.tanh(x_value * 2.0), rtol=1e-6)
+    assert len(created) == 1
+    assert "Tanh" in compiled.source and compiled.explain()["not_lowered"] == []
+
+
+def test_a_statement_without_exact_lowering_splits_the_graph_and_says_why():
+    g, (x, i) = graph_of(((4, 8), np.float32), ((3,), np.intp))
+    a = g.add_op(F(np.exp), (x,))
+    b = g.add_op(O("getitem"), (a, i))          # index array: NumPy
+    c = g.add_op(F(np.expm1), (b,))             # no exact ONNX expm1: NumPy
+    d = g.add_op(O("mul"), (c, 3.0))
+    g.set_outputs([d, a])
+    compiled, _ = both(g, f32(4, 8), np.array([0, 3, 1]))
+    assert compiled.backend == "numpy+onnxruntime"
+    report = compiled.explain()
+    reasons = {e["op"]: e["reason"] for e in report["not_lowered"]}
+    assert set(reasons) == {"getitem", "expm1"}
+    assert "expm1" in reasons["expm1"]
+    assert [kind for kind, _ in report["segments"]] == ["onnxruntime", "numpy", "onnxruntime"]
+    assert "on NumPy" in compiled.source
+
+
+def test_nothing_lowered_is_the_numpy_backend_with_the_reasons():
+    g, (x,) = graph_of(((4,), np.float32))
+    g.set_outputs([g.add_op(F(np.log1p), (x,))])
+    compiled = compile_graph(g, "onnxruntime")
+    assert compiled.backend == "numpy"
+    assert compiled.source.startswith("def ")
+    assert "log1p" in compiled.explain()["not_lowered"][0]["reason"]
+
+
+def test_an_input_returned_is_the_callers_object_and_repeats_are_one_object():
+    g, (x,) = graph_of(((3,), np.float32))
+    y = g.add_op(O("add"), (x, 1.0))
+    g.set_outputs([x, y, y])
+    x_value = f32(3)
+    compiled, out = both(g, x_value)
+    assert out[0] is x_value and out[1] is out[2]
+
+
+def test_a_returned_view_shares_memory_with_its_base_as_eagerly():
+    g, (x,) = graph_of(((3, 4), np.float32))
+    y = g.add_op(O("mul"), (x, 2.0))
+    t = g.add_op(A("T"), (y,))
+    row = g.add_op(O("getitem"), (x, 0))
+    g.set_outputs([y, t, row])
+    x_value = f32(3, 4)
+    compiled, (y_out, t_out, row_out) = both(g, x_value)
+    assert compiled.backend == "numpy+onnxruntime"
+    assert np.shares_memory(t_out, y_out) and np.shares_memory(row_out, x_value)
+
+
+def test_in_place_operators_mutate_what_they_mutate_eagerly():
+    # on an input: the caller's array changes (NumPy runs it)
+    g, (x,) = graph_of(((3,), np.float32))
+    t = g.add_op(O("iadd"), (x, 1.0))
+    g.set_outputs([g.add_op(O("mul"), (t, 2.0))])
+    x_value = np.ones(3, np.float32)
+    compiled = compile_graph(g, "onnxruntime")
+    (out,) = compiled(x_value)
+    assert np.array_equal(x_value, np.full(3, 2.0, np.float32)) and np.array_equal(out, np.full(3, 4.0))
+    # on a fresh intermediate: lowered, and the target is the result
+    g, (x,) = graph_of(((3,), np.float32))
+    y = g.add_op(O("mul"), (x, 3.0))
+    z = g.add_op(O("isub"), (y, 1.0))
+    w = g.add_op(O("imul"), (z, x))
+    g.set_outputs([y, w, z])
+    x_value = f32(3)
+    compiled, (y_out, w_out, z_out) = both(g, x_value)
+    assert compiled.backend == "onnxruntime"
+    assert y_out is w_out is z_out
+    # on an array a view shares: NumPy, and the view sees it
+    g, (x,) = graph_of(((2, 3), np.float32))
+    y = g.add_op(O("mul"), (x, 3.0))
+    v = g.add_op(O("getitem"), (y, 0))
+    g.add_op(O("iadd"), (y, 1.0))
+    g.set_outputs([g.add_op(O("mul"), (v, 1.0))])
+    both(g, f32(2, 3))
+
+
+def test_results_keep_numpy_scalar_or_zero_d_array_types():
+    g, (x, s) = graph_of(((5,), np.int64), ((), np.float32, True))
+    total = g.add_op(M("sum"), (x,))                     # NumPy scalar
+    zero_d = g.add_op(M("sum"), (x,), {"keepdims": False})
+    scaled = g.add_op(O("mul"), (s, np.float32(2)))      # scalar * scalar: scalar
+    g.set_outputs([total, zero_d, scaled])
+    compiled, out = both(g, np.arange(5), np.float32(1.5))
+    assert type(out[0]) is np.int64 and type(out[2]) is np.float32
+
+
+@pytest.mark.skipif("CUDAExecutionProvider" in ort.get_available_providers(), reason="a GPU build")
+def test_gpu_without_cuda_says_what_is_missing_and_how_to_install_it():
+    g, (x,) = graph_of(((3,), np.float32))
+    g.set_outputs([g.add_op(O("add"), (x, 1.0))])
+    for backend in ("onnxruntime", "auto"):
+        with pytest.raises(RuntimeError, match="CUDAExecutionProvider.*onnxruntime-gpu"):
+            compile_graph(g, backend, device="gpu")
+    with pytest.raises(ValueError, match="CPU only"):
+        compile_graph(g, "numpy", device="gpu")
+
+
+@pytest.mark.skipif("CUDAExecutionProvider" not in ort.get_available_providers(),
+                    reason="needs onnxruntime-gpu and a CUDA GPU")
+def test_gpu_runs_on_cuda_and_agrees():
+    g, (x,) = graph_of(((64, 64), np.float32))
+    g.set_outputs([g.add_op(F(np.tanh), (g.add_op(O("matmul"), (x, x)),))])
+    compiled = compile_graph(g, "onnxruntime", device="gpu")
+    x_value = f32(64, 64)
+    (out,) = compiled(x_value)
+    np.testing.assert_allclose(out, np.tanh(x_value @ x_value), rtol=1e-4, atol=1e-5)
+    assert "CUDAExecutionProvider" in compiled.explain()["providers"]
+
+
+def test_unknown_backend_or_device_is_a_value_error():
+    g, (x,) = graph_of(((3,), np.float32))
+    g.set_outputs([x])
+    with pytest.raises(ValueError, match="backend"):
+        compile_graph(g, "tvm")
+    with pytest.raises(ValueError, match="device"):
+        compile_graph(g, "onnxruntime", device="tpu")
+
+
+def test_importing_sot_does_not_import_onnx_or_onnxruntime():
+    code = ("import sys, sot, sot.backends; "
+            "print('onnx' in sys.modules or 'onnxruntime' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+# ----------------------------------------------------------------------------
+# auto
+
+def test_auto_keeps_numpy_for_a_tiny_graph_and_records_the_times():
+    g, (x, y) = graph_of(((8,), np.float32), ((8,), np.float32))
+    g.set_outputs([g.add_op(M("sum"), (g.add_op(O("add"), (g.add_op(O("mul"), (x, y)), 1)),))])
+    compiled = compile_graph(g, "auto")
+    assert compiled.backend == "auto"
+    x_value, y_value = f32(8), f32(8, seed=1)
+    expected = (x_value * y_value + 1).sum()
+    for _ in range(10):
+        (out,) = compiled(x_value, y_value)
+        assert type(out) is np.float32 and np.isclose(out, expected)
+    report = compiled.explain()
+    assert report["chosen"] == "numpy" and compiled.backend == "numpy"
+    assert len(report["times"]["numpy"]) == 3 and len(report["times"]["onnxruntime"]) == 3
+    assert report["best"]["numpy"] <= report["best"]["onnxruntime"]
+
+
+def test_auto_moves_a_large_reduction_graph_to_onnxruntime():
+    g, (x,) = graph_of(((512, 1024), np.float32))
+    e = g.add_op(F(np.exp), (g.add_op(O("sub"), (x, g.add_op(M("max"), (x, -1), {"keepdims": True}))),))
+    g.set_outputs([g.add_op(O("truediv"), (e, g.add_op(M("sum"), (e, -1), {"keepdims": True})))])
+    compiled = compile_graph(g, "auto")
+    x_value = f32(512, 1024)
+    for _ in range(10):
+        compiled(x_value)
+    report = compiled.explain()
+    best = report["best"]
+    assert report["chosen"] == ("onnxruntime" if best["onnxruntime"] < best["numpy"] else "numpy")
+    assert compiled.backend == ("onnxruntime" if report["chosen"] == "onnxruntime" else "numpy")
+    assert "us" in report["why"]
+
+
+def test_auto_of_a_graph_that_does_not_lower_is_numpy_without_timing():
+    g, (x,) = graph_of(((4,), np.float32))
+    g.set_outputs([g.add_op(F(np.log1p), (x,))])
+    compiled = compile_graph(g, "auto")
+    assert compiled.backend == "numpy" and compiled.explain()["times"] == {"numpy": [], "onnxruntime": []}
