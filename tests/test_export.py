@@ -80,15 +80,27 @@ def test_plain_onnxruntime_without_sot_gives_the_same_outputs(mlp, mlp_file, tmp
     np.testing.assert_array_equal(y, sot.load(mlp_file)(x))
 
 
-def test_saving_does_not_run_the_function(tmp_path):
+def test_side_effect_is_refused_and_one_graph_is_never_run(tmp_path):
     calls = []
 
     def f(x):
-        calls.append(1)  # simulated, never run: a side effect would be a break
+        calls.append(1)  # a side effect: not one graph
         return x * 2
 
     with pytest.raises(sot.ExportError, match="append|side-effect|list"):
         sot.save(f, tmp_path / "f", input_spec=[sot.InputSpec([3])])
+    assert len(calls) <= 1   # run at most once, to list the breaks
+
+    def h(x):
+        return x * 2
+
+    ran = []
+    sys.setprofile(lambda frame, event, arg: ran.append(1) if frame.f_code is h.__code__ else None)
+    try:
+        sot.save(h, tmp_path / "h", input_spec=[sot.InputSpec([3])])
+    finally:
+        sys.setprofile(None)
+    assert ran == []   # simulated, never run
     scale = np.float32(3)
 
     def g(x, y):
@@ -388,3 +400,52 @@ def test_in_place_update_of_an_argument_is_refused(tmp_path):
 
     with pytest.raises(sot.ExportError, match="in-place"):
         sot.save(f, tmp_path / "f", input_spec=[sot.InputSpec([3])])
+
+
+def test_dtypes_unused_argument_and_array_default(tmp_path):
+    table = np.arange(4, dtype=np.int64)
+
+    def f(mask, ids, unused, offset=table):
+        return np.where(mask, ids + offset, 0), ids.astype(np.float64)
+
+    spec = [sot.InputSpec([4], "bool", "mask"), sot.InputSpec([4], "int32", "ids"),
+            sot.InputSpec([(1, 3)], "float32", "unused")]
+    run = sot.load(sot.save(f, tmp_path / "f", input_spec=spec))
+    mask, ids = np.array([True, False, True, True]), np.arange(4, dtype=np.int32)
+    out = run(mask, ids, np.zeros(2, np.float32))
+    ref = f(mask, ids, None)
+    for a, b in zip(out, ref):
+        assert a.dtype == b.dtype
+        np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match="'unused'"):
+        run(mask, ids, np.zeros(4, np.float32))
+
+
+def test_device_argument(mlp_file):
+    with pytest.raises(ValueError, match="device"):
+        sot.load(mlp_file, device="tpu")
+    if "CUDAExecutionProvider" not in ort.get_available_providers():
+        with pytest.raises(RuntimeError, match="onnxruntime-gpu"):
+            sot.load(mlp_file, device="gpu")
+
+
+W_TIED = np.eye(3, dtype=np.float32) * 2
+
+
+class Tied:
+    def __init__(self):
+        self.a = W_TIED
+        self.b = W_TIED
+
+    def __call__(self, x):
+        return x @ self.a @ self.b + W_TIED.sum(axis=0)
+
+
+def test_an_array_reached_twice_is_one_initializer(tmp_path):
+    m = Tied()
+    path = sot.save(m, tmp_path / "tied", input_spec=[sot.InputSpec([None, 3])])
+    model = onnx.load(path)
+    weights = [i.name for i in model.graph.initializer if list(i.dims) == [3, 3]]
+    assert weights == ["self.a"]
+    x = f32(2, 3)
+    np.testing.assert_allclose(sot.load(path)(x), m(x), rtol=1e-6)

@@ -139,7 +139,12 @@ class Lowered:
         wanted = {}
         for sym_name, index in tr.args.items():
             wanted[sym_name] = inputs[index].name
-        for sym_name, (where, _value) in tr.weights.items():
+        first_of, same = {}, {}   # one initializer for an array reached twice (tied weights)
+        for sym_name, (where, _value, key) in tr.weights.items():
+            if key in first_of:
+                same[sym_name] = first_of[key]
+                continue
+            first_of[key] = sym_name
             wanted[sym_name] = where
         for i, v in enumerate(finals):
             wanted[v] = output_names[i]
@@ -150,13 +155,15 @@ class Lowered:
                 candidate, k = f"{new}_{k}", k + 1
             used.add(candidate)
             renames[old] = candidate
+        for dup, first_sym in same.items():
+            renames[dup] = renames[first_sym]
         for n in g.node:
             n.input[:] = [renames.get(x, x) for x in n.input]
             n.output[:] = [renames.get(x, x) for x in n.output]
         graph_inputs = {vi.name: vi for vi in g.input}
         new_inputs, initializers = [], []
-        for sym_name, (where, value) in tr.weights.items():
-            if sym_name in graph_inputs:
+        for sym_name, (where, value, _key) in tr.weights.items():
+            if sym_name in graph_inputs and sym_name not in same:
                 initializers.append(numpy_helper.from_array(np.ascontiguousarray(value), renames[sym_name]))
         self.input_dims = []
         for k, spec in enumerate(inputs):
@@ -516,7 +523,11 @@ def save(fn, path, input_spec=None, *, output_names=None) -> str:
     if not path.lower().endswith(".onnx"):
         path += ".onnx"
     model = export_model(fn, input_spec, output_names)
-    data = model.SerializeToString()
+    try:
+        data = model.SerializeToString()
+    except ValueError as e:   # protobuf's 2 GiB limit
+        raise ExportError(f"the model is too large for one .onnx file ({e}); external weight files "
+                          f"are not supported") from None
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".sot-export-", suffix=".tmp", dir=directory)
     try:

@@ -94,7 +94,7 @@ def _argument_vector(target: Target, arrays: list) -> tuple:
 class Trace:
     graph: FunctionGraph
     args: dict = field(default_factory=dict)        # input symbol name -> spec index
-    weights: dict = field(default_factory=dict)     # input symbol name -> (tracker name, value)
+    weights: dict = field(default_factory=dict)     # input symbol name -> (tracker name, value, id)
     outputs: list = field(default_factory=list)     # [Symbol], in return order (may repeat)
     kind: str = "single"                            # "single", "tuple" or "list"
     locations: dict = field(default_factory=dict)   # statement output name -> (file, line)
@@ -173,7 +173,7 @@ def trace(target: Target, arrays: list) -> Trace:
         except Exception as e:  # noqa: BLE001
             raise ExportError(f"cannot read {tracker.subject()} of {target.description}: "
                               f"{type(e).__name__}: {e}") from None
-        result.weights[sym.name] = (tracker.name(), np.array(real, copy=True))
+        result.weights[sym.name] = (tracker.name(), np.array(real, copy=True), id(real))
     items = None
     if isinstance(value, TensorVariable):
         items = [value]
