@@ -249,6 +249,18 @@ def test_branch_on_shape_is_refused(tmp_path):
     path = sot.save(f, tmp_path / "f", input_spec=[sot.InputSpec([(3, 100)])])
     np.testing.assert_allclose(sot.load(path)(f32(10)), f(f32(10)))
 
+    def g(x, y):
+        if x.shape[0] > 50:   # seen only at the upper bound
+            return x * 2, y
+        return x + 1, y
+
+    spec = [sot.InputSpec([(1, 100)], name="x"), sot.InputSpec([None], name="y")]
+    with pytest.raises(sot.ExportError, match="baked"):
+        sot.save(g, tmp_path / "g", input_spec=spec)
+    spec = [sot.InputSpec([(1, 50)], name="x"), sot.InputSpec([None], name="y")]
+    model = onnx.load(sot.save(g, tmp_path / "g", input_spec=spec))
+    assert [o.type.tensor_type.shape.dim[0].dim_param for o in model.graph.output] == ["x_dim0", "y_dim0"]
+
 
 # ---------------------------------------------------------------------------
 # a loaded model checks its inputs

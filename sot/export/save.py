@@ -358,7 +358,8 @@ def _same_lowering(x, y) -> bool:
     return True
 
 
-def _difference(a, b, dim_text: str, sizes_a, sizes_b) -> str:
+def _difference(a, b, sizes_a, sizes_b) -> str:
+    """Where the graphs of two probes differ, in words, with the line."""
     sa, sb = _per_statement(a.trace), _per_statement(b.trace)
     stmts_a = a.trace.graph.ir.statements
     for i, (x, y) in enumerate(zip(sa, sb)):
@@ -385,8 +386,11 @@ _BAKED_HINT = ("to keep it dynamic, do not compute with the size as a Python num
                "or give the dimension a fixed size in the InputSpec")
 
 
-def _probe_plan(inputs) -> tuple[dict, list]:
-    """The first probe's sizes, and the further probes [(description, sizes)]."""
+def _probe_plan(inputs) -> tuple[dict, dict, list]:
+    """The bounds of each dynamic dimension, the first probe's sizes, and the
+    further probes [(dimensions changed, sizes)]: each dimension changed
+    alone first, then all at their lower bounds, then all at their upper
+    finite bounds (the others at their first size)."""
     params = {}
     for spec in inputs:
         for d in spec.dims:
@@ -413,11 +417,11 @@ def _probe_plan(inputs) -> tuple[dict, list]:
         if second[p] != first[p]:
             probes.append(([p], dict(first, **{p: second[p]})))
     lows = {p: max(params[p][0], 1) for p in names}   # size 0 stays on NumPy: not probed
-    if lows != first and all(v >= 0 for v in lows.values()):
+    if lows != first:
         probes.append((names, lows))
-    highs = {p: params[p][1] for p in names}
-    if all(v is not None for v in highs.values()) and highs != first and highs != lows:
-        probes.append((names, highs))
+    highs = {p: first[p] if params[p][1] is None else params[p][1] for p in names}
+    if highs not in (first, lows):
+        probes.append(([p for p in names if params[p][1] is not None], highs))
     return params, first, probes
 
 
@@ -458,7 +462,7 @@ def export_model(fn, input_spec, output_names=None):
         dims = " and ".join(repr(p) for p in changed)
         if other.structure() != structure or other.trace.kind != base_trace.kind or \
                 other.scalars != base.scalars:
-            where = _difference(base, other, dims, first, sizes)
+            where = _difference(base, other, first, sizes)
             which = [f"dimension {j} of {i.name!r}" for i in inputs for j, d in enumerate(i.dims) if d.param in changed]
             raise ExportError(f"dynamic dimension {dims} ({', '.join(which)}) is baked into the graph of "
                               f"{target.description}: the graph is not the same at every size, so the model "
