@@ -8,6 +8,7 @@ every statement.  Anything that is not one graph raises ExportError.
 """
 from __future__ import annotations
 
+import os
 import sys
 import types
 from dataclasses import dataclass, field
@@ -100,10 +101,17 @@ class Trace:
     locations: dict = field(default_factory=dict)   # statement output name -> (file, line)
 
 
+# the simulator's own frames (handlers and OpcodeExecutor.run) are the only ones looked at
+_EXECUTOR_DIR = os.path.dirname(os.path.abspath(sys.modules[OpcodeExecutor.__module__].__file__))
+
+
 def _current_location():
     """(file, line) of the instruction the innermost simulator is running."""
     frame = sys._getframe(2)
     while frame is not None:
+        if not frame.f_code.co_filename.startswith(_EXECUTOR_DIR):
+            frame = frame.f_back
+            continue
         f_locals = frame.f_locals
         for key in ("self", "ex"):
             ex = f_locals.get(key)
