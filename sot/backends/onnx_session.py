@@ -219,5 +219,40 @@ class OnnxCompiledGraph:
         return f"<OnnxCompiledGraph {self.graph.name}: {len(self.graph)} ops on {self.backend}>"
 
 
-def compile_onnxruntime(graph: StatementIR, device: str = "cpu", fuse: bool = True) -> OnnxCompiledGraph:
-    return OnnxCompiledGraph(graph, device, fuse)
+def _rejected(e: Exception) -> bool:
+    """onnxruntime (or onnx's checker) refused a model we built."""
+    return type(e).__module__.startswith(("onnxruntime", "onnx"))
+
+
+def compile_onnxruntime(graph: StatementIR, device: str = "cpu", fuse: bool = True):
+    """The graph on onnxruntime; should onnxruntime refuse the model (a kernel
+    missing from this build), again without fused patterns, and then the
+    whole graph on NumPy with onnxruntime's message as the reason."""
+    providers_for(device)   # a missing CUDA provider is the caller's error, not a fallback
+    try:
+        return OnnxCompiledGraph(graph, device, fuse)
+    except Exception as e:
+        if not _rejected(e):
+            raise
+        first = e
+    if fuse:
+        try:
+            return OnnxCompiledGraph(graph, device, fuse=False)
+        except Exception as e:
+            if not _rejected(e):
+                raise
+    return _NumpyOnly(graph, device, f"onnxruntime rejected the model: {type(first).__name__}: {first}")
+
+
+class _NumpyOnly:
+    """What compile_graph turns into the NumPy backend: nothing runs on ORT."""
+
+    backend = "numpy"
+
+    def __init__(self, graph, device, reason):
+        self.graph, self.device, self.reason = graph, device, reason
+
+    def explain(self) -> dict:
+        return {"backend": "numpy", "device": self.device, "statements": len(self.graph), "lowered": 0,
+                "not_lowered": [{"statement": str(st), "op": st.op.name, "reason": self.reason}
+                                for st in self.graph.statements]}
