@@ -24,10 +24,11 @@ has; each rewrite is exact up to float rounding.  (The erf form of gelu
 needs ``erf``, which NumPy does not have, so it never reaches the IR.)  A
 fused item that fails to lower is retried statement by statement.
 
-Numerical note: onnxruntime's LayerNormalization computes the variance in
-one pass, E[x²] − E[x]², in the input's precision; for rows whose mean is
-large against their spread this loses digits that NumPy's two-pass
-variance keeps (tests/test_onnx_fusion.py shows the size of it).
+Numerical note: onnxruntime 1.23's LayerNormalization computes the variance
+in one pass, E[x²] − E[x]², in float32, which gives NaN for rows offset by
+1000; there the rows are centred first (one ReduceMean and Sub more), as
+NumPy's two passes do.  1.32's kernel is as accurate as NumPy's own float32
+computation (tests/test_onnx_fusion.py checks rows offset by 1000).
 """
 
 from __future__ import annotations
@@ -337,9 +338,24 @@ def fuse_layernorm(g: Graph, st: Statement):
     def emit(b: GraphBuilder):
         scale = b.value(weight) if weight is not None else b.const(np.ones(d, dtype))
         shift = b.value(bias) if bias is not None else b.const(np.zeros(d, dtype))
-        return b.node("LayerNormalization", [b.value(x), scale, shift], dtype, x.meta.shape,
+        xv = b.value(x)
+        if not layernorm_kernel_is_two_pass():
+            # centre first (NumPy's two passes), so the kernel's one-pass
+            # variance E[x²] - E[x]² is taken of rows whose mean is ~0
+            mean_v = b.node("ReduceMean", [xv, b.ints([-1])], dtype, keepdims=1)
+            xv = b.node("Sub", [xv, mean_v], dtype, x.meta.shape)
+        return b.node("LayerNormalization", [xv, scale, shift], dtype, x.meta.shape,
                       axis=-1, epsilon=float(np.float32(eps)))
     return Fused("layernorm", stmts, out, emit)
+
+
+def layernorm_kernel_is_two_pass() -> bool:
+    """onnxruntime 1.23's LayerNormalization takes E[x²] - E[x]² in float32 and
+    gives NaN for rows offset by 1000; 1.32's is as accurate as NumPy's two
+    passes (both measured by tests/test_onnx_fusion.py)."""
+    import onnxruntime
+    major, minor = (int(p) for p in onnxruntime.__version__.split(".")[:2])
+    return (major, minor) >= (1, 32)
 
 
 def _match_variance(g: Graph, var_st, x, mean, axes):
