@@ -1,12 +1,15 @@
-"""Eager NumPy vs sot (NumPy backend), side by side in one process.
+"""Eager NumPy vs sot's backends (NumPy, onnxruntime, auto), side by side in one process.
 
     python benchmarks/run.py            # full sizes
     python benchmarks/run.py --quick    # small sizes, for CI
 
-Prints one table: eager and traced medians, their ratio (traced / eager, lower
-is better), the first-call time (translation + compile + run), graphs and
-fallbacks. It also prints the translation time of gelu on 8x8 and on
-4096x4096, which must be about equal: tracing never reads array data.
+Prints one table: the eager median and, for each backend, its median and its
+ratio to eager (lower is better), what auto chose, the first-call time of the
+NumPy backend (translation + compile + run), graphs and fallbacks.  The
+four are timed round-robin, repeat by repeat, so that a change in the load
+of the machine falls on all of them alike.  It also prints the translation
+time of gelu on 8x8 and on 4096x4096, which must be about equal: tracing
+never reads array data.
 """
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ import os
 import statistics
 import sys
 import time
+import types
 
 import numpy as np
 
@@ -56,6 +60,40 @@ def workloads(quick: bool):
     yield f"attention 8x{seq}x64", W.attention, (f32(8, seq, 64), f32(8, seq, 64), f32(8, seq, 64))
 
 
+def side_by_side(fns, args, repeat, inner):
+    """Medians of each fn's time per call, timed in turn within each repeat."""
+    for fn in fns:
+        fn(*args)  # warm-up (and, for traced, translation)
+    times = [[] for _ in fns]
+    for _ in range(repeat):
+        for k, fn in enumerate(fns):
+            t0 = time.perf_counter()
+            for _ in range(inner):
+                fn(*args)
+            times[k].append((time.perf_counter() - t0) / inner)
+    return [statistics.median(t) for t in times]
+
+
+def own_code(fn):
+    """``fn`` with a code object of its own.  The translation cache lives on
+    the code object and does not (yet) tell backends apart, so the same
+    function made static for two backends would share the first one's graph."""
+    if isinstance(fn, types.FunctionType):
+        return types.FunctionType(fn.__code__.replace(), fn.__globals__, fn.__name__, fn.__defaults__,
+                                  fn.__closure__)
+    call = type(fn).__call__
+    return types.MethodType(own_code(call), fn)
+
+
+def auto_choice(before: set) -> str:
+    """What the auto graphs compiled since ``before`` (ids of earlier ones)
+    chose: 'ort', 'np', or both."""
+    from sot.backends import onnx_auto
+    chosen = {g.chosen for g in onnx_auto.recent() if id(g) not in before and g.chosen}
+    short = {"numpy": "np", "onnxruntime": "ort"}
+    return "+".join(sorted(short[c] for c in chosen)) or "-"
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (under a minute)")
@@ -63,7 +101,9 @@ def main(argv=None):
     args = parser.parse_args(argv)
     repeat = args.repeat or (5 if args.quick else 7)
 
-    header = f"{'workload':<28} {'eager':>11} {'numpy':>11} {'ratio':>7} {'first call':>11} {'graphs':>6} {'fallbacks':>9}"
+    from sot.backends import onnx_auto
+    header = (f"{'workload':<28} {'eager':>10} {'numpy':>10} {'ratio':>6} {'ort':>10} {'ratio':>6} "
+              f"{'auto':>10} {'ratio':>6} {'chose':>5} {'first call':>10} {'graphs':>6} {'fallbacks':>9}")
     print(header)
     print("-" * len(header))
     for name, fn, fargs in workloads(args.quick):
@@ -77,12 +117,17 @@ def main(argv=None):
         t0 = time.perf_counter()
         static(*fargs)
         first = time.perf_counter() - t0
+        on_ort = sot.to_static(own_code(fn), backend="onnxruntime")
+        on_auto = sot.to_static(own_code(fn), backend="auto")
+        before = {id(g) for g in onnx_auto.recent()}
+        for _ in range(2 * (1 + onnx_auto.TRIALS) + 1):   # auto measures, then chooses
+            on_auto(*fargs)
         probe = median_time(fn, fargs, 1, 1)
         inner = max(1, min(2000, int(0.05 / max(probe, 1e-7))))
-        eager = median_time(fn, fargs, repeat, inner)
-        traced = median_time(static, fargs, repeat, inner)
-        print(f"{name:<28} {_fmt(eager):>11} {_fmt(traced):>11} {traced / eager:>7.2f} {_fmt(first):>11} "
-              f"{report.graph_count:>6} {len(report.breaks):>9}")
+        eager, traced, ort, auto = side_by_side([fn, static, on_ort, on_auto], fargs, repeat, inner)
+        print(f"{name:<28} {_fmt(eager):>10} {_fmt(traced):>10} {traced / eager:>6.2f} {_fmt(ort):>10} "
+              f"{ort / eager:>6.2f} {_fmt(auto):>10} {auto / eager:>6.2f} {auto_choice(before):>5} "
+              f"{_fmt(first):>10} {report.graph_count:>6} {len(report.breaks):>9}")
 
     print()
     for shape in ((8, 8), (4096, 4096)):

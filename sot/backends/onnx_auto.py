@@ -12,10 +12,12 @@ A graph that does not lower at all is NumPy from the start (no timing).
 from __future__ import annotations
 
 import time
+import weakref
+from collections import deque
 
 from sot.ir.statement_ir import StatementIR
 
-__all__ = ["AutoCompiledGraph", "compile_auto", "TRIALS"]
+__all__ = ["AutoCompiledGraph", "compile_auto", "recent", "TRIALS"]
 
 #: timed calls per backend, after one warm-up each
 TRIALS = 3
@@ -122,5 +124,16 @@ class AutoCompiledGraph:
         return f"<AutoCompiledGraph {self.graph.name}: {self.backend}>"
 
 
+_RECENT: deque = deque(maxlen=64)
+
+
+def recent() -> list[AutoCompiledGraph]:
+    """The auto graphs compiled lately that are still alive, oldest first
+    (for benchmarks and debugging: their ``explain()`` gives the choice)."""
+    return [g for g in (r() for r in _RECENT) if g is not None]
+
+
 def compile_auto(graph: StatementIR, device: str = "cpu") -> AutoCompiledGraph:
-    return AutoCompiledGraph(graph, device)
+    compiled = AutoCompiledGraph(graph, device)
+    _RECENT.append(weakref.ref(compiled))
+    return compiled
