@@ -219,3 +219,21 @@ def test_auto_of_a_graph_that_does_not_lower_is_numpy_without_timing():
     g.set_outputs([g.add_op(F(np.log1p), (x,))])
     compiled = compile_graph(g, "auto")
     assert compiled.backend == "numpy" and compiled.explain()["times"] == {"numpy": [], "onnxruntime": []}
+
+
+def test_dead_statements_and_empty_graphs_compile():
+    g, (x,) = graph_of(((3,), np.float32))
+    g.add_op(F(np.exp), (x,))                   # result unused
+    g.set_outputs([g.add_op(O("add"), (x, 1.0))])
+    both(g, f32(3))
+    g, (x,) = graph_of(((3,), np.float32))
+    g.add_op(F(np.exp), (x,))
+    g.set_outputs([x])
+    x_value = f32(3)
+    assert compile_graph(g, "onnxruntime")(x_value)[0] is x_value
+
+
+def test_non_contiguous_and_scalar_inputs_are_accepted():
+    g, (x, s) = graph_of(((4, 3), np.float32), ((), np.float64, True))
+    g.set_outputs([g.add_op(O("mul"), (x, s))])
+    both(g, f32(3, 4).T, np.float64(2.5))

@@ -120,7 +120,8 @@ class OnnxCompiledGraph:
         self._steps = []
         for seg in self.plan.segments:
             if isinstance(seg, OnnxSegment):
-                self._steps.append(_RunnableSegment(seg, providers))
+                if seg.exports:   # a segment nothing reads is dead code: dropped
+                    self._steps.append(_RunnableSegment(seg, providers))
             else:
                 self._steps.append(seg)
         if not self.plan.any_onnx:
