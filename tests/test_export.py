@@ -461,3 +461,36 @@ def test_an_array_reached_twice_is_one_initializer(tmp_path):
     assert weights == ["self.a"]
     x = f32(2, 3)
     np.testing.assert_allclose(sot.load(path)(x), m(x), rtol=1e-6)
+
+
+def _layernorm(x):
+    return W.layernorm(x, LN_W, LN_B)
+
+
+LN_W, LN_B = f32(16, seed=7), f32(16, seed=8)
+
+
+@pytest.mark.parametrize("fn", [W.gelu_tanh, W.softmax, _layernorm], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("fuse", [True, False])
+def test_workloads_with_fused_ops(tmp_path, fn, fuse):
+    path = sot.save(fn, tmp_path / "f", input_spec=[sot.InputSpec([None, 16], name="x")], fuse=fuse)
+    domains = {n.domain for n in onnx.load(path).graph.node}
+    if not fuse:
+        assert domains <= {""}
+    run = sot.load(path)
+    for n in (1, 5):
+        x = f32(n, 16, seed=n)
+        np.testing.assert_allclose(run(x), fn(x), rtol=1e-4, atol=1e-5)
+
+
+def test_attention_with_shared_batch_and_length(tmp_path):
+    spec = [sot.InputSpec(["batch", "length", 8], name=n) for n in ("q", "k", "v")]
+    model = onnx.load(sot.save(W.attention, tmp_path / "attn", input_spec=spec))
+    assert [d.dim_param or d.dim_value for d in model.graph.output[0].type.tensor_type.shape.dim] == \
+        ["batch", "length", 8]
+    run = sot.load(tmp_path / "attn.onnx")
+    for b, t in [(1, 1), (2, 5), (3, 9)]:
+        q, k, v = (f32(b, t, 8, seed=s) for s in range(3))
+        np.testing.assert_allclose(run(q, k, v), W.attention(q, k, v), rtol=1e-4, atol=1e-5)
+    with pytest.raises(ValueError, match="'k'.*length"):
+        run(f32(2, 5, 8), f32(2, 4, 8), f32(2, 5, 8))

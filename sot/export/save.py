@@ -101,14 +101,13 @@ def _simulate(target, inputs, sizes, first: bool):
 class Lowered:
     """The ONNX graph of one Trace, before dims are made symbolic."""
 
-    def __init__(self, tr, target, inputs, output_names):
+    def __init__(self, tr, target, inputs, output_names, fuse=True):
         from onnx import helper, numpy_helper
         from sot.backends.onnx_builder import GraphBuilder
         from sot.backends.onnx_lowering import OnnxSegment, plan
-        try:
+        fuse_patterns = None
+        if fuse:
             from sot.backends.onnx_fusion import fuse_patterns
-        except ImportError:  # pragma: no cover
-            fuse_patterns = None
 
         ir = tr.graph.ir
         _copy_returned_views(tr)
@@ -425,7 +424,7 @@ def _probe_plan(inputs) -> tuple[dict, dict, list]:
     return params, first, probes
 
 
-def export_model(fn, input_spec, output_names=None):
+def export_model(fn, input_spec, output_names=None, fuse: bool = True):
     """The checked ModelProto of ``fn`` (see the module docstring)."""
     import onnx
     from onnx import helper
@@ -452,8 +451,8 @@ def export_model(fn, input_spec, output_names=None):
         raise ExportError(f"{len(output_names)} output name(s) for {n_out} output(s)")
     if set(output_names) & set(names):
         raise ExportError(f"output names {output_names} must differ from input names {names}")
-    base = Lowered(base_trace, target, inputs, output_names)
-    others = [Lowered(_simulate(target, inputs, sizes, False), target, inputs, output_names)
+    base = Lowered(base_trace, target, inputs, output_names, fuse)
+    others = [Lowered(_simulate(target, inputs, sizes, False), target, inputs, output_names, fuse)
               for _changed, sizes in probes]
     _generalize_reshapes([base.model] + [o.model for o in others])
     structure = base.structure()
@@ -515,18 +514,20 @@ def _json(value) -> str:
     return json.dumps(value)
 
 
-def save(fn, path, input_spec=None, *, output_names=None) -> str:
+def save(fn, path, input_spec=None, *, output_names=None, fuse: bool = True) -> str:
     """Trace ``fn`` (a function, method or callable object) with
     ``input_spec`` and write it as one ONNX model to ``path`` (``.onnx`` is
     added when missing).  Returns the path written.  Raises ExportError when
     ``fn`` is not one graph (every reason, with file:line) or a dynamic
-    dimension is baked into it."""
+    dimension is baked into it.  ``fuse=False`` writes only standard ONNX
+    ops (no onnxruntime contrib ops such as ``com.microsoft.FastGelu``), for
+    runtimes other than onnxruntime."""
     path = os.fspath(path)
     if isinstance(path, bytes):
         path = os.fsdecode(path)
     if not path.lower().endswith(".onnx"):
         path += ".onnx"
-    model = export_model(fn, input_spec, output_names)
+    model = export_model(fn, input_spec, output_names, fuse)
     try:
         data = model.SerializeToString()
     except ValueError as e:   # protobuf's 2 GiB limit
