@@ -494,3 +494,30 @@ def test_attention_with_shared_batch_and_length(tmp_path):
         np.testing.assert_allclose(run(q, k, v), W.attention(q, k, v), rtol=1e-4, atol=1e-5)
     with pytest.raises(ValueError, match="'k'.*length"):
         run(f32(2, 5, 8), f32(2, 4, 8), f32(2, 5, 8))
+
+
+class Scaled:
+    def __init__(self):
+        self.scale = np.float32(0.5)   # a NumPy scalar: an initializer
+        self.shift = 2.0               # a Python number: a constant in the graph
+
+    def __call__(self, x):
+        return x * self.scale + self.shift
+
+
+def test_numpy_scalar_weight_and_python_number(tmp_path):
+    m = Scaled()
+    path = sot.save(m, tmp_path / "s", input_spec=[sot.InputSpec([None], name="x")])
+    assert "self.scale" in {i.name for i in onnx.load(path).graph.initializer}
+    x = f32(4)
+    np.testing.assert_allclose(sot.load(path)(x), m(x), rtol=1e-6)
+
+
+def test_corrupt_signature_metadata_is_a_clear_error(tmp_path, mlp_file):
+    model = onnx.load(mlp_file)
+    for p in model.metadata_props:
+        if p.key == "sot.input_spec":
+            p.value = "[{\"name\": \"x\", \"dtype\": \"<f4\", \"shape\": [\"__import__('os')\"]}]"
+    onnx.save(model, str(tmp_path / "bad.onnx"))
+    with pytest.raises(ValueError, match="metadata is corrupt"):
+        sot.load(tmp_path / "bad.onnx")
