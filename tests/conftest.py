@@ -17,3 +17,10 @@ def _fresh_sot():
     sot.reset()
     yield
     sot.reset()
+
+
+def pytest_addoption(parser):
+    """`--fuzz-examples=N`: run the long differential fuzz profile (tests marked
+    `fuzz`, e.g. `pytest -m fuzz --fuzz-examples=10000`) with N fresh random programs."""
+    parser.addoption("--fuzz-examples", type=int, default=None,
+                     help="number of random programs for the long fuzz profile (tests marked fuzz)")

@@ -1,0 +1,42 @@
+"""Differential program fuzzing: random functions run eagerly and under
+`sot.to_static` must agree on results, dtypes, shapes, stdout, exceptions,
+side effects on arguments and globals (see tests/fuzzgen.py).
+
+Quick profile (default run): a fixed, derandomized sweep of programs.
+Long profile: `pytest -m fuzz --fuzz-examples=10000 tests/test_fuzz.py`
+draws that many fresh random programs; hypothesis shrinks a failure to a
+minimal program, printed with its argument sets.
+"""
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+import fuzzgen
+
+QUICK_EXAMPLES = int(os.environ.get("SOT_FUZZ_QUICK", 400))
+_HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+
+
+@settings(max_examples=QUICK_EXAMPLES, derandomize=True, deadline=None, database=None,
+          suppress_health_check=_HEALTH)
+@given(fuzzgen.programs())
+def test_random_programs_match_eager(prog):
+    fuzzgen.run_program(prog)
+
+
+@pytest.mark.fuzz
+def test_random_programs_long(request):
+    n = request.config.getoption("--fuzz-examples")
+    if not n:
+        pytest.skip("long fuzz profile: pass --fuzz-examples=N")
+
+    @settings(max_examples=n, derandomize=False, deadline=None, database=None,
+              suppress_health_check=_HEALTH)
+    @given(fuzzgen.programs())
+    def run(prog):
+        fuzzgen.run_program(prog)
+
+    run()
