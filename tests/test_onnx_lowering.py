@@ -399,3 +399,28 @@ def test_creation_ops_become_constants_of_shape():
                              (F(np.arange), (Const(10),), {}), (F(np.eye), (Const(3),), {}),
                              (F(np.linspace), (Const(0), Const(1), Const(5)), {})]:
         assert_backends_agree(op, *args, **kwargs)
+
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_more_array_ops_agree(dtype):
+    x = sample((3, 4, 5), dtype, 24)
+    v = sample((6,), dtype, 25)
+    cases = [(F(np.tril), (x,), {}), (F(np.triu), (x,), {"k": 1}), (F(np.tril), (x[0],), {"k": -2}),
+             (F(np.roll), (x, 2), {"axis": 1}), (F(np.roll), (x, -3), {}), (F(np.roll), (x, (1, 2)), {"axis": (0, 2)}),
+             (F(np.tile), (x, (2, 1, 1)), {}), (F(np.tile), (v, 3), {}), (F(np.tile), (v, (2, 2)), {}),
+             (F(np.repeat), (x, 2), {"axis": 1}), (M("repeat"), (v, 3), {}), (F(np.repeat), (x, 2), {}),
+             (F(np.round), (x,), {}), (M("round"), (x,), {}), (F(np.nan_to_num), (x,), {}),
+             (F(np.nan_to_num), (x,), {"nan": 1.5, "posinf": 7, "neginf": -7})]
+    if dtype != "bool":
+        cases.append((F(np.outer), (v, x[0, 0]), {}))
+        cases.append((F(np.fmod), (x, sample((3, 4, 5), dtype, 26)), {}))
+    for op, args, kwargs in cases:
+        assert_backends_agree(op, *args, **kwargs)
+
+
+def test_nan_to_num_and_fmod_of_special_floats():
+    x = np.array([np.nan, np.inf, -np.inf, 1.5, -0.0, 5.0, -5.5], np.float32)
+    y = np.array([1.0, 2.0, 3.0, np.inf, 2.0, 0.0, 2.0], np.float32)
+    assert_backends_agree(F(np.nan_to_num), x)
+    assert_backends_agree(F(np.fmod), x, y)
+    assert_backends_agree(F(np.fmod), np.array([7, -7, 7, -128, 3], np.int8), np.array([2, 2, 0, -1, -2], np.int8))

@@ -30,7 +30,8 @@ from sot.ir.statement_ir import Statement, StatementIR, Symbol
 
 from .onnx_builder import GraphBuilder, NotLowered
 from .onnx_lowering_array import ARRAY_RULES
-from .onnx_lowering_elementwise import OPERATOR_UFUNCS, lower_clip, lower_ufunc_statement, lower_where
+from .onnx_lowering_elementwise import (OPERATOR_UFUNCS, lower_clip, lower_nan_to_num, lower_round,
+                                        lower_ufunc_statement, lower_where)
 
 __all__ = ["lower_statement", "plan", "Plan", "OnnxSegment", "NumpySegment", "INPLACE_OPERATORS"]
 
@@ -57,6 +58,10 @@ def lower_statement(b: GraphBuilder, st: Statement) -> list[str]:
         return lower_where(b, st)
     if op.name == "clip":
         return lower_clip(b, st)
+    if op.name in ("round", "around"):
+        return lower_round(b, st)
+    if op.kind == "function" and op.name == "nan_to_num":
+        return lower_nan_to_num(b, st)
     raise NotLowered(f"no ONNX lowering for {op.kind} {op.name}")
 
 

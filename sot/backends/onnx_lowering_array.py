@@ -18,7 +18,7 @@ from sot.ir.ops_reduction import REDUCTIONS
 from sot.ir.registry import bind, const_axes, probe_value, substitute
 from sot.ir.statement_ir import Symbol
 
-from .onnx_builder import (BOOL, F16, F32, F64, FLOATS, I64, INTS, MODULAR, U8, U64, GraphBuilder,
+from .onnx_builder import (BOOL, F16, F32, F64, FLOATS, I8, I64, INTS, MODULAR, U8, U64, GraphBuilder,
                            NotLowered)
 
 __all__ = ["ARRAY_RULES"]
@@ -506,6 +506,106 @@ def _lower_creation(b, st):
     return [b.node("Identity", [b.const(value)], meta.dtype, meta.shape)]
 
 
+def _lower_triangle(b, st):
+    bound = bind(st.op.name, ("m", "k"), st.args, st.kwargs, {"m", "k"})
+    a = _symbol_operand(bound["m"], st.op.name)
+    k = bound.get("k", 0)
+    if a.meta.ndim < 2 or isinstance(k, Symbol):
+        raise NotLowered(f"{st.op.name} of a vector (it becomes a matrix) or with a traced k")
+    dtype = a.meta.dtype
+    compute = b.compute_dtype("Trilu", dtype, {**MODULAR, I8: (I64,), U8: (I64,), U64: (I64,)})
+    r = b.node("Trilu", [b.cast(b.value(a), compute), b.const(np.asarray(int(k), np.int64))], compute,
+               a.meta.shape, upper=int(st.op.name == "triu"))
+    return [b.cast(r, dtype)]
+
+
+def _lower_roll(b, st):
+    bound = bind("roll", ("a", "shift", "axis"), st.args, st.kwargs, {"a", "shift", "axis"})
+    a = _symbol_operand(bound["a"], "roll operand")
+    meta = _out(st)
+    x = b.value(a)
+    shift, axis = bound["shift"], bound.get("axis")
+    if axis is None:
+        x = _reshape(b, x, (a.meta.size,))
+        shape = (a.meta.size,)
+        pairs = [(shift, 0)]
+        if isinstance(shift, (tuple, list)):
+            raise NotLowered("roll: a sequence of shifts without axes")
+    else:
+        shape = a.meta.shape
+        shifts = shift if isinstance(shift, (tuple, list)) else [shift]
+        axes = axis if isinstance(axis, (tuple, list)) else [axis]
+        if len(shifts) != len(axes):
+            if len(shifts) == 1:
+                shifts = list(shifts) * len(axes)
+            elif len(axes) == 1:
+                axes = list(axes) * len(shifts)
+            else:
+                raise NotLowered("roll: shifts and axes differ in length")
+        pairs = [(s, const_axes(ax, len(shape))[0]) for s, ax in zip(shifts, axes)]
+    total: dict[int, int] = {}
+    for sh, ax in pairs:
+        if isinstance(sh, Symbol) or isinstance(sh, bool) or not isinstance(sh, (int, np.integer)):
+            raise NotLowered("roll: shift is not a constant int")
+        total[ax] = total.get(ax, 0) + int(sh)
+    for ax, sh in total.items():
+        n = shape[ax]
+        k = sh % n if n else 0
+        if k:
+            head = b.node("Slice", [x, b.ints([n - k]), b.ints([n]), b.ints([ax])], meta.dtype)
+            tail = b.node("Slice", [x, b.ints([0]), b.ints([n - k]), b.ints([ax])], meta.dtype)
+            x = b.node("Concat", [head, tail], meta.dtype, shape, axis=ax)
+    return [_reshape(b, b.node("Identity", [x], meta.dtype, shape), meta.shape)]
+
+
+def _lower_tile(b, st):
+    bound = bind("tile", ("A", "reps"), st.args, st.kwargs, {"A", "reps"})
+    a = _symbol_operand(bound["A"], "tile operand")
+    reps = bound["reps"]
+    reps = list(reps) if isinstance(reps, (tuple, list)) else [reps]
+    if any(isinstance(r, Symbol) for r in reps):
+        raise NotLowered("tile: traced reps")
+    meta = _out(st)
+    d = max(a.meta.ndim, len(reps))
+    src = (1,) * (d - a.meta.ndim) + a.meta.shape
+    reps = [1] * (d - len(reps)) + [int(r) for r in reps]
+    x = _reshape(b, b.value(a), src)
+    return [_reshape(b, b.node("Tile", [x, b.ints(reps)], meta.dtype), meta.shape)]
+
+
+def _lower_repeat(b, st):
+    bound = bind("repeat", ("a", "repeats", "axis"), st.args, st.kwargs, {"a", "repeats", "axis"})
+    a = _symbol_operand(bound["a"], "repeat operand")
+    r = bound["repeats"]
+    if isinstance(r, (Symbol, bool)) or not isinstance(r, (int, np.integer)):
+        raise NotLowered("repeat: repeats is not a constant int")
+    meta = _out(st)
+    x = b.value(a)
+    if bound.get("axis") is None or a.meta.ndim == 0:
+        shape, axis = (a.meta.size,), 0
+        x = _reshape(b, x, shape)
+    else:
+        shape = a.meta.shape
+        (axis,) = const_axes(bound["axis"], len(shape))
+    spread = shape[:axis + 1] + (1,) + shape[axis + 1:]
+    target = shape[:axis + 1] + (int(r),) + shape[axis + 1:]
+    x = b.node("Expand", [_reshape(b, x, spread), b.ints(target)], meta.dtype, target)
+    return [_reshape(b, x, meta.shape)]
+
+
+def _lower_outer(b, st):
+    from .onnx_lowering_elementwise import UFUNC_RULES, resolve_loop
+    bound = bind("outer", ("a", "b", "out"), st.args, st.kwargs, {"a", "b"})
+    x, y = bound["a"], bound["b"]
+    if not (isinstance(x, Symbol) and isinstance(y, Symbol)):
+        raise NotLowered("outer of a constant")
+    ins, out = resolve_loop(np.multiply, [x, y])
+    xv = _reshape(b, b.cast(b.value(x), ins[0]), (x.meta.size, 1))
+    yv = _reshape(b, b.cast(b.value(y), ins[1]), (1, y.meta.size))
+    r = UFUNC_RULES["multiply"](b, [xv, yv], ins, out)
+    return [b.cast(r, _out(st).dtype)]
+
+
 def _tensor(array):
     from onnx import numpy_helper
     return numpy_helper.from_array(np.ascontiguousarray(array).reshape(1))
@@ -543,3 +643,8 @@ for _name in ("flip", "fliplr", "flipud"):
 for _name in ("zeros", "ones", "full", "zeros_like", "ones_like", "full_like", "arange", "linspace",
               "eye", "identity"):
     ARRAY_RULES[("function", _name)] = _lower_creation
+ARRAY_RULES[("function", "tril")] = ARRAY_RULES[("function", "triu")] = _lower_triangle
+ARRAY_RULES[("function", "roll")] = _lower_roll
+ARRAY_RULES[("function", "tile")] = _lower_tile
+ARRAY_RULES[("function", "repeat")] = ARRAY_RULES[("method", "repeat")] = _lower_repeat
+ARRAY_RULES[("function", "outer")] = _lower_outer

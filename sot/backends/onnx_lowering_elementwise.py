@@ -207,6 +207,22 @@ def _floor_divide(b, xs, ins, out):
     return (_float_floor_divide if ins[0] in FLOATS else _int_floor_divide)(b, xs, ins, out)
 
 
+def _fmod(b, xs, ins, out):
+    """C fmod: the sign of the dividend; NumPy gives 0 for an integer zero
+    divisor (and for MIN fmod -1, where C would trap)."""
+    dtype = ins[0]
+    if dtype == BOOL or ins[0] != ins[1]:
+        raise NotLowered(f"fmod loop {ins}")
+    a, d = xs
+    if dtype in FLOATS:
+        return b.node("Mod", [a, d], dtype, fmod=1)     # fmod's result is exact in any precision
+    special = _eq_const(b, d, 0)
+    if dtype in SIGNED:
+        special = b.node("Or", [special, _eq_const(b, d, -1)], BOOL)
+    safe = b.where(special, _one(b, dtype), d)
+    return b.where(special, _zero(b, dtype), b.apply("Mod", [a, safe], dtype, fmod=1))
+
+
 def _remainder(b, xs, ins, out):
     if ins[0] == BOOL or ins[0] != ins[1]:
         raise NotLowered(f"remainder loop {ins}")
@@ -434,7 +450,7 @@ def _shift(direction):
 UFUNC_RULES = {
     "add": _binary("Add", "Or"), "subtract": _binary("Sub"), "multiply": _binary("Mul", "And"),
     "true_divide": _true_divide, "divide": _true_divide,
-    "floor_divide": _floor_divide, "remainder": _remainder, "mod": _remainder, "fmod": None,
+    "floor_divide": _floor_divide, "remainder": _remainder, "mod": _remainder, "fmod": _fmod,
     "power": _power, "float_power": _power,
     "maximum": _maxmin("Max", "Or"), "minimum": _maxmin("Min", "And"),
     "fmax": _maxmin("Max", "Or", ignore_nan=True), "fmin": _maxmin("Min", "And", ignore_nan=True),
@@ -462,7 +478,6 @@ UFUNC_RULES = {
 NOT_LOWERED_WHY = {
     "expm1": "ONNX has no expm1; exp(x) - 1 loses all precision near 0",
     "log1p": "ONNX has no log1p; log(1 + x) loses all precision near 0",
-    "fmod": "ONNX Mod(fmod=1) is not checked against C fmod's zero/infinity cases",
     "arctan2": "ONNX has no atan2",
     "hypot": "sqrt(x*x + y*y) overflows where hypot does not",
     "cbrt": "ONNX has no cbrt (Pow(x, 1/3) is NaN for negative x)",
@@ -534,3 +549,38 @@ def lower_clip(b: GraphBuilder, st) -> list[str]:
         r = b.node("Identity", [r], dtype)
     return [r]
 
+
+
+def lower_round(b: GraphBuilder, st) -> list[str]:
+    bound = bind("round", ("a", "decimals", "out"), st.args, st.kwargs, {"a", "decimals"})
+    a = bound["a"]
+    if bound.get("decimals", 0) != 0 or not isinstance(a, Symbol):
+        raise NotLowered("round with decimals != 0 (NumPy scales by 10**decimals in its own way)")
+    out = st.outputs[0].meta.dtype
+    x = b.operand(a, out)
+    if out in FLOATS:
+        return [b.apply("Round", [x], out)]     # half to even, as np.rint
+    return [b.node("Identity", [x], out)]
+
+
+def lower_nan_to_num(b: GraphBuilder, st) -> list[str]:
+    bound = bind("nan_to_num", ("x", "copy", "nan", "posinf", "neginf"), st.args, st.kwargs,
+                 {"x", "copy", "nan", "posinf", "neginf"})
+    a = bound["x"]
+    dtype = st.outputs[0].meta.dtype
+    if not isinstance(a, Symbol) or any(isinstance(bound.get(k), Symbol) for k in ("nan", "posinf", "neginf")):
+        raise NotLowered("nan_to_num of a constant or with traced replacements")
+    x = b.operand(a, dtype)
+    if dtype not in FLOATS:
+        return [b.node("Identity", [x], dtype)]
+    info = np.finfo(dtype)
+
+    def value(key, default):
+        v = bound.get(key)
+        v = default if v is None else v
+        with np.errstate(all="ignore"):
+            return b.const(np.asarray(v).astype(dtype))
+    inf = b.const(np.asarray(np.inf, dtype))
+    r = b.where(b.node("Equal", [x, inf], BOOL), value("posinf", info.max), x)
+    r = b.where(b.node("Equal", [x, b.node("Neg", [inf], dtype)], BOOL), value("neginf", info.min), r)
+    return [b.where(b.apply_isnan(x), value("nan", 0.0), r)]
