@@ -194,3 +194,13 @@ def test_an_in_place_operator_inside_a_pattern_keeps_it_unfused():
     g.set_outputs([g.add_op(O("truediv"), (e, g.add_op(M("sum"), (e, -1), {"keepdims": True})))])
     compiled = run_both(g, f32(4, 6))
     assert compiled.explain()["fused"] == []
+
+
+def test_a_large_float64_matmul_is_left_to_numpy_and_the_softmax_still_fuses():
+    args = tuple(f32(4, 512, 64) for _ in range(3))
+    static, graphs = onnx_graphs(W.attention, *args)
+    (backend, source), = graphs
+    assert backend == "numpy+onnxruntime"
+    assert "Softmax" in op_types(source) and "np.matmul" not in source
+    assert "matmul(" in source   # the statements on NumPy are listed
+    assert_like_eager(W.attention, args, static(*args), rtol=1e-10, atol=1e-12)

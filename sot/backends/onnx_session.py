@@ -77,6 +77,10 @@ def _session(model, providers, threads: int = 0):
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     options.log_severity_level = 3
     options.intra_op_num_threads = threads
+    if threads != 1:
+        # idle pool threads sleep instead of spinning: a spinning pool of one
+        # graph slows the next graph's (and NumPy's own) threads
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return ort.InferenceSession(model.SerializeToString(), options, providers=providers)
 
 
