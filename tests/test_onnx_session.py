@@ -237,3 +237,16 @@ def test_non_contiguous_and_scalar_inputs_are_accepted():
     g, (x, s) = graph_of(((4, 3), np.float32), ((), np.float64, True))
     g.set_outputs([g.add_op(O("mul"), (x, s))])
     both(g, f32(3, 4).T, np.float64(2.5))
+
+
+def test_large_results_are_written_in_place_through_an_io_binding():
+    g, (x, i) = graph_of(((512, 600), np.float32), ((512, 600), np.int64))
+    e = g.add_op(F(np.exp), (x,))
+    big = g.add_op(O("gt"), (e, 1.0))
+    total = g.add_op(M("sum"), (i,))
+    g.set_outputs([e, big, total, g.add_op(O("add"), (i, 1)), x])
+    x_value = f32(512, 600)
+    compiled, out = both(g, x_value, np.arange(512 * 600).reshape(512, 600))
+    assert compiled._steps[0].bind
+    assert type(out[2]) is np.int64 and out[4] is x_value
+    assert out[3].dtype.type is np.int64 and out[1].dtype == bool
