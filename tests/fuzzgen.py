@@ -450,7 +450,7 @@ class Gen:
         nparams = self.draw(st.integers(1, 2))
         params = ["a", "b"][:nparams]
         env = Env({p: "A" for p in params}, ["n"], [])
-        body = []
+        body = ["    _program = '@TAG@'"]
         style = self.pick(["pure", "pure", "nested", "default"] + ([] if self.pure else ["print", "effect"]))
         if style == "print":
             body.append("    print('in', " + repr(name) + ", a.shape)")
@@ -493,8 +493,11 @@ class Gen:
                  "def record(shape):", "    LOG.append(tuple(shape))", "", ""]
         for _name, hl, _n in self.helpers:
             lines += hl + ["", ""]
-        lines += ["def f(x, y, n, lst, scale=1.5):"] + body
-        return "\n".join(lines) + "\n"
+        # a constant unique to the program keeps f's code unequal to other programs' f (equal code
+        # objects share sot's per-code records: test_regressions.py::test_resume_function_not_shared...)
+        lines += ["def f(x, y, n, lst, scale=1.5):", "    _program = '@TAG@'"] + body
+        text = "\n".join(lines) + "\n"
+        return text.replace("@TAG@", hashlib.sha1(text.encode()).hexdigest()[:10])
 
 
 # ---------------------------------------------------------------- arguments
@@ -610,6 +613,7 @@ def run_program(prog: Program, calls: int = 2, check_traceback: bool = True, tim
 
 
 def _run_program(prog, calls, check_traceback):
+    sot.reset()
     eager_ns, filename = load(prog.source, "eager")
     traced_ns, _ = load(prog.source, "traced")
     eager, static = eager_ns["f"], sot.to_static(traced_ns["f"])

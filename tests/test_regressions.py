@@ -123,3 +123,28 @@ def test_opaque_object_hash_not_called_by_tracer():
     _HashCounting.hashes = 0
     sot.to_static(_ignores_obj)(np.ones(2), _HashCounting())
     assert _HashCounting.hashes == 0   # eager never hashes it
+
+
+_BREAK_THEN_RAISE = '''
+def f(x):
+    print("break")
+    return x[10]
+'''
+
+
+@pytest.mark.xfail(strict=True, reason="resume functions are shared between distinct but equal code objects "
+                                       "(equality-keyed records): the same function defined in two files runs "
+                                       "the other file's resume code, so the traceback names the wrong file "
+                                       "(found by the fuzzer: two programs differing only in a helper)")
+def test_resume_function_not_shared_between_equal_codes(capsys):
+    fns = []
+    for filename in ("/tmp/sot_regress_module_a.py", "/tmp/sot_regress_module_b.py"):
+        ns = {"np": np}
+        exec(compile(_BREAK_THEN_RAISE, filename, "exec"), ns)
+        fns.append((filename, ns["f"]))
+    for filename, f in fns:
+        with pytest.raises(IndexError) as info:
+            sot.to_static(f)(np.ones(2))
+        files = {fs.filename for fs in traceback.extract_tb(info.value.__traceback__)
+                 if fs.name == "f"}
+        assert files == {filename}
