@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from sot.ir.ops_reduction import REDUCTIONS
-from sot.ir.registry import bind, const_axes, probe_value, substitute
+from sot.ir.registry import bind, const_axes, substitute
 from sot.ir.statement_ir import Symbol
 
 from .onnx_builder import (BOOL, F16, F32, F64, FLOATS, I8, I64, INTS, MODULAR, U8, U64, GraphBuilder,
@@ -633,8 +633,6 @@ def _tensor(array):
     from onnx import numpy_helper
     return numpy_helper.from_array(np.ascontiguousarray(array).reshape(1))
 
-
-_ = probe_value, F64
 
 # (kind, name) -> rule; kind None matches function and method alike
 ARRAY_RULES = {}

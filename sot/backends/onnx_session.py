@@ -135,18 +135,22 @@ class _RunnableSegment:
         return results
 
     def run(self, env: dict) -> None:
-        results = self.call([env[name] for _, name in self.inputs])
+        results = _as_numpys(self.call([env[name] for _, name in self.inputs]), self.output_metas)
         for name, i, scalar, dtype in self.exports:
-            env[name] = _result(results[i], scalar, dtype)
+            env[name] = results[i][()] if scalar else results[i]
 
 
-def _result(value, scalar: bool, dtype):
-    """An ORT result as eager NumPy has it: onnxruntime makes int64 arrays of
-    C ``long long`` (``np.longlong``, not ``np.int64`` on Linux): view them as
-    the dtype NumPy gives, so scalars taken from them have NumPy's type."""
-    if value.dtype.type is not dtype.type:
-        value = value.view(dtype)
-    return value[()] if scalar else value
+def _as_numpys(results, metas) -> list:
+    """ORT's results as eager NumPy has them: onnxruntime makes int64 arrays of
+    C ``long long`` (``np.longlong``, not ``np.int64`` on Linux): each is
+    viewed once as the dtype NumPy gives, so that scalars taken from it have
+    NumPy's type and two names of one result stay one object."""
+    out = []
+    for value, (_shape, dtype) in zip(results, metas):
+        if value.dtype.type is not dtype.type:
+            value = value.view(dtype)
+        out.append(value)
+    return out
 
 
 def _run_numpy(statements, env: dict) -> None:
@@ -205,24 +209,23 @@ class OnnxCompiledGraph:
             seg = steps[0]
             call = seg.call
             feed_index = [input_names.index(name) for _, name in seg.inputs]
-            by_name = {name: (i, dtype) for name, i, _scalar, dtype in seg.exports}
+            by_name = {name: i for name, i, _scalar, _dtype in seg.exports}
             plan_out = []
             for name, scalar in outputs:
                 if name in by_name:
-                    plan_out.append((0, by_name[name][0], scalar, by_name[name][1]))
+                    plan_out.append((0, by_name[name], scalar))
                 else:
-                    plan_out.append((1, input_names.index(name), scalar, None))
+                    plan_out.append((1, input_names.index(name), scalar))
+            metas = seg.output_metas
 
             def run_graph(*inputs):
-                results = call([inputs[i] for i in feed_index])
+                results = _as_numpys(call([inputs[i] for i in feed_index]), metas)
                 out = []
-                for kind, i, scalar, dtype in plan_out:
+                for kind, i, scalar in plan_out:
                     if kind:
                         out.append(inputs[i])
                     else:
                         v = results[i]
-                        if v.dtype.type is not dtype.type:
-                            v = v.view(dtype)
                         out.append(v[()] if scalar else v)
                 return tuple(out)
             return run_graph
