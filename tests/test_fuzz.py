@@ -10,13 +10,14 @@ minimal program, printed with its argument sets.
 from __future__ import annotations
 
 import os
+import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 
 import fuzzgen
 
-QUICK_EXAMPLES = int(os.environ.get("SOT_FUZZ_QUICK", 400))
+QUICK_EXAMPLES = int(os.environ.get("SOT_FUZZ_QUICK", 1200))
 _HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 
 
@@ -33,10 +34,17 @@ def test_random_programs_long(request):
     if not n:
         pytest.skip("long fuzz profile: pass --fuzz-examples=N")
 
+    count = [0]
+
     @settings(max_examples=n, derandomize=False, deadline=None, database=None,
               suppress_health_check=_HEALTH)
     @given(fuzzgen.programs())
     def run(prog):
+        count[0] += 1
         fuzzgen.run_program(prog)
 
-    run()
+    start = time.time()
+    try:
+        run()
+    finally:
+        print(f"\nsot fuzz: {count[0]} programs in {time.time() - start:.0f} s")

@@ -45,12 +45,18 @@ def test_cache_stays_bounded_over_10000_calls():
     static = sot.to_static(_kernel, cache_size=4)
     arrays = [np.ones(s, d) for s in SHAPES for d in DTYPES]
     for i in range(10_000):
+        if i == 2_000:
+            gc.collect()
+            objects0, rss0 = len(gc.get_objects()), _rss_kib()
         x = arrays[i % len(arrays)]
         k = i % 7
         got = static(x, k)
         if i % 997 == 0:
             np.testing.assert_array_equal(got, _kernel(x, k))
             assert got.dtype == _kernel(x, k).dtype
+    gc.collect()
+    assert len(gc.get_objects()) - objects0 < 200
+    assert _rss_kib() - rss0 < 8 * 1024
     assert _entries(_kernel) <= 4 + 1           # entries plus the catch-all
     assert sot.translation_count(_kernel) <= 4 + 1
 
