@@ -148,3 +148,25 @@ def test_resume_function_not_shared_between_equal_codes(capsys):
         files = {fs.filename for fs in traceback.extract_tb(info.value.__traceback__)
                  if fs.name == "f"}
         assert files == {filename}
+
+
+def _nested_loop_break_then_try(x, y, n, lst):
+    for i2 in range(min(n, 3)):
+        for e3 in sorted(lst):
+            y = (np.where(y > len(lst), np.clip(y, 0, 3.5), -1.5) if not (min(min(len(x), x.size), len(x)) > 2)
+                 else y.astype(np.float32))
+            y = ((y * y) // ((x.mean() * np.count_nonzero(y)) + (np.linalg.norm(y) * np.prod(x))))
+    try:
+        n = n
+    except IndexError:
+        n = -1
+
+
+@pytest.mark.skipif(__import__("sys").version_info < (3, 11), reason="3.10 plans this loop without error")
+@pytest.mark.xfail(strict=True, reason="breaks.plan_loop raises KeyError (by_offset has no entry for the loop "
+                                       "head) for a break in a nested loop followed by try/except; the frame "
+                                       "falls back with an internal-error reason (found by the fuzzer)")
+def test_plan_loop_no_internal_error_nested_loop_then_try():
+    x = np.array([[1.5], [1.5], [1.25]])
+    report = sot.explain(_nested_loop_break_then_try, x, x.copy(), 1, [])
+    assert [b for b in report.breaks if b.category == "internal-error"] == []
