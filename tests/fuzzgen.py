@@ -156,7 +156,7 @@ class Gen:
         if choice == "int":
             return self.int_expr(env)
         if choice == "float":
-            return self.pick(["0.5", "2.0", "-1.5", "1e-3", "3.25"])
+            return self.pick(["0.5", "2.0", "-1.5", "1e-3", "3.25", "CFG.alpha", "G"])
         if choice == "scale":
             return "2.0" if self.in_helper else "scale"
         return self.pick(env.floats)
@@ -177,7 +177,9 @@ class Gen:
                 return self.pick(leaves)
             return self.make_from_a(env, kind, depth)
         choice = self.pick(["bin", "bin", "bin", "scalar_bin", "unary", "ufunc2", "where", "clip", "make",
-                            "method", "helper", "inplace_expr"])
+                            "method", "helper", "inplace_expr", "closure"])
+        if kind == "R" and not self.in_helper and self.chance(15):
+            return self.pick(["W0", "(W0 * CFG.alpha)", "np.float32(CFG.alpha)"])
         if choice == "bin":
             op = _weighted(self.draw, BINOPS, BINOP_WEIGHTS)
             lk, rk = kind, kind
@@ -228,6 +230,12 @@ class Gen:
             name, _lines, nparams = self.pick(self.helpers)
             args = [self.array_expr(env, kind, depth + 1) for _ in range(nparams)]
             return f"{name}({', '.join(args)})"
+        if choice == "closure" and not self.in_helper:
+            # a lambda or a closure over a local, called at once
+            a = self.array_expr(env, kind, depth + 1)
+            k = self.int_expr(env)
+            return self.pick([f"(lambda a, k={k}: a * k + 1)({a})", f"(lambda a: a - {k})({a})",
+                              f"list(map(lambda a: a * 2, [{a}]))[0]"])
         if choice == "inplace_expr":
             # a conditional expression on a Python value
             return (f"({self.array_expr(env, kind, depth + 1)} if {self.py_cond(env)} "
@@ -314,7 +322,7 @@ class Gen:
         if not self.pure:
             options += ["print", "lst_effect", "global_effect"]
         if depth < 2:
-            options += ["if_py"] * 2 + ["for_range", "for_lst", "comprehension", "while"]
+            options += ["if_py"] * 2 + ["for_range", "for_lst", "comprehension", "while", "closure_def"]
             if not self.pure:
                 options += ["if_data"]
         if depth < 1 and not self.pure:
@@ -356,7 +364,9 @@ class Gen:
         if choice == "global_effect":
             return [indent + self.pick([f"LOG.append({self.int_expr(env)})", "STATE['calls'] += 1",
                                         "record(x.shape)", f"STATE['last'] = {self.int_expr(env)}",
-                                        "LOG.append(len(LOG))"])]
+                                        "LOG.append(len(LOG))", "CFG.count += 1", "W0[...] += 1",
+                                        f"CFG.alpha = CFG.alpha * 0.5 + {self.int_expr(env)}",
+                                        "setattr(CFG, 'seen', x.shape)", "W0[...] = W0 * 0.5"])]
         if choice == "container":
             a = self.pick(list(env.arrays))
             kind = env.arrays[a]
@@ -419,6 +429,18 @@ class Gen:
             out.append(f"{indent}while {c} > 0:")
             out.append(f"{indent}    {c} -= 1")
             out += self.block(env.copy(), depth + 1, indent + "    ")  # c is never rebound
+            return out
+        if choice == "closure_def":
+            a = self.pick(list(env.arrays))
+            kind = env.arrays[a]
+            k = self.int_expr(env)
+            fn, v = self.fresh("inner"), self.fresh()
+            out.append(f"{indent}def {fn}(b, m={k}):")
+            out.append(f"{indent}    return b * m + {a}")
+            out.append(f"{indent}{v} = {fn}({self.array_expr(env, kind, 2)})")
+            if self.chance(50):
+                out.append(f"{indent}{v} = {fn}({v}, m=n)")
+            env.arrays[v] = kind
             return out
         if choice == "comprehension":
             a = self.pick(list(env.arrays))
@@ -489,7 +511,8 @@ class Gen:
             body.append(f"    return {picked[0]}, {self.int_expr(env)}, scale")
         else:
             body.append("    return None")
-        lines = ["import numpy as np", "", "G = 3", "LOG = []", "STATE = {'calls': 0}", "", "",
+        lines = ["import numpy as np", "", "G = 3", "LOG = []", "STATE = {'calls': 0}", "W0 = np.array(1.5)", "",
+                 "", "class Config:", "    alpha = 0.5", "    count = 0", "", "", "CFG = Config()", "", "",
                  "def record(shape):", "    LOG.append(tuple(shape))", "", ""]
         for _name, hl, _n in self.helpers:
             lines += hl + ["", ""]
@@ -538,7 +561,11 @@ def arg_sets(draw):
         seed = draw(st.integers(0, 3))
         n = draw(st.integers(-2, 5))
         lst = draw(st.lists(st.integers(-2, 4), max_size=3))
-        sets.append((make_array(shape, dtx, seed), make_array(shape, dty, seed + 7), n, lst))
+        args = (make_array(shape, dtx, seed), make_array(shape, dty, seed + 7), n, lst)
+        scale = draw(st.sampled_from([None, None, None, 0.5, 3, -1.0, "f32", True]))
+        if scale is not None:   # passed positionally; None means the default 1.5
+            args += (np.float32(2.5) if scale == "f32" else scale,)
+        sets.append(args)
     return sets
 
 
@@ -548,8 +575,8 @@ class Program:
     arg_sets: list
 
     def __repr__(self):
-        sets = "\n".join(f"  ({x.dtype}{list(x.shape)}, {y.dtype}{list(y.shape)}, n={n}, lst={lst})"
-                         for x, y, n, lst in self.arg_sets)
+        sets = "\n".join(f"  ({a[0].dtype}{list(a[0].shape)}, {a[1].dtype}{list(a[1].shape)}, n={a[2]}, "
+                         f"lst={a[3]}{', scale=%r' % (a[4],) if len(a) > 4 else ''})" for a in self.arg_sets)
         return f"Program:\n{self.source}\nargument sets:\n{sets}"
 
 
@@ -641,6 +668,8 @@ def _run_program(prog, calls, check_traceback):
                 difftest.assert_same(e_args, t_args, f"{where}: arguments after the call")
                 difftest.assert_same(eager_ns["LOG"], traced_ns["LOG"], f"{where}: global LOG")
                 difftest.assert_same(eager_ns["STATE"], traced_ns["STATE"], f"{where}: global STATE")
+                difftest.assert_same(eager_ns["W0"], traced_ns["W0"], f"{where}: global W0")
+                difftest.assert_same(vars(eager_ns["CFG"]), vars(traced_ns["CFG"]), f"{where}: global CFG")
     return static
 
 
