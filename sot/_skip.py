@@ -3,10 +3,9 @@ from __future__ import annotations
 
 import os
 import sysconfig
-import weakref
+from ._codemap import CodeMap
 
-_NOT_TO_STATIC: "weakref.WeakSet" = weakref.WeakSet()
-_not_to_static_codes: set = set()
+_not_to_static_codes = CodeMap()
 
 _LIB_DIRS = tuple(
     os.path.realpath(p) + os.sep
@@ -18,7 +17,7 @@ GENERATED_PREFIX = "<sot"
 
 
 def mark_not_to_static(code) -> None:
-    _not_to_static_codes.add(code)
+    _not_to_static_codes[code] = True
 
 
 def is_not_to_static(code) -> bool:

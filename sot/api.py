@@ -106,5 +106,5 @@ def translation_count(fn) -> int:
     code = _target_code(fn)
     if code is None:
         return 0
-    resumes = [r for r, (origin, _) in list(RESUME_ORIGIN.items()) if origin is code]
+    resumes = [r for r, (origin, _) in RESUME_ORIGIN.items() if origin is code]
     return cache.translation_count(code) + sum(cache.translation_count(r) for r in resumes)

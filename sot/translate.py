@@ -19,6 +19,7 @@ import types
 from dataclasses import dataclass, field
 
 from . import _hook, _skip
+from ._codemap import CodeMap
 from .backends import compile_graph
 from .breaks.reasons import INTERNAL, UNSUPPORTED_BREAK, BreakReason, FallbackError
 from .breaks import resume as breaks
@@ -186,7 +187,7 @@ def translate(frame, info: EntryInfo, options: Options, allow_break: bool = True
         _hook.skip_code(replacement)
         return replacement, graph
     except FallbackError as e:
-        error = e
+        error = e.with_traceback(None)  # its frames would keep the caller's arguments alive
     instr = getattr(error, "top_instr", None)
     if not allow_break or instr is None or getattr(error, "no_break", False):
         info.fallback = error.reason
@@ -308,7 +309,7 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
     return runner
 
 
-_native_cache: dict = {}
+_native_cache = CodeMap()
 
 
 def _native_rerun(code):

@@ -37,9 +37,6 @@ def _break_then_return(x, k):
     return x + k
 
 
-@pytest.mark.xfail(strict=True, reason="translating a frame leaves reference cycles that keep the caller's "
-                                       "arguments alive until the cyclic GC runs (4 extra references to x "
-                                       "after the first call; one more set per retranslation)")
 def test_translation_leaves_no_cyclic_garbage_holding_arguments(capsys):
     import gc
     import sys
@@ -61,10 +58,6 @@ def _same_source_function():
     return ns["f"]
 
 
-@pytest.mark.xfail(strict=True, reason="per-code records are keyed by code *equality*: two distinct but equal "
-                                       "code objects (same source compiled twice, or identical functions at the "
-                                       "same line of two files) share one record, so translation_count is merged "
-                                       "and sot.reset() leaves the second code's cache (guards, replacements) alive")
 def test_equal_code_objects_have_separate_records():
     from sot import _hook
     f1, f2 = _same_source_function(), _same_source_function()
@@ -76,9 +69,6 @@ def test_equal_code_objects_have_separate_records():
     assert not _hook.get_cache(f2.__code__)
 
 
-@pytest.mark.xfail(strict=True, reason="the NumPy backend registers every graph's source in linecache.cache and "
-                                       "never removes it (not on reset, not when the graph dies): memory grows "
-                                       "with every translation ever made")
 def test_graph_sources_do_not_accumulate_in_linecache():
     import gc
     import linecache
@@ -116,9 +106,6 @@ def _ignores_obj(x, obj):
     return x + 1
 
 
-@pytest.mark.xfail(strict=True, reason="function_graph._is_builtin does `value in BUILTINS`, calling the user's "
-                                       "__hash__ (and __eq__ on collisions) on every opaque object it wraps; a "
-                                       "raising __hash__ turns into an internal-error fallback")
 def test_opaque_object_hash_not_called_by_tracer():
     _HashCounting.hashes = 0
     sot.to_static(_ignores_obj)(np.ones(2), _HashCounting())
@@ -132,10 +119,6 @@ def f(x):
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="resume functions are shared between distinct but equal code objects "
-                                       "(equality-keyed records): the same function defined in two files runs "
-                                       "the other file's resume code, so the traceback names the wrong file "
-                                       "(found by the fuzzer: two programs differing only in a helper)")
 def test_resume_function_not_shared_between_equal_codes(capsys):
     fns = []
     for filename in ("/tmp/sot_regress_module_a.py", "/tmp/sot_regress_module_b.py"):
@@ -163,9 +146,6 @@ def _nested_loop_break_then_try(x, y, n, lst):
 
 
 @pytest.mark.skipif(__import__("sys").version_info < (3, 11), reason="3.10 plans this loop without error")
-@pytest.mark.xfail(strict=True, reason="breaks.plan_loop raises KeyError (by_offset has no entry for the loop "
-                                       "head) for a break in a nested loop followed by try/except; the frame "
-                                       "falls back with an internal-error reason (found by the fuzzer)")
 def test_plan_loop_no_internal_error_nested_loop_then_try():
     x = np.array([[1.5], [1.5], [1.25]])
     report = sot.explain(_nested_loop_break_then_try, x, x.copy(), 1, [])

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import keyword
 import linecache
+import weakref
 import math
 import operator
 import re
@@ -197,4 +198,6 @@ def compile_numpy(graph: StatementIR) -> CompiledGraph:
     namespace = {"np": np, "operator": operator, **emitter.constants}
     exec(compile(source, filename, "exec"), namespace)
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    return CompiledGraph(graph, source, namespace[fname], dict(emitter.constants))
+    fn = namespace[fname]
+    weakref.finalize(fn, linecache.cache.pop, filename, None)  # the source lives as long as the graph
+    return CompiledGraph(graph, source, fn, dict(emitter.constants))

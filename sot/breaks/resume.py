@@ -33,6 +33,7 @@ from ..executor.opcode_table import (
     BREAKABLE, FACTS, LOCAL_LOADS, LOCAL_STORES, TRUTH_JUMPS, exception_ranges, instructions,
     local_names_of, loop_ranges,
 )
+from .._codemap import CodeMap
 from .reasons import DATA_DEPENDENT
 
 SOT_PREFIX = "__sot_"           # names of sot's own temporaries in generated code
@@ -69,6 +70,8 @@ def stop_offset(code: types.CodeType, instr: dis.Instruction):
     lo, hi = min(outer, key=lambda r: (r[0], -r[1]))
     if any(a < lo <= b < hi or lo < a <= hi < b for a, b in exception_ranges(code, instrs)):
         return "the loop around the graph break overlaps a try/with block"
+    real = [i for i in instrs if i.opname not in ("EXTENDED_ARG", "CACHE")]
+    lo = real[_at_or_after(real, lo)].offset
     return lo, (lo, hi)
 
 
@@ -77,13 +80,12 @@ def plan_loop(code: types.CodeType, loop: tuple, stack_nulls: list[bool], bound:
     takes over at its exit. A BreakPlan, or a string saying why not."""
     instrs = instructions(code)
     real = [i for i in instrs if i.opname not in ("EXTENDED_ARG", "CACHE")]
-    by_offset = {i.offset: k for k, i in enumerate(real)}
-    head = real[by_offset[loop[0]]]
+    head = real[_at_or_after(real, loop[0])]
     if head.opname == "FOR_ITER":
-        k = by_offset[head.argval] + FACTS.for_exit_skip
+        k = _at_or_after(real, head.argval) + FACTS.for_exit_skip
         after = stack_nulls[:-1]  # the iterator is gone after the loop
     else:
-        k = by_offset[loop[1]] + 1
+        k = _at_or_after(real, loop[1]) + 1
         after = list(stack_nulls)
     if k >= len(real):
         return "the loop around the graph break has no code after it"
@@ -101,6 +103,12 @@ def plan_loop(code: types.CodeType, loop: tuple, stack_nulls: list[bool], bound:
         return (f"the loop around the graph break binds {', '.join(sorted(maybe_unbound))}, "
                 "read after the loop")
     return BreakPlan(head, "loop", exit_offset, stack_nulls, after, 0)
+
+
+def _at_or_after(real, offset: int) -> int:
+    """Index of the first real instruction at or after `offset` (a jump may
+    target the EXTENDED_ARG prefix of an instruction)."""
+    return next(k for k, i in enumerate(real) if i.offset >= offset)
 
 
 def plan_break(code: types.CodeType, instr: dis.Instruction, reason, stack_nulls: list[bool]):
@@ -162,16 +170,20 @@ def _copy_metadata(dst: Bytecode, src: Bytecode, arg_names: list[str]) -> None:
     dst.docstring = None
 
 
-_resume_cache: dict = {}
-RESUME_ORIGIN: dict = {}   # resume code -> (original code, offset), for explain and logs
-RESUME_DYNAMIC: dict = {}  # resume code -> argument names whose values come from array data
+_resume_cache = CodeMap()   # original code -> {(offset, stack layout, locals): resume code}
+RESUME_ORIGIN = CodeMap()   # resume code -> (original code, offset), for explain and logs
+RESUME_DYNAMIC = CodeMap()  # resume code -> argument names whose values come from array data
 
 
 def resume_code(original: types.CodeType, offset: int, stack_nulls: list[bool],
                 local_names: list[str]) -> types.CodeType:
     """The original code, entered at `offset` with the given stack and locals."""
-    key = (original, offset, tuple(stack_nulls), tuple(local_names))
-    cached = _resume_cache.get(key)
+    key = (offset, tuple(stack_nulls), tuple(local_names))
+    per_code = _resume_cache.get(original)
+    if per_code is None:
+        per_code = {}
+        _resume_cache[original] = per_code
+    cached = per_code.get(key)
     if cached is not None:
         return cached
     bc, where = _abstract(original)
@@ -191,7 +203,7 @@ def resume_code(original: types.CodeType, offset: int, stack_nulls: list[bool],
         i.lineno = lineno
     new.extend(head + items)
     code = new.to_code()
-    _resume_cache[key] = code
+    per_code[key] = code
     RESUME_ORIGIN[code] = RESUME_ORIGIN.get(original, (original, None))[0], offset
     return code
 

@@ -362,4 +362,6 @@ for _name in ("sqrt", "exp", "log", "sin", "cos", "tanh", "floor", "ceil", "pi",
     if callable(_fn):
         BUILTINS[_fn] = _python_builtin(_fn)
 
-__all__ = ["call", "BUILTINS", "SIDE_EFFECT", "SEQUENCES", "AttrTracker", "OpaqueVariable"]
+BUILTINS_BY_ID = {id(fn): fn for fn in BUILTINS}
+
+__all__ = ["call", "BUILTINS", "BUILTINS_BY_ID", "SIDE_EFFECT", "SEQUENCES", "AttrTracker", "OpaqueVariable"]

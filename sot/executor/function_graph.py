@@ -218,12 +218,10 @@ def _item(tracker, key):
 
 
 def _is_builtin(value) -> bool:
-    """A builtin or math function the simulator models (see calls.BUILTINS)."""
-    from .calls import BUILTINS
-    try:
-        return value in BUILTINS
-    except TypeError:  # unhashable
-        return False
+    """A builtin or math function the simulator models (see calls.BUILTINS).
+    Looked up by identity: hashing `value` could run user code."""
+    from .calls import BUILTINS_BY_ID
+    return BUILTINS_BY_ID.get(id(value)) is value
 
 
 def _is_numpy_callable(value) -> bool:

@@ -11,6 +11,7 @@ import threading
 from dataclasses import dataclass, field
 
 from .. import _hook
+from .._codemap import CodeMap
 from ..logs import vlog
 
 log = logging.getLogger("sot.cache")
@@ -31,7 +32,7 @@ class CodeRecord:
     graphless: int = 0  # translations that captured no array op
 
 
-_records: dict = {}
+_records = CodeMap()
 _lock = threading.Lock()
 
 
