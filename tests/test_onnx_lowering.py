@@ -458,3 +458,18 @@ def test_in_place_operators_on_fresh_arrays_agree(name, dtype):
             out = ort(*copy.deepcopy(inputs))
         assert out[0] is out[1]
         assert_close(out[0], ref[0], f"{graph}")
+
+
+def test_casts_through_a_narrower_integer_keep_numpys_values():
+    # float -> int8 -> bool: 0.377 is 0, so False (onnxruntime 1.23 merged the two casts)
+    x = np.array([0.377, -0.7, 2.5, 300.0, np.nan], np.float32)
+    graph = StatementIR("casts")
+    xi = graph.add_input(TensorMeta.of(x))
+    for mid, dst in [(np.int8, bool), (np.int32, bool), (np.int32, np.float32), (np.int8, np.int32)]:
+        graph.add_op(M("astype"), (graph.add_op(M("astype"), (xi, mid)), dst))
+    graph.set_outputs([st.outputs[0] for st in graph.statements[1::2]])
+    ref = compile_graph(graph, "numpy")
+    ort = compile_graph(graph, "onnxruntime")
+    with np.errstate(all="ignore"):
+        for a, e in zip(ort(x.copy()), ref(x.copy())):
+            assert_close(a, e)

@@ -72,6 +72,15 @@ SUPPORTED = {
     "CumSum": {F16, F32, F64, I32, I64}, "Trilu": {F16, F32, F64, I64, BOOL},
 }
 
+# float16 arithmetic is done in float32 and rounded once, as NumPy's float16
+# loops do (exact for + - * / sqrt by the double-rounding argument below);
+# onnxruntime 1.23's own float16 Mul is off by an ulp.
+F16_IN_F32 = frozenset([
+    "Add", "Sub", "Mul", "Div", "Pow", "Mod", "Sqrt", "Exp", "Log", "Tanh", "Sin", "Cos", "Tan",
+    "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Reciprocal", "Abs", "Neg",
+    "Sign", "Floor", "Ceil", "Round", "ReduceSum", "ReduceProd", "ReduceMean", "ReduceMax",
+    "ReduceMin", "CumSum", "MatMul", "Gemm", "Softmax", "Max", "Min"])
+
 # Exact widenings: every value of the key is a value of each listed dtype, in
 # order of preference.  For float ops computing in a wider float and rounding
 # back is exact for + - * / sqrt (double rounding is innocuous when the wide
@@ -175,7 +184,13 @@ class GraphBuilder:
         if self.dtype[name].kind == "f" and dtype == U64:
             raise NotLowered("float to uint64: out-of-range values convert differently "
                              "in NumPy and onnxruntime")
-        if self.dtype[name] == F16 and dtype.kind in "iub":   # NaN: as through float32, like NumPy
+        if dtype == BOOL:
+            # x != 0 (NaN is true), not a Cast: onnxruntime 1.23 gives True for
+            # a zero that an earlier Cast produced (float -> int8 -> bool)
+            zero = self.const(np.zeros((), self.dtype[name]))
+            return self.node("Not", [self.node("Equal", [name, zero], BOOL, self.shape.get(name))],
+                             BOOL, self.shape.get(name))
+        if self.dtype[name] == F16 and dtype.kind in "iu":   # NaN: as through float32, like NumPy
             name = self.cast(name, F32)
         return self.node("Cast", [name], dtype, self.shape.get(name), to=onnx_type(dtype))
 
@@ -227,6 +242,8 @@ class GraphBuilder:
     @staticmethod
     def compute_dtype(op_type: str, dtype, widen=WIDER):
         dtype = np.dtype(dtype)
+        if dtype == F16 and op_type in F16_IN_F32:
+            return F32
         supported = SUPPORTED.get(op_type)
         if supported is None or dtype in supported:
             return dtype

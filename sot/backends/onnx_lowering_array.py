@@ -141,13 +141,14 @@ def _int_extreme(b, x, shape, axes, largest: bool, index: bool):
     ReduceMax/ArgMax of onnxruntime 1.23 lose values in [2**31, 2**32).)
     uint64 is mapped to int64 by flipping the sign bit, which keeps order."""
     dtype = b.dtype[x]
+    if not axes:   # nothing reduced: the value itself, or index 0 everywhere
+        if not index:
+            return b.node("Identity", [x], dtype)
+        return b.node("Expand", [b.const(np.zeros((), np.int64)), b.ints(shape)], I64)
     if dtype == U64:
         x = b.node("BitwiseXor", [b.cast(x, I64), b.const(np.asarray(-(2 ** 63), np.int64))], I64)
     else:
         x = b.cast(x, I64)
-    if not axes:
-        return b.cast(x, dtype) if not index else b.node("Expand", [b.const(np.zeros((), np.int64)),
-                                                                    b.ints(shape)], I64)
     flat = _flatten_reduced(b, x, shape, axes)
     values, indices = b.node("TopK", [flat, b.ints([1])], I64, n_out=2, axis=-1, largest=int(largest),
                              sorted=1)
@@ -191,14 +192,15 @@ def _var(b, x, src, bound, axes, keepdims, out, sqrt):
 
 def _argext(b, x, src, bound, name, meta):
     op_type = "ArgMax" if name == "argmax" else "ArgMin"
-    if bound.get("axis") is None:
+    flat = bound.get("axis") is None or src.ndim == 0   # a 0-d operand: as its one element
+    if flat:
         x = _reshape(b, x, (src.size,))
         axis = 0
     else:
-        (axis,) = const_axes(bound["axis"], max(src.ndim, 1))
+        (axis,) = const_axes(bound["axis"], src.ndim)
     dtype = src.dtype
     if dtype in INTS or dtype == BOOL:
-        shape = (src.size,) if bound.get("axis") is None else src.shape
+        shape = (src.size,) if flat else src.shape
         r = _int_extreme(b, b.cast(x, U8) if dtype == BOOL else x, shape, (axis,), name == "argmax", True)
         return _reshape(b, b.cast(r, meta.dtype), meta.shape)
     compute = b.compute_dtype(op_type, dtype)
