@@ -73,7 +73,7 @@ def one_op_graph(op, args, kwargs):
     return graph, inputs
 
 
-def assert_close(ort_value, np_value, path="result"):
+def assert_close(ort_value, np_value, path="result", rtol=None):
     assert type(ort_value) is type(np_value), f"{path}: type {type(ort_value)} != {type(np_value)}"
     if not isinstance(np_value, (np.ndarray, np.generic)):
         assert ort_value == np_value
@@ -81,7 +81,7 @@ def assert_close(ort_value, np_value, path="result"):
     assert ort_value.dtype == np_value.dtype, f"{path}: dtype {ort_value.dtype} != {np_value.dtype}"
     assert ort_value.shape == np_value.shape, f"{path}: shape {ort_value.shape} != {np_value.shape}"
     if np_value.dtype.kind == "f":
-        rtol = RTOL[np_value.dtype.name]
+        rtol = max(rtol or 0, RTOL[np_value.dtype.name])
         finite = np.isfinite(np_value)
         scale = np.max(np.abs(np_value[finite]), initial=1.0) if np.ndim(np_value) else 1.0
         np.testing.assert_allclose(ort_value, np_value, rtol=rtol, atol=rtol * min(scale, 1e3),
