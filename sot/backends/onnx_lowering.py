@@ -7,6 +7,36 @@ and runs on NumPy; the plan is then a sequence of segments, alternately
 ONNX and NumPy, each ONNX segment reading the values it needs from the
 ones before.  Every statement left on NumPy has its reason.
 
+What lowers (with NumPy's dtypes, checked op by op and dtype by dtype in
+tests/test_onnx_lowering.py):
+
+* ufuncs and operators: + - * / // % ** (integer powers by a constant
+  exponent), comparisons, & | ^ ~ << >>, maximum/minimum, fmax/fmin, fmod,
+  logical_*, negative, positive, absolute, sign, square, reciprocal (floats),
+  sqrt, exp, exp2, log, log2, log10, trigonometric and hyperbolic functions
+  and their inverses (not in float64 where onnxruntime lacks the kernel),
+  floor, ceil, rint, trunc, isnan, isinf, isfinite; in-place operators on
+  fresh arrays; where, clip, round (decimals 0), nan_to_num;
+* reductions: sum, mean, max, min, argmax, argmin, var, std, any, all (axis,
+  keepdims, dtype=, ddof), cumsum; prod of floats;
+* matmul/@, dot of vectors and matrices, outer;
+* shape ops: reshape/ravel/flatten (C order), squeeze, expand_dims,
+  atleast_*d, transpose/T/mT/swapaxes/moveaxis, broadcast_to, copy,
+  astype, basic indexing (ints, slices, None, ...), concatenate, stack,
+  hstack, vstack, the split family, flip/fliplr/flipud, roll, tile, repeat,
+  tril/triu; creation ops whose value depends on no array (a fill is
+  ConstantOfShape).
+
+What does not, and why (``explain()`` gives each reason): expm1, log1p,
+cbrt, hypot, arctan2, logaddexp (no exact ONNX form), integer prod
+(onnxruntime 1.32 saturates), integer powers by a traced exponent (NumPy
+raises on negatives), advanced indexing (bounds are checked at run time),
+sort/argsort/median, the nan-reductions, cumprod, diff, einsum, tensordot,
+trace/diagonal, isclose, complex values, large float64 matmuls (faster on
+NumPy's BLAS), zero-size arrays.  Casting NaN, inf or out-of-range floats to
+integers is undefined in C; NumPy and onnxruntime may then give different
+integers (NumPy warns "invalid value encountered in cast").
+
 Memory semantics that an ONNX value cannot have, and so stay on NumPy:
 
 * a **view returned** by the graph (``return x.T``, ``x[1:]``,

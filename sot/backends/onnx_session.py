@@ -31,7 +31,11 @@ GPU_HELP = ("device='gpu' needs onnxruntime's CUDA execution provider and a CUDA
 
 
 def providers_for(device: str) -> list[str]:
-    import onnxruntime as ort
+    try:
+        import onnxruntime as ort
+    except ImportError as e:
+        raise ImportError("backend='onnxruntime' (and 'auto') needs the onnxruntime and onnx packages: "
+                          "pip install onnx onnxruntime  (onnxruntime-gpu for device='gpu')") from e
     if device == "cpu":
         return ["CPUExecutionProvider"]
     if device == "gpu":
