@@ -14,6 +14,7 @@ import numpy as np
 from ..breaks.reasons import (
     DATA_DEPENDENT, SIDE_EFFECT, UNSUPPORTED_CALL, UNSUPPORTED_OBJECT, FallbackError,
 )
+from ..guards.guard import DictKeysGuard
 from ..guards.tracker import AttrTracker, ConstTracker
 from ..ir import registry
 from .function_graph import is_user_class
@@ -269,6 +270,10 @@ def object_getattr(executor, obj: ObjectVariable, name: str) -> Variable:
     if inst_dict is None:
         raise FallbackError(UNSUPPORTED_OBJECT, f"{obj.describe()} has no __dict__ (__slots__ are not modelled)")
     is_data_descr = in_class and (hasattr(type(class_attr), "__set__") or hasattr(type(class_attr), "__delete__"))
+    if obj.tracker is not None:
+        # Which names the instance itself holds decides instance-vs-class lookup:
+        # guard its keys, so a class attribute later shadowed is seen.
+        graph.add_guard(DictKeysGuard(AttrTracker(obj.tracker, "__dict__"), inst_dict))
     if name in inst_dict and not is_data_descr:
         return graph.wrap(inst_dict[name], AttrTracker(obj.tracker, name) if obj.tracker else ConstTracker(inst_dict[name]))
     if not in_class:
