@@ -76,3 +76,13 @@ def _check_identity(e_val, e_args, t_val, t_args):
 
 def explain(fn, *args, **kwargs):
     return sot.explain(fn, *args, **kwargs)
+
+
+def python_env() -> dict:
+    """Environment for a subprocess started outside the source tree: the
+    installed sot (CI), or the in-place build named by a relative PYTHONPATH."""
+    import os
+    env = dict(os.environ)
+    if env.get("PYTHONPATH"):
+        env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p) for p in env["PYTHONPATH"].split(os.pathsep))
+    return env

@@ -2,6 +2,8 @@
 import subprocess
 import sys
 
+from difftest import python_env
+
 
 def test_import_sot_does_not_import_onnx_or_numpy_lazy_submodules(tmp_path):
     code = ("import sys, sot; "
@@ -9,5 +11,5 @@ def test_import_sot_does_not_import_onnx_or_numpy_lazy_submodules(tmp_path):
             "if m in sys.modules))")
     # From an empty directory: the installed package, not the source tree.
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=tmp_path)
+                         cwd=tmp_path, env=python_env())
     assert out.stdout.strip() == "[]"

@@ -173,10 +173,12 @@ def test_unknown_backend_or_device_is_a_value_error():
         compile_graph(g, "onnxruntime", device="tpu")
 
 
-def test_importing_sot_does_not_import_onnx_or_onnxruntime():
+def test_importing_sot_does_not_import_onnx_or_onnxruntime(tmp_path):
+    from difftest import python_env
     code = ("import sys, sot, sot.backends; "
             "print('onnx' in sys.modules or 'onnxruntime' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=tmp_path, env=python_env())
     assert out.stdout.strip() == "False"
 
 

@@ -172,14 +172,12 @@ print(CFG.count)
 """
 
 
-def test_global_attribute_increment_after_graph_replayed_every_call():
-    import os
+def test_global_attribute_increment_after_graph_replayed_every_call(tmp_path):
     import subprocess
     import sys
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [os.path.dirname(os.path.dirname(os.path.abspath(__file__))), os.environ.get("PYTHONPATH", "")]))
+    from difftest import python_env
     proc = subprocess.run([sys.executable, "-c", _STORE_AFTER_GRAPH_SCRIPT], capture_output=True, text=True,
-                          env=env, timeout=120)
+                          env=python_env(), cwd=tmp_path, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "3"
 

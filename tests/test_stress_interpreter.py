@@ -328,11 +328,12 @@ def test_interrupt_during_translation_leaves_sot_usable():
 # ---------------------------------------------------------------- shutdown
 
 def _run_subprocess(code):
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                                         env.get("PYTHONPATH", "")])
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                          timeout=120, env=env)
+    # Outside the source tree: the installed sot (CI) or the in-place build.
+    import tempfile
+    from difftest import python_env
+    with tempfile.TemporaryDirectory() as cwd:
+        return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
+                              timeout=120, env=python_env(), cwd=cwd)
 
 
 def test_call_during_interpreter_shutdown():
