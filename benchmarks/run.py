@@ -14,6 +14,8 @@ never reads array data.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import os
 import statistics
 import sys
@@ -58,6 +60,11 @@ def workloads(quick: bool):
     yield f"MLP 42x{width} batch 64", mlp, (f32(64, width),)
     seq = 128 if quick else 1024
     yield f"attention 8x{seq}x64", W.attention, (f32(8, seq, 64), f32(8, seq, 64), f32(8, seq, 64))
+    b = 64 if quick else 1024
+    yield f"branch on x.sum(), true {b}", W.branch, (np.abs(f32(b, b)),)
+    yield f"branch on x.sum(), false {b}", W.branch, (-np.abs(f32(b, b)),)
+    yield f"print in the middle {b}", W.with_print, (f32(b, b),)
+    yield "10,000 Python helpers", W.many_helpers, (f32(8),)
 
 
 def side_by_side(fns, args, repeat, inner):
@@ -101,33 +108,14 @@ def main(argv=None):
     args = parser.parse_args(argv)
     repeat = args.repeat or (5 if args.quick else 7)
 
-    from sot.backends import onnx_auto
     header = (f"{'workload':<28} {'eager':>10} {'numpy':>10} {'ratio':>6} {'ort':>10} {'ratio':>6} "
-              f"{'auto':>10} {'ratio':>6} {'chose':>5} {'first call':>10} {'graphs':>6} {'fallbacks':>9}")
+              f"{'auto':>10} {'ratio':>6} {'chose':>5} {'first call':>10} {'graphs':>6} {'breaks':>6}")
     print(header)
     print("-" * len(header))
     for name, fn, fargs in workloads(args.quick):
-        sot.reset()
-        report = sot.explain(fn, *fargs)
-        static = sot.to_static(fn)
-        t0 = time.perf_counter()
-        static(*fargs)
-        first = time.perf_counter() - t0
-        sot.reset()
-        t0 = time.perf_counter()
-        static(*fargs)
-        first = time.perf_counter() - t0
-        on_ort = sot.to_static(own_code(fn), backend="onnxruntime")
-        on_auto = sot.to_static(own_code(fn), backend="auto")
-        before = {id(g) for g in onnx_auto.recent()}
-        for _ in range(2 * (1 + onnx_auto.TRIALS) + 1):   # auto measures, then chooses
-            on_auto(*fargs)
-        probe = median_time(fn, fargs, 1, 1)
-        inner = max(1, min(2000, int(0.05 / max(probe, 1e-7))))
-        eager, traced, ort, auto = side_by_side([fn, static, on_ort, on_auto], fargs, repeat, inner)
-        print(f"{name:<28} {_fmt(eager):>10} {_fmt(traced):>10} {traced / eager:>6.2f} {_fmt(ort):>10} "
-              f"{ort / eager:>6.2f} {_fmt(auto):>10} {auto / eager:>6.2f} {auto_choice(before):>5} "
-              f"{_fmt(first):>10} {report.graph_count:>6} {len(report.breaks):>9}")
+        with contextlib.redirect_stdout(io.StringIO()):  # workloads that print stay quiet
+            row = measure(fn, fargs, repeat)
+        print(f"{name:<28} " + row)
 
     print()
     for shape in ((8, 8), (4096, 4096)):
@@ -135,6 +123,32 @@ def main(argv=None):
         sot.reset()
         report = sot.explain(W.gelu_tanh, x)
         print(f"translation time of gelu-tanh on {shape[0]}x{shape[1]}: {report.translate_seconds * 1e3:.2f} ms")
+
+
+def measure(fn, fargs, repeat) -> str:
+    """One table row (without the name): all backends timed side by side."""
+    from sot.backends import onnx_auto
+    sot.reset()
+    report = sot.explain(fn, *fargs)
+    static = sot.to_static(fn)
+    t0 = time.perf_counter()
+    static(*fargs)
+    first = time.perf_counter() - t0
+    sot.reset()
+    t0 = time.perf_counter()
+    static(*fargs)
+    first = time.perf_counter() - t0
+    on_ort = sot.to_static(own_code(fn), backend="onnxruntime")
+    on_auto = sot.to_static(own_code(fn), backend="auto")
+    before = {id(g) for g in onnx_auto.recent()}
+    for _ in range(2 * (1 + onnx_auto.TRIALS) + 1):   # auto measures, then chooses
+        on_auto(*fargs)
+    probe = median_time(fn, fargs, 1, 1)
+    inner = max(1, min(2000, int(0.05 / max(probe, 1e-7))))
+    eager, traced, ort, auto = side_by_side([fn, static, on_ort, on_auto], fargs, repeat, inner)
+    return (f"{_fmt(eager):>10} {_fmt(traced):>10} {traced / eager:>6.2f} {_fmt(ort):>10} "
+            f"{ort / eager:>6.2f} {_fmt(auto):>10} {auto / eager:>6.2f} {auto_choice(before):>5} "
+            f"{_fmt(first):>10} {report.graph_count:>6} {len(report.breaks):>6}")
 
 
 def _fmt(seconds: float) -> str:
