@@ -199,3 +199,44 @@ def test_class_attribute_shadowed_by_an_instance_attribute_is_seen():
     for _ in range(3):
         np.testing.assert_array_equal(static(traced_c, np.ones(2)), _bump(eager_c, np.ones(2)))
     assert traced_c.count == eager_c.count == 3
+
+
+_SEGFAULT_313_SCRIPT = """
+import numpy as np, sot
+
+def f(x, y, n, lst, scale=1.5):
+    tag = 'abc'
+    lst.insert(0, x.ndim)
+    vs1 = [y * _i + len(lst) for _i in range(2)]
+    v2 = sum(vs1, y * 0)
+    if not lst:
+        if x.shape == y.shape:
+            v4, k3 = ((x if max(n, x.size) >= len(x) else x), len(x))
+            v4, *_rest = [v4, k3, x]
+        v6, k5 = (x, len(lst))
+    else:
+        v8, k7 = (v2, n)
+        v8, *_rest = [v8, k7, x]
+        if scale is None:
+            v8 = v8
+
+s = sot.to_static(f)
+for _ in range(2):
+    s(np.ones((2, 3)), np.arange(6.0).reshape(2, 3), 0, [])
+print("ok")
+"""
+
+
+@pytest.mark.skipif(__import__("sys").version_info < (3, 13), reason="crashes on 3.13 only")
+@pytest.mark.xfail(strict=True, reason="3.13: segmentation fault in a resumed frame (graph break at "
+                                       "lst.insert, then `v8, *_rest = [...]` in the else branch) on the first "
+                                       "call (fuzzer)")
+def test_no_segfault_resumed_frame_unpack_ex_313():
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [os.path.dirname(os.path.dirname(os.path.abspath(__file__))), os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.run([sys.executable, "-c", _SEGFAULT_313_SCRIPT], capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", (proc.returncode, proc.stderr[-2000:])
