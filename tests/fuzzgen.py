@@ -606,6 +606,16 @@ def load(source: str, tag: str):
     return ns, filename
 
 
+def _arrays_masked(obj):
+    if isinstance(obj, np.ndarray):
+        return ("ndarray", type(obj).__name__, obj.dtype.str, obj.shape)
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_arrays_masked(v) for v in obj)
+    if isinstance(obj, dict):
+        return {k: _arrays_masked(v) for k, v in obj.items()}
+    return obj
+
+
 def _user_frames(exc, filename):
     return [(fs.name, fs.lineno) for fs in traceback.extract_tb(exc.__traceback__) if fs.filename == filename]
 
@@ -665,7 +675,14 @@ def _run_program(prog, calls, check_traceback):
                     difftest.assert_same(e_val, t_val, f"{where}: result")
                     difftest._check_identity(e_val, e_args, t_val, t_args)
                 assert e_out == t_out, f"{where}: stdout differs:\n{e_out!r}\n{t_out!r}"
-                difftest.assert_same(e_args, t_args, f"{where}: arguments after the call")
+                if e_kind == "raised":
+                    # NumPy may leave uninitialized buffer contents in an in-place operand when a
+                    # casting in-place op raises (e.g. int32 **= int64 with a negative exponent), so
+                    # array values are undefined after an exception: compare their type/dtype/shape
+                    difftest.assert_same(_arrays_masked(e_args), _arrays_masked(t_args),
+                                         f"{where}: arguments after the raising call")
+                else:
+                    difftest.assert_same(e_args, t_args, f"{where}: arguments after the call")
                 difftest.assert_same(eager_ns["LOG"], traced_ns["LOG"], f"{where}: global LOG")
                 difftest.assert_same(eager_ns["STATE"], traced_ns["STATE"], f"{where}: global STATE")
                 difftest.assert_same(eager_ns["W0"], traced_ns["W0"], f"{where}: global W0")
