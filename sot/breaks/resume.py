@@ -156,40 +156,7 @@ def _abstract(code: types.CodeType):
         if ins.opname != bc[k].name:
             raise ValueError(f"bytecode and dis disagree at {ins.offset}: {ins.opname} vs {bc[k].name}")
     where = {ins.offset: k for ins, k in zip(real, positions)}
-    return _split_superinstructions(bc, where)
-
-
-# 3.13 superinstructions pack two local indices in 4 bits each: in rebuilt
-# code, where locals are renumbered, an index may reach 16, so each is
-# written as its two plain instructions.
-SUPERINSTRUCTIONS = {
-    "LOAD_FAST_LOAD_FAST": ("LOAD_FAST", "LOAD_FAST"),
-    "STORE_FAST_LOAD_FAST": ("STORE_FAST", "LOAD_FAST"),
-    "STORE_FAST_STORE_FAST": ("STORE_FAST", "STORE_FAST"),
-}
-
-
-def _split_superinstructions(bc: Bytecode, where: dict):
-    if not any(isinstance(i, Instr) and i.name in SUPERINSTRUCTIONS for i in bc):
-        return bc, where
-    index_of = {k: off for off, k in where.items()}
-    items, new_where = [], {}
-    for k, item in enumerate(bc):
-        if k in index_of:
-            new_where[index_of[k]] = len(items)
-        if isinstance(item, Instr) and item.name in SUPERINSTRUCTIONS:
-            first, second = SUPERINSTRUCTIONS[item.name]
-            a, b = item.arg
-            items.append(Instr(first, a, lineno=item.lineno))
-            items.append(Instr(second, b, lineno=item.lineno))
-        else:
-            items.append(item)
-    out = Bytecode(items)
-    for attr in ("name", "filename", "first_lineno", "qualname", "flags", "argcount", "posonlyargcount",
-                 "kwonlyargcount", "argnames", "cellvars", "freevars", "docstring"):
-        if hasattr(bc, attr):
-            setattr(out, attr, getattr(bc, attr))
-    return out, new_where
+    return codegen.split_superinstructions(bc, where)
 
 
 def _copy_metadata(dst: Bytecode, src: Bytecode, arg_names: list[str]) -> None:

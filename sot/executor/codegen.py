@@ -149,7 +149,7 @@ def make_calling_code(original: types.CodeType, target, used_cells: set[int]) ->
 def uniform_code(code: types.CodeType) -> types.CodeType:
     """`code` itself, taking its argument vector positionally (as the hook
     passes it): used to run a translated frame natively again."""
-    bc = Bytecode.from_code(code)
+    bc, _ = split_superinstructions(Bytecode.from_code(code))
     names = uniform_arg_names(code)
     bc.argcount = len(names)
     bc.posonlyargcount = 0
@@ -157,3 +157,38 @@ def uniform_code(code: types.CodeType) -> types.CodeType:
     bc.flags = bc.flags & ~(0x04 | 0x08)
     bc.argnames = names
     return bc.to_code()
+
+
+# 3.13 superinstructions pack two local indices in 4 bits each: in rebuilt
+# code, where locals are renumbered, an index may reach 16, so each is
+# written as its two plain instructions.
+SUPERINSTRUCTIONS = {
+    "LOAD_FAST_LOAD_FAST": ("LOAD_FAST", "LOAD_FAST"),
+    "STORE_FAST_LOAD_FAST": ("STORE_FAST", "LOAD_FAST"),
+    "STORE_FAST_STORE_FAST": ("STORE_FAST", "STORE_FAST"),
+}
+
+
+def split_superinstructions(bc: Bytecode, where: dict | None = None):
+    """`bc` without superinstructions; `where` (offset -> item index) follows."""
+    where = where or {}
+    if not any(isinstance(i, Instr) and i.name in SUPERINSTRUCTIONS for i in bc):
+        return bc, where
+    index_of = {k: off for off, k in where.items()}
+    items, new_where = [], {}
+    for k, item in enumerate(bc):
+        if k in index_of:
+            new_where[index_of[k]] = len(items)
+        if isinstance(item, Instr) and item.name in SUPERINSTRUCTIONS:
+            first, second = SUPERINSTRUCTIONS[item.name]
+            a, b = item.arg
+            items.append(Instr(first, a, lineno=item.lineno))
+            items.append(Instr(second, b, lineno=item.lineno))
+        else:
+            items.append(item)
+    out = Bytecode(items)
+    for attr in ("name", "filename", "first_lineno", "qualname", "flags", "argcount", "posonlyargcount",
+                 "kwonlyargcount", "argnames", "cellvars", "freevars", "docstring"):
+        if hasattr(bc, attr):
+            setattr(out, attr, getattr(bc, attr))
+    return out, new_where
