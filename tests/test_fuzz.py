@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 
 import fuzzgen
 
-QUICK_EXAMPLES = int(os.environ.get("SOT_FUZZ_QUICK", 1000))
+QUICK_EXAMPLES = int(os.environ.get("SOT_FUZZ_QUICK", 1500))
 _HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 
 
