@@ -14,6 +14,7 @@ import logging
 
 from ..breaks.reasons import INTERNAL, LIMIT, UNSUPPORTED_OBJECT, UNSUPPORTED_OPCODE, FallbackError
 from ..guards.tracker import AttrTracker, BuiltinTracker, GlobalTracker, ItemTracker, builtins_of
+from ..logs import verbosity
 from .calls import call
 from .opcode_table import FACTS, instructions, line_table
 from .variables import (
@@ -63,6 +64,7 @@ class OpcodeExecutor:
     def run(self) -> Variable:
         from .handlers import HANDLERS
 
+        trace = verbosity() >= 4
         try:
             while True:
                 instr = self.instrs[self.pc]
@@ -72,6 +74,10 @@ class OpcodeExecutor:
                 self.budget[0] -= 1
                 if self.budget[0] < 0:
                     raise FallbackError(LIMIT, f"simulation exceeded {MAX_STEPS} instructions (long unrolled loop?)")
+                if trace:
+                    log.info("%s%s:%s %s %s | stack: %s", "  " * self.depth, self.code.co_name,
+                             self.lines.get(instr.offset), instr.opname, instr.argrepr,
+                             ", ".join(v.describe() for v in self.stack[-4:]))
                 handler = HANDLERS.get(instr.opname)
                 if handler is None:
                     raise FallbackError(UNSUPPORTED_OPCODE, f"opcode {instr.opname} is not supported")
