@@ -455,3 +455,12 @@ def test_inplace_after_a_view_was_taken_keeps_numpy_semantics():
         y += 1
         return v, w, y
     check(f, (A,))
+
+
+def test_is_none_on_python_values_is_decided_at_trace_time():
+    def f(x, scale=1.5):
+        if scale is None:
+            return x
+        return x * scale
+    check(f, (A,), (A, None), (A, 2.0))
+    captured(f, A)

@@ -125,6 +125,9 @@ def is_op(a: Variable, b: Variable) -> bool:
     """`a is b`, decided only where Python's answer is certain."""
     if a is b:
         return True
+    if isinstance(a, ConstVariable) and isinstance(b, ConstVariable) and (
+            type(a.value) in SINGLETONS or type(b.value) in SINGLETONS):
+        return a.value is b.value  # nothing but the singleton itself is the singleton
     va, vb = _identity_value(a), _identity_value(b)
     if va is not _UNKNOWN and vb is not _UNKNOWN:
         return va is vb
