@@ -9,10 +9,20 @@ from .logs import set_code_level, set_verbosity
 from .api import not_to_static, reset, to_static, translation_count
 from .explain import ExplainReport, explain
 from . import psdb
-from .translate import GraphBreakError
-from .export import ExportError, InputSpec, load, save
 
 __version__ = "0.1.0"
+
+# Imported on first use, so `import sot` stays light.
+_LAZY = {"ExportError": "export", "InputSpec": "export", "load": "export", "save": "export",
+         "GraphBreakError": "translate"}
+
+
+def __getattr__(name):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'sot' has no attribute {name!r}")
+    import importlib
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
 
 __all__ = [
     "to_static", "not_to_static", "reset", "explain", "ExplainReport", "GraphBreakError",

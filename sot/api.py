@@ -7,9 +7,7 @@ import types
 
 from . import _hook, _skip
 from .guards import cache
-from .translate import Options, Translator
 
-from .backends import BACKENDS, DEVICES
 
 
 def _env_int(name: str, default: int) -> int:
@@ -28,6 +26,10 @@ def to_static(fn=None, *, backend: str | None = None, device: str = "cpu", full_
     break, a graph smaller than `min_graph_size` ops (default 10, env
     SOT_MIN_GRAPH_SIZE) runs natively instead.
     """
+    # The translator and backends load on first use, keeping `import sot` light.
+    from .backends import BACKENDS, DEVICES
+    from .translate import Options, Translator
+
     if fn is None:
         return functools.partial(to_static, backend=backend, device=device, full_graph=full_graph,
                                  cache_size=cache_size,

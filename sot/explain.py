@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import translate
 from .guards import cache
 
 
@@ -89,6 +88,8 @@ class ExplainReport:
 def explain(fn, *args, **kwargs) -> ExplainReport:
     """Run `fn` once with the arguments, translating every code it reaches
     afresh (all caches are dropped first), and report what happened."""
+    from . import translate
+
     static = fn if hasattr(fn, "__sot_static__") else None
     if static is None:
         from .api import to_static
