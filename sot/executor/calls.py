@@ -176,14 +176,12 @@ def b_len(executor, obj):
     raise FallbackError(UNSUPPORTED_OBJECT, f"len() of {obj.describe()}")
 
 
-def _python_builtin(fn, to_tensor_op=None):
+def _python_builtin(fn):
     """A builtin computed on constants; on arrays it reads data (a break)."""
     def handler(executor, *args, **kwargs):
         values = _consts(*args, *kwargs.values())
         if values is not None:
             return const(dispatch._python(fn, *[a.value for a in args], **{k: v.value for k, v in kwargs.items()}))
-        if to_tensor_op and len(args) == 1 and isinstance(args[0], TensorVariable) and not kwargs:
-            return dispatch.unary_op(executor.graph, to_tensor_op, args[0])
         if any(isinstance(a, TensorVariable) for a in args):
             raise FallbackError(DATA_DEPENDENT, f"{fn.__name__}() of an array reads its data into Python",
                                 hint=f"`{fn.__name__}(x.sum())` forces a break; keep the value as an array")

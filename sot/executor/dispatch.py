@@ -47,9 +47,9 @@ def binary_op(graph, name: str, a: Variable, b: Variable) -> Variable:
     if isinstance(a, TensorVariable) or isinstance(b, TensorVariable):
         if inplace and isinstance(a, TensorVariable) and not a.meta.is_scalar:
             return inplace_tensor_op(graph, name, a, b)
-        op_name = name[1:] if inplace and not isinstance(a, TensorVariable) else name
-        if inplace and isinstance(a, TensorVariable):  # NumPy scalars are immutable
-            op_name = name[1:]
+        # An in-place operator whose target is not a mutable array (a NumPy
+        # scalar, a Python number) computes a new value, as Python does.
+        op_name = name[1:] if inplace else name
         op = registry.lookup_operator(_op_key(op_name))
         if op is None:
             raise FallbackError(UNSUPPORTED_OBJECT, f"operator {name} on arrays is not captured")

@@ -17,9 +17,18 @@ class TupleVariable(Variable):
         return bool(self.items)
 
 
-class ListVariable(Variable):
-    """A list. One that existed before the frame (it has a tracker) may not be
-    mutated: replaying such side effects comes with graph breaks."""
+class _MutableContainer(Variable):
+    """A container that existed before the frame (it has a tracker) is not
+    mutated during simulation: such a mutation breaks the graph instead."""
+
+    def check_mutable(self, what: str):
+        if self.tracker is not None:
+            kind = self.python_type().__name__
+            raise FallbackError(SIDE_EFFECT, f"{what} mutates {self.tracker.name()}, a {kind} from outside the function")
+
+
+class ListVariable(_MutableContainer):
+    """A list."""
 
     def __init__(self, items: list[Variable], tracker=None):
         super().__init__(tracker)
@@ -31,12 +40,8 @@ class ListVariable(Variable):
     def truth(self) -> bool:
         return bool(self.items)
 
-    def check_mutable(self, what: str):
-        if self.tracker is not None:
-            raise FallbackError(SIDE_EFFECT, f"{what} mutates {self.tracker.name()}, a list from outside the function")
 
-
-class DictVariable(Variable):
+class DictVariable(_MutableContainer):
     """A dict with constant keys; `entries` maps the real key to a Variable."""
 
     def __init__(self, entries: dict, tracker=None):
@@ -48,10 +53,6 @@ class DictVariable(Variable):
 
     def truth(self) -> bool:
         return bool(self.entries)
-
-    def check_mutable(self, what: str):
-        if self.tracker is not None:
-            raise FallbackError(SIDE_EFFECT, f"{what} mutates {self.tracker.name()}, a dict from outside the function")
 
 
 class DictViewVariable(Variable):
