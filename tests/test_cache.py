@@ -217,3 +217,24 @@ def test_code_without_array_ops_is_skipped_after_a_few_translations():
     assert hook.is_skipped(_helper_without_arrays.__code__)
     sot.reset()
     assert not hook.is_skipped(_helper_without_arrays.__code__)
+
+
+def _add_three(a):
+    return a + 3
+
+
+def _loop_over_limit(x):
+    total = 0
+    for _ in range(3000):  # past the unroll limit: the loop runs natively after a break
+        total = _add_three(total) % 7
+    return x * total
+
+
+def test_loop_resumed_after_a_break_does_not_retranslate_per_call():
+    # the resume function receives a fresh range iterator on every call: it is
+    # guarded by type, not identity
+    static = check(_loop_over_limit, (np.ones(3),), calls=2)
+    settled = sot.translation_count(static)
+    for _ in range(5):
+        check(_loop_over_limit, (np.ones(3),), calls=1, static=static)
+    assert sot.translation_count(static) == settled

@@ -49,6 +49,12 @@ def is_user_class(cls: type) -> bool:
     return all(not issubclass(cls, t) for t in (np.ndarray, np.generic, types.ModuleType))
 
 
+#: iterator types whose objects the trace only ever passes along or breaks on
+BUILTIN_ITERATORS = frozenset(type(it) for it in (
+    iter(range(0)), iter(range(1 << 64)), iter([]), iter(()), iter(""), iter(b""), iter({}),
+    iter({}.values()), iter({}.items()), reversed([]), enumerate(()), zip(), map(len, ())))
+
+
 class FunctionGraph:
     def __init__(self, name: str = "graph"):
         self.ir = StatementIR(name)
@@ -80,10 +86,16 @@ class FunctionGraph:
 
     def wrap_dynamic(self, value, tracker) -> Variable:
         """Like wrap, but a Python int/float is guarded by type only (see
-        DynamicScalarVariable)."""
+        DynamicScalarVariable), and so is a builtin iterator: a resume
+        function gets a fresh one on every call (an identity guard would
+        never hold again), and it is opaque to the trace either way."""
         if type(value) in (int, float):
             self.add_guard(TypeGuard(tracker, type(value)))
             var = self._memo[tracker] = DynamicScalarVariable(value, tracker)
+            return var
+        if type(value) in BUILTIN_ITERATORS:
+            self.add_guard(TypeGuard(tracker, type(value)))
+            var = self._memo[tracker] = OpaqueVariable(value, tracker)
             return var
         return self.wrap(value, tracker)
 
