@@ -8,8 +8,9 @@ from setuptools import Extension, setup
 
 hook = Extension(
     "sot._C",
-    sources=["csrc/eval_frame_hook.c"],
-    depends=["csrc/frame_adapter.h", "csrc/frame_info.h"],
+    sources=["csrc/eval_frame_hook.c", "csrc/guard_program.c", "csrc/static_function.c"],
+    depends=["csrc/frame_adapter.h", "csrc/frame_info.h", "csrc/guard_program.h",
+             "csrc/static_function.h"],
     extra_compile_args=["-Wall", "-Wextra"],
 )
 

@@ -3,15 +3,21 @@
  *
  * While a thread has a callback set, every plain function frame that thread
  * evaluates comes here first. Per code object (co_extra) we keep a skip flag
- * and a cache list of (guard, replacement) pairs:
+ * and a cache list of (guard, replacement[, direct]) entries:
  *
  *   skipped code             -> default evaluator (a pointer check)
- *   guard(globals, *args, *free_cells) truthy
+ *   guard(globals, *args, *free_cells) holds (a GuardProgram is evaluated
+ *   in C, see guard_program.c; any other guard is called)
+ *        direct given        -> direct(globals, *args, *free_cells) is the
+ *                               frame's result (no replacement frame)
  *        replacement is None -> default evaluator on the original frame
  *        replacement code    -> run it as a function on the argument vector
  *   no guard holds           -> callback(frame_info) decides:
  *        None -> original frame, SKIP -> skip the code and run the original,
  *        code object -> run it as the replacement (not cached here)
+ *
+ * An entry whose GuardProgram holds moves to the front of the list (most
+ * recently hit first); entries with other guards keep their place.
  *
  * A replacement runs as PyFunction_New(rc, f_globals) with the frame's
  * closure, called with the argument vector; for a replacement without free
@@ -29,6 +35,8 @@
 
 #include "frame_adapter.h"
 #include "frame_info.h"
+#include "guard_program.h"
+#include "static_function.h"
 
 /* ------------------------------------------------------------ state */
 
@@ -187,40 +195,58 @@ run_default(PyThreadState *tstate, sot_frame *frame, int throwflag)
     return previous_eval(tstate, frame, throwflag);
 }
 
-/* Walk the cache list. Returns a new reference to the replacement of the
- * first entry whose guard holds (possibly Py_None), or NULL on a miss. Never
- * leaves an exception set. */
+/* Whether the guard of a cache entry holds on the argument vector. A
+ * GuardProgram is evaluated right here; any other callable is called. Both
+ * run with the hook disabled (they may run user attribute code) and never
+ * leave an exception set. */
+static int
+guard_holds(sot_thread_state *ts, PyObject *guard, sot_argvec *av)
+{
+    Py_ssize_t nvec = 1 + av->nargs + av->nfree;
+    int saved = ts->disabled;
+    ts->disabled = 1;
+    int hit;
+    if (GuardProgram_Check(guard)) {
+        hit = sot_guard_program_holds(guard, av->vec, nvec);
+    }
+    else {
+        PyObject *r = PyObject_Vectorcall(guard, av->vec, nvec, NULL);
+        hit = r == NULL ? -1 : (r == Py_True ? 1 : (r == Py_False ? 0 : PyObject_IsTrue(r)));
+        Py_XDECREF(r);
+        if (hit < 0) {
+            PyErr_Clear();
+            hit = 0;
+        }
+    }
+    ts->disabled = saved;
+    return hit;
+}
+
+/* Walk the cache list. Returns a new reference to the first entry whose
+ * guard holds, or NULL on a miss; never leaves an exception set. An entry
+ * with a GuardProgram that hits is moved to the front (most recently hit
+ * first); entries with other guards keep their place, so a catch-all
+ * entry stays last. */
 static PyObject *
 cache_lookup(sot_thread_state *ts, PyObject *cache, sot_argvec *av)
 {
     PyObject *found = NULL;
-    Py_ssize_t nvec = 1 + av->nargs + av->nfree;
     Py_INCREF(cache);  /* guards may replace or shrink it */
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(cache); i++) {
         PyObject *entry = PyList_GET_ITEM(cache, i);
-        if (!PyTuple_Check(entry) || PyTuple_GET_SIZE(entry) != 2) {
+        if (!PyTuple_Check(entry) || PyTuple_GET_SIZE(entry) < 2) {
             continue;
         }
         Py_INCREF(entry);
-        int saved = ts->disabled;
-        ts->disabled = 1;
-        PyObject *r = PyObject_Vectorcall(PyTuple_GET_ITEM(entry, 0), av->vec, nvec, NULL);
-        ts->disabled = saved;
-        int hit = 0;
-        if (r == NULL) {
-            PyErr_Clear();
-        }
-        else {
-            hit = r == Py_True ? 1 : (r == Py_False ? 0 : PyObject_IsTrue(r));
-            Py_DECREF(r);
-            if (hit < 0) {
-                PyErr_Clear();
-                hit = 0;
+        PyObject *guard = PyTuple_GET_ITEM(entry, 0);
+        if (guard_holds(ts, guard, av)) {
+            if (i > 0 && GuardProgram_Check(guard) && i < PyList_GET_SIZE(cache) &&
+                PyList_GET_ITEM(cache, i) == entry) {
+                PyObject **items = ((PyListObject *)cache)->ob_item;
+                memmove(items + 1, items, i * sizeof(PyObject *));
+                items[0] = entry;  /* the list's own reference moves with it */
             }
-        }
-        if (hit) {
-            found = Py_NewRef(PyTuple_GET_ITEM(entry, 1));
-            Py_DECREF(entry);
+            found = entry;
             break;
         }
         Py_DECREF(entry);
@@ -331,7 +357,21 @@ intercept(PyThreadState *tstate, sot_thread_state *ts, sot_frame *frame,
     }
     PyObject *replacement = NULL;
     if (st != NULL && st->cache != NULL) {
-        replacement = cache_lookup(ts, st->cache, &av);
+        PyObject *entry = cache_lookup(ts, st->cache, &av);
+        if (entry != NULL) {
+            /* (guard, replacement, direct): direct(globals, *args, *cells)
+             * computes the frame's result without a replacement frame. */
+            PyObject *direct = PyTuple_GET_SIZE(entry) > 2 ? PyTuple_GET_ITEM(entry, 2) : Py_None;
+            if (direct != Py_None) {
+                PyObject *res = PyObject_Vectorcall(direct, av.vec, 1 + av.nargs + av.nfree, NULL);
+                Py_DECREF(entry);
+                argvec_fini(&av);
+                sot_frame_release_unrun(tstate, frame);
+                return res;
+            }
+            replacement = Py_NewRef(PyTuple_GET_ITEM(entry, 1));
+            Py_DECREF(entry);
+        }
     }
     if (replacement == NULL) {
         replacement = ask_callback(ts, frame, co, &av);
@@ -503,6 +543,23 @@ sot_set_callback(PyObject *module, PyObject *cb)
     return prev != NULL ? prev : Py_NewRef(Py_None);
 }
 
+int
+sot_callback_enter(PyObject *cb, PyObject **prev)
+{
+    sot_thread_state *ts = &tls_state;
+    if (!ts->has_owner && thread_register_owner(ts) < 0) {
+        return -1;
+    }
+    *prev = thread_swap_callback(ts, Py_NewRef(cb));
+    return 0;
+}
+
+void
+sot_callback_exit(PyObject *prev)
+{
+    Py_XDECREF(thread_swap_callback(&tls_state, prev));
+}
+
 static PyObject *
 sot_get_callback(PyObject *module, PyObject *unused)
 {
@@ -594,9 +651,9 @@ sot_set_cache(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(entries); i++) {
         PyObject *e = PyList_GET_ITEM(entries, i);
-        if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) != 2) {
+        if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) < 2 || PyTuple_GET_SIZE(e) > 3) {
             PyErr_Format(PyExc_TypeError, "cache entry %zd must be a (guard, "
-                         "replacement) tuple", i);
+                         "replacement[, direct]) tuple", i);
             return NULL;
         }
     }
@@ -690,7 +747,8 @@ PyInit__C(void)
             return NULL;
         }
     }
-    if (PyType_Ready(&FrameInfo_Type) < 0 || PyType_Ready(&ThreadOwner_Type) < 0) {
+    if (PyType_Ready(&FrameInfo_Type) < 0 || PyType_Ready(&ThreadOwner_Type) < 0 ||
+        sot_guard_program_init() < 0 || sot_static_function_init() < 0) {
         return NULL;
     }
     if (skip_sentinel == NULL) {
@@ -704,7 +762,10 @@ PyInit__C(void)
         return NULL;
     }
     if (PyModule_AddObjectRef(m, "SKIP", skip_sentinel) < 0 ||
-        PyModule_AddObjectRef(m, "FrameInfo", (PyObject *)&FrameInfo_Type) < 0) {
+        PyModule_AddObjectRef(m, "FrameInfo", (PyObject *)&FrameInfo_Type) < 0 ||
+        PyModule_AddObjectRef(m, "GuardProgram", (PyObject *)&GuardProgram_Type) < 0 ||
+        PyModule_AddObjectRef(m, "StaticFunction", (PyObject *)&StaticFunction_Type) < 0 ||
+        PyModule_AddFunctions(m, sot_guard_methods) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -23,6 +23,7 @@ from sot import _C
 from sot._C import (  # noqa: F401  (re-exported API)
     SKIP,
     FrameInfo,
+    StaticFunction,
     clear_cache,
     frames_seen,
     get_cache,
@@ -39,6 +40,7 @@ from sot._C import (  # noqa: F401  (re-exported API)
 __all__ = [
     "SKIP",
     "FrameInfo",
+    "StaticFunction",
     "callback_set",
     "clear_cache",
     "frames_seen",

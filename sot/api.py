@@ -56,15 +56,9 @@ def to_static(fn=None, *, backend: str | None = None, device: str = "cpu", full_
                                     min_graph_size=min_graph_size, top_code=target_code,
                                     strict=bool(os.environ.get("SOT_STRICT"))))
 
-    def static_call(*args, **kwargs):
-        if os.environ.get("SOT_DISABLE"):
-            return fn(*args, **kwargs)
-        previous = _hook.set_callback(translator)
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            _hook.set_callback(previous)
-
+    # A C callable: sets the translator as this thread's frame callback around
+    # each call (SOT_DISABLE=1 in the environment runs `fn` natively).
+    static_call = _hook.StaticFunction(fn, translator)
     if isinstance(fn, (types.FunctionType, types.MethodType)):
         functools.update_wrapper(static_call, fn)
     else:
@@ -72,7 +66,6 @@ def to_static(fn=None, *, backend: str | None = None, device: str = "cpu", full_
         static_call.__name__ = getattr(fn, "__name__", type(fn).__name__)
         static_call.__doc__ = getattr(fn, "__doc__", None)
     static_call.__sot_static__ = translator
-    _hook.skip_code(static_call.__code__)
     return static_call
 
 

@@ -54,6 +54,7 @@ class EntryInfo:
     recompile_reason: str | None = None               # why no earlier entry matched
     runner_source: str | None = None
     guard: object = None                              # the GuardFunction of this entry
+    direct: object = None                             # runner the hook calls in place of the replacement
 
     @property
     def state(self) -> str:
@@ -137,7 +138,8 @@ class Translator:
              info.translate_seconds * 1e3, len(info.guards), "\n  ".join(info.guards))
         dump_translation(name, info, replacement)
         _hook.skip_code(guard.fn.__code__)
-        cache.add_entry(code, guard.fn, replacement, info, self.options.cache_size)
+        cache.add_entry(code, guard.hot, replacement, info, self.options.cache_size,
+                        direct=info.direct if replacement is not None else None)
         for rec in _recorders:
             rec.append(info)
         return replacement
@@ -185,6 +187,7 @@ def translate(frame, info: EntryInfo, options: Options, allow_break: bool = True
         runner = make_runner(code, graph, builder, ret, info, options)
         replacement = make_calling_code(code, runner, _used_cell_indices(builder.trackers))
         _hook.skip_code(replacement)
+        info.direct = runner  # takes the hook's vector (globals, *args, *cells) as is
         return replacement, graph
     except FallbackError as e:
         error = e.with_traceback(None)  # its frames would keep the caller's arguments alive

@@ -16,16 +16,30 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import fuzzgen
+from sot import _C
 
 QUICK_EXAMPLES = int(os.environ.get("SOT_FUZZ_QUICK", 1500))
 _HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+
+
+@pytest.fixture(autouse=True)
+def _strict_guards():
+    """Every program also checks each C guard against its Python twin."""
+    previous = _C.set_guard_strict(True)
+    yield
+    _C.set_guard_strict(previous)
+
+
+def _run_checked(prog):
+    fuzzgen.run_program(prog)
+    assert _C.guard_counters()["strict_mismatches"] == 0, "a C guard disagreed with its Python twin"
 
 
 @settings(max_examples=QUICK_EXAMPLES, derandomize=True, deadline=None, database=None,
           suppress_health_check=_HEALTH)
 @given(fuzzgen.programs())
 def test_random_programs_match_eager(prog):
-    fuzzgen.run_program(prog)
+    _run_checked(prog)
 
 
 @pytest.mark.fuzz
@@ -41,7 +55,7 @@ def test_random_programs_long(request):
     @given(fuzzgen.programs())
     def run(prog):
         count[0] += 1
-        fuzzgen.run_program(prog)
+        _run_checked(prog)
 
     start = time.time()
     try:

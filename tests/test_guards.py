@@ -50,8 +50,15 @@ def holds(guard, *args, g=None, cells=()):
     ok = gf(g, *args, *cells)
     assert ok is True or ok is False
     assert ok == guard.evaluate(g, args, tuple(cells))
+    assert c_decision(gf, g, *args, *cells) is ok
     assert (gf.first_failure(g, *args, *cells) is None) == ok
     return ok
+
+
+def c_decision(gf, g, *values):
+    """The C GuardProgram's decision (every guard kind here has a C form)."""
+    assert gf.program is not None, gf.guards
+    return gf.program(g, *values)
 
 
 def failure(guard, *args, g=None, cells=()):
@@ -675,6 +682,7 @@ def test_compiled_guard_agrees_with_guards_checked_one_by_one(data):
     compiled = gf(g, *new, *cells)
     one_by_one = all(gd.evaluate(g, tuple(new), cells) for gd in gf.guards)
     assert compiled is one_by_one
+    assert c_decision(gf, g, *new, *cells) is compiled
     assert (gf.first_failure(g, *new, *cells) is None) == compiled
 
 
@@ -689,6 +697,7 @@ def test_every_lookalike_pair_compiled_equals_one_by_one():
         for new in values:
             compiled = gf({}, new)
             assert compiled is all(gd.evaluate({}, (new,), ()) for gd in gf.guards), (rec, new)
+            assert c_decision(gf, {}, new) is compiled, (rec, new)
             same = rec is new or (type(rec) is type(new) and repr(rec) == repr(new))
             if not isinstance(rec, (np.ndarray, np.generic, list, dict)):
                 assert compiled is same, (rec, new)

@@ -15,6 +15,7 @@ import types
 import numpy as np
 
 from .. import _skip
+from .._hook import StaticFunction
 from ..guards.tracker import AttrTracker
 from ..breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
 from ..guards.guard import DictKeysGuard, IdGuard, LenGuard, TensorGuard, TypeGuard, ValueGuard
@@ -134,13 +135,13 @@ class FunctionGraph:
             self.add_guard(TypeGuard(tracker, t))
             return ObjectVariable(value, tracker)
         self.add_guard(IdGuard(tracker, value))
+        if type(value) is StaticFunction:  # a to_static wrapper: inline what it wraps
+            return self.wrap(value.__sot_fn__, AttrTracker(tracker, "__sot_fn__"))
         if isinstance(value, types.ModuleType):
             return ModuleVariable(value, tracker)
         if isinstance(value, np.ufunc) or _is_numpy_callable(value):
             return NumpyCallableVariable(value, registry.lookup_function(value), tracker)
         if isinstance(value, types.FunctionType):
-            if getattr(value, "__sot_static__", None) is not None:  # a to_static wrapper
-                return self.wrap(value.__wrapped__, AttrTracker(tracker, "__wrapped__"))
             if not _skip.is_user_code(value.__code__) and not _skip.is_not_to_static(value.__code__):
                 return OpaqueVariable(value, tracker)  # library code is called, never inlined
             return function_variable(value, tracker)

@@ -44,9 +44,14 @@ def record(code) -> CodeRecord:
         return rec
 
 
-def add_entry(code, guard, replacement, info, cache_size: int) -> None:
+def add_entry(code, guard, replacement, info, cache_size: int, direct=None) -> None:
     """Store one translation. Past `cache_size` entries the code runs natively
-    (a catch-all entry after the existing ones), and that is logged."""
+    (a catch-all entry after the existing ones), and that is logged.
+
+    `direct`, when given, is called by the hook as `direct(globals, *args,
+    *cells)` in place of running `replacement` (no replacement frame). The
+    hook reorders entries whose guard is a C GuardProgram (most recently hit
+    first); the catch-all's guard is a plain function, so it stays last."""
     rec = record(code)
     rec.translations += 1
     pairs = _hook.get_cache(code)
@@ -63,7 +68,7 @@ def add_entry(code, guard, replacement, info, cache_size: int) -> None:
                     code.co_name, code.co_filename, code.co_firstlineno, cache_size)
         return
     rec.entries.append(info)
-    pairs.append((guard, replacement))
+    pairs.append((guard, replacement) if direct is None else (guard, replacement, direct))
 
 
 GRAPHLESS_LIMIT = 2

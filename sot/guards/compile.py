@@ -43,6 +43,7 @@ import linecache
 import weakref
 from typing import Any, Callable, Iterable, Sequence
 
+from .cguard import compile_program
 from .guard import DictKeysGuard, Guard, IdGuard, LenGuard, TensorGuard, TypeGuard, ValueGuard
 from .tracker import (
     AttrTracker,
@@ -105,19 +106,27 @@ class GuardFunction:
     """The compiled guard of one cache entry.
 
     Calling it evaluates every guard (True/False, never raises). ``fn`` is
-    the raw generated function (the hot path can call it directly);
-    ``source`` its text; ``guards`` the guards in order."""
+    the raw generated function; ``program`` the same guards as a
+    ``sot._C.GuardProgram`` (None when one has no C form), which the hook
+    evaluates without calling Python; ``hot`` is what the cache entry
+    holds (the program if there is one); ``source`` the function's text;
+    ``guards`` the guards in order."""
 
-    __slots__ = ("fn", "source", "guards", "nargs", "ncells", "namespace")
+    __slots__ = ("fn", "program", "source", "guards", "nargs", "ncells", "namespace")
 
     def __init__(self, fn: Callable, source: str, guards: tuple, nargs: int,
-                 ncells: int, namespace: dict):
+                 ncells: int, namespace: dict, program: Any = None):
         self.fn = fn
+        self.program = program
         self.source = source
         self.guards = guards
         self.nargs = nargs
         self.ncells = ncells
         self.namespace = namespace
+
+    @property
+    def hot(self) -> Callable:
+        return self.program if self.program is not None else self.fn
 
     def __call__(self, g: dict, *values: Any) -> bool:
         try:
@@ -166,7 +175,8 @@ def compile_guards(guards: Iterable[Guard], nargs: int, ncells: int) -> GuardFun
         "        return False",
     ]
     fn, src = _build("guard", ctx, body)
-    return GuardFunction(fn, src, tuple(unique), nargs, ncells, ctx.namespace)
+    program = compile_program(unique, nargs, ncells, fn)
+    return GuardFunction(fn, src, tuple(unique), nargs, ncells, ctx.namespace, program)
 
 
 def load_statements(trackers: Sequence[Tracker], nargs: int, ncells: int):

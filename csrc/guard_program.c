@@ -1,0 +1,768 @@
+/*
+ * guard_program.c -- see guard_program.h.
+ *
+ * The program is given as a tuple of small tuples, parsed once:
+ *
+ *   loads   ("arg", r, i)            r = args[i]
+ *           ("cell", r, i)           r = cells[i].cell_contents
+ *           ("global", r, name)      r = g[name]
+ *           ("builtins", r)          r = the builtins mapping of g
+ *           ("attr", r, s, name)     r = getattr(regs[s], name)
+ *           ("item", r, s, key)      r = regs[s][key]
+ *           ("const", r, value)      r = value
+ *   checks  ("type", r, T)           type(regs[r]) is T
+ *           ("id", r, obj)           regs[r] is obj
+ *           ("tensor", r, T, dtype, shape, exact)
+ *                                    type is T, dtype == dtype, and shape
+ *                                    matches (None: a NumPy scalar, no
+ *                                    shape; a None entry: any size >= 2);
+ *                                    exact: T is numpy.ndarray itself, so
+ *                                    dtype and shape are read from the
+ *                                    array struct, not through attributes
+ *           ("value", r, value)      same exact type and value; floats
+ *                                    bit-exact, NaN matches NaN; tuples
+ *                                    element-wise
+ *           ("len", r, T, n)         type(regs[r]) is T and len == n
+ *           ("dictkeys", r, T, keys) type is T, keys in order equal keys
+ *           ("absent", name)         name not in g
+ *
+ * Everything reads the frame's borrowed argument vector; registers own
+ * their values and are released on every path.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+#include <string.h>
+
+#include "guard_program.h"
+
+/* The leading fields of NumPy's PyArrayObject (numpy/ndarraytypes.h,
+ * PyArrayObject_fields): public ABI, unchanged from NumPy 1.7 through 2.x.
+ * Only read for objects whose exact type is numpy.ndarray, and only after
+ * array_layout_ok() confirmed the layout on a real array at import. */
+typedef struct {
+    PyObject_HEAD
+    char *data;
+    int nd;
+    Py_ssize_t *dimensions;  /* npy_intp */
+    Py_ssize_t *strides;
+    PyObject *base;
+    PyObject *descr;
+    int flags;
+} sot_ndarray_head;
+
+enum {
+    OP_ARG, OP_CELL, OP_GLOBAL, OP_BUILTINS, OP_ATTR, OP_ITEM, OP_CONST,
+    OP_TYPE, OP_ID, OP_TENSOR, OP_VALUE, OP_LEN, OP_DICTKEYS, OP_ABSENT,
+};
+
+static const char *const op_names[] = {
+    "arg", "cell", "global", "builtins", "attr", "item", "const",
+    "type", "id", "tensor", "value", "len", "dictkeys", "absent", NULL,
+};
+
+/* How many fields each op's tuple has, op name included. */
+static const int op_sizes[] = {3, 3, 3, 2, 4, 4, 3, 3, 3, 6, 3, 4, 4, 2};
+
+typedef struct {
+    int op;
+    int reg;
+    int src;
+    int exact;            /* tensor: the type is numpy.ndarray itself */
+    Py_ssize_t n;         /* index, length, or ndim (-1: no shape) */
+    PyObject *a;          /* type, name, key, value, object (owned) */
+    PyObject *b;          /* dtype, keys (owned) */
+    Py_ssize_t *dims;     /* tensor shape, -1 for a symbolic dim */
+} guard_op;
+
+typedef struct {
+    PyObject_HEAD
+    Py_ssize_t nargs;
+    Py_ssize_t ncells;
+    int nregs;
+    Py_ssize_t nops;
+    guard_op *ops;
+    PyObject *fallback;   /* the generated Python guard: strict mode compares */
+    PyObject *spec;       /* the ops as given */
+    vectorcallfunc vectorcall;
+} GuardProgram;
+
+static int strict_mode = 0;
+static PyObject *str_builtins = NULL;      /* "__builtins__", interned */
+static PyObject *interp_builtins = NULL;   /* the builtins module's dict */
+static Py_ssize_t strict_mismatches = 0;
+static Py_ssize_t c_evaluations = 0;
+
+/* ------------------------------------------------------ value equality */
+
+static int
+float_same(double x, double y)
+{
+    if (x != x || y != y) {
+        return x != x && y != y;  /* every NaN is the same NaN */
+    }
+    return memcmp(&x, &y, sizeof(double)) == 0;
+}
+
+/* 1 if v is interchangeable with w (sot.guards.tracker.value_key equal),
+ * 0 if not, -1 on error. */
+static int
+value_equal(PyObject *v, PyObject *w)
+{
+    PyTypeObject *t = Py_TYPE(w);
+    if (Py_TYPE(v) != t) {
+        return 0;
+    }
+    if (t == &PyFloat_Type) {
+        return float_same(PyFloat_AS_DOUBLE(v), PyFloat_AS_DOUBLE(w));
+    }
+    if (t == &PyComplex_Type) {
+        Py_complex a = PyComplex_AsCComplex(v), b = PyComplex_AsCComplex(w);
+        return float_same(a.real, b.real) && float_same(a.imag, b.imag);
+    }
+    if (t == &PyTuple_Type) {
+        Py_ssize_t n = PyTuple_GET_SIZE(w);
+        if (PyTuple_GET_SIZE(v) != n) {
+            return 0;
+        }
+        for (Py_ssize_t i = 0; i < n; i++) {
+            int r = value_equal(PyTuple_GET_ITEM(v, i), PyTuple_GET_ITEM(w, i));
+            if (r <= 0) {
+                return r;
+            }
+        }
+        return 1;
+    }
+    if (t == &PyLong_Type || t == &PyUnicode_Type || t == &PyBytes_Type) {
+        return PyObject_RichCompareBool(v, w, Py_EQ);  /* exact builtin types: no user code */
+    }
+    return v == w;  /* None, bool, and everything keyed by identity */
+}
+
+/* ------------------------------------------------------------- checks */
+
+static int
+dtype_equal(PyObject *have, PyObject *want)
+{
+    return have == want ? 1 : PyObject_RichCompareBool(have, want, Py_EQ);
+}
+
+static int
+check_tensor(const guard_op *op, PyObject *v)
+{
+    if ((PyObject *)Py_TYPE(v) != op->a) {
+        return 0;
+    }
+    if (op->exact) {
+        sot_ndarray_head *arr = (sot_ndarray_head *)v;
+        if (arr->nd != op->n) {
+            return 0;
+        }
+        for (Py_ssize_t i = 0; i < op->n; i++) {
+            Py_ssize_t want = op->dims[i], have = arr->dimensions[i];
+            if (want < 0 ? have < 2 : have != want) {
+                return 0;
+            }
+        }
+        return dtype_equal(arr->descr, op->b);
+    }
+    PyObject *dtype = PyObject_GetAttrString(v, "dtype");
+    if (dtype == NULL) {
+        return -1;
+    }
+    int ok = dtype_equal(dtype, op->b);
+    Py_DECREF(dtype);
+    if (ok <= 0 || op->n < 0) {
+        return ok;
+    }
+    PyObject *shape = PyObject_GetAttrString(v, "shape");
+    if (shape == NULL) {
+        return -1;
+    }
+    ok = PyTuple_CheckExact(shape) && PyTuple_GET_SIZE(shape) == op->n;
+    for (Py_ssize_t i = 0; ok && i < op->n; i++) {
+        PyObject *d = PyTuple_GET_ITEM(shape, i);
+        Py_ssize_t have = PyLong_CheckExact(d) ? PyLong_AsSsize_t(d) : -1;
+        if (have == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+        }
+        ok = op->dims[i] < 0 ? have >= 2 : have == op->dims[i];
+    }
+    Py_DECREF(shape);
+    return ok;
+}
+
+static int
+check_dict_keys(const guard_op *op, PyObject *v)
+{
+    if ((PyObject *)Py_TYPE(v) != op->a) {
+        return 0;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(op->b);
+    if (PyDict_GET_SIZE(v) != n) {
+        return 0;
+    }
+    Py_ssize_t pos = 0, i = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(v, &pos, &key, &value)) {
+        if (i >= n) {
+            return 0;
+        }
+        int r = value_equal(key, PyTuple_GET_ITEM(op->b, i++));
+        if (r <= 0) {
+            return r;
+        }
+    }
+    return i == n;
+}
+
+/* The builtins mapping CPython uses for globals g (sot.guards.tracker.builtins_of). */
+static PyObject *
+builtins_of(PyObject *g)
+{
+    PyObject *b;
+    if (PyDict_CheckExact(g)) {
+        b = PyDict_GetItemWithError(g, str_builtins);
+        Py_XINCREF(b);
+    }
+    else {
+        b = PyObject_GetItem(g, str_builtins);
+        if (b == NULL && PyErr_ExceptionMatches(PyExc_KeyError)) {
+            PyErr_Clear();
+        }
+    }
+    if (b == NULL) {
+        if (PyErr_Occurred()) {
+            return NULL;
+        }
+        return Py_NewRef(interp_builtins);
+    }
+    if (PyModule_Check(b)) {
+        PyObject *d = PyModule_GetDict(b);
+        Py_XINCREF(d);
+        Py_DECREF(b);
+        return d;
+    }
+    return b;
+}
+
+/* -------------------------------------------------------- evaluation */
+
+#define SMALL_REGS 16
+
+/* 1 hold, 0 not, -1 error (the caller clears it). */
+static int
+run_program(GuardProgram *p, PyObject *const *vec, Py_ssize_t n)
+{
+    if (n != 1 + p->nargs + p->ncells) {
+        return 0;
+    }
+    PyObject *small[SMALL_REGS];
+    PyObject **regs = small;
+    if (p->nregs > SMALL_REGS) {
+        regs = PyMem_Calloc(p->nregs, sizeof(PyObject *));
+        if (regs == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    else {
+        memset(small, 0, sizeof(small));
+    }
+    PyObject *g = vec[0];
+    int ok = 1;
+    for (Py_ssize_t k = 0; ok > 0 && k < p->nops; k++) {
+        const guard_op *op = &p->ops[k];
+        PyObject *v = op->reg >= 0 ? regs[op->reg] : NULL;
+        switch (op->op) {
+        case OP_ARG:
+            regs[op->reg] = Py_NewRef(vec[1 + op->n]);
+            break;
+        case OP_CELL: {
+            PyObject *cell = vec[1 + p->nargs + op->n];
+            PyObject *c = PyCell_Check(cell) ? PyCell_GET(cell) : NULL;
+            if (c == NULL) {
+                ok = 0;  /* an empty cell: reading it raises in Python */
+            }
+            else {
+                regs[op->reg] = Py_NewRef(c);
+            }
+            break;
+        }
+        case OP_GLOBAL:
+            if (PyDict_CheckExact(g)) {
+                PyObject *r = PyDict_GetItemWithError(g, op->a);
+                if (r == NULL) {
+                    ok = PyErr_Occurred() ? -1 : 0;
+                }
+                else {
+                    regs[op->reg] = Py_NewRef(r);
+                }
+            }
+            else if ((regs[op->reg] = PyObject_GetItem(g, op->a)) == NULL) {
+                ok = -1;
+            }
+            break;
+        case OP_BUILTINS:
+            if ((regs[op->reg] = builtins_of(g)) == NULL) {
+                ok = -1;
+            }
+            break;
+        case OP_ATTR:
+            if ((regs[op->reg] = PyObject_GetAttr(regs[op->src], op->a)) == NULL) {
+                ok = -1;
+            }
+            break;
+        case OP_ITEM:
+            if ((regs[op->reg] = PyObject_GetItem(regs[op->src], op->a)) == NULL) {
+                ok = -1;
+            }
+            break;
+        case OP_CONST:
+            regs[op->reg] = Py_NewRef(op->a);
+            break;
+        case OP_TYPE:
+            ok = (PyObject *)Py_TYPE(v) == op->a;
+            break;
+        case OP_ID:
+            ok = v == op->a;
+            break;
+        case OP_TENSOR:
+            ok = check_tensor(op, v);
+            break;
+        case OP_VALUE:
+            ok = value_equal(v, op->a);
+            break;
+        case OP_LEN:
+            if ((PyObject *)Py_TYPE(v) != op->a) {
+                ok = 0;
+            }
+            else {
+                Py_ssize_t len = PyObject_Size(v);
+                ok = len < 0 ? -1 : len == op->n;
+            }
+            break;
+        case OP_DICTKEYS:
+            ok = check_dict_keys(op, v);
+            break;
+        case OP_ABSENT:
+            ok = PyDict_CheckExact(g) ? PyDict_Contains(g, op->a) : PySequence_Contains(g, op->a);
+            ok = ok < 0 ? -1 : !ok;
+            break;
+        }
+    }
+    for (int r = 0; r < p->nregs; r++) {
+        Py_XDECREF(regs[r]);
+    }
+    if (regs != small) {
+        PyMem_Free(regs);
+    }
+    return ok;
+}
+
+static int
+call_fallback(GuardProgram *p, PyObject *const *vec, Py_ssize_t n)
+{
+    PyObject *r = PyObject_Vectorcall(p->fallback, vec, n, NULL);
+    int hold = r == NULL ? -1 : PyObject_IsTrue(r);
+    Py_XDECREF(r);
+    if (hold < 0) {
+        PyErr_Clear();
+        hold = 0;
+    }
+    return hold;
+}
+
+int
+sot_guard_program_holds(PyObject *program, PyObject *const *vec, Py_ssize_t n)
+{
+    GuardProgram *p = (GuardProgram *)program;
+    c_evaluations++;
+    int hold = run_program(p, vec, n);
+    if (hold < 0) {
+        PyErr_Clear();
+        hold = 0;
+    }
+    if (strict_mode && p->fallback != Py_None) {
+        int py = call_fallback(p, vec, n);
+        if (py != hold) {
+            strict_mismatches++;
+            hold = py;  /* the Python guard is the reference */
+        }
+    }
+    return hold;
+}
+
+/* ------------------------------------------------------------ parsing */
+
+static int
+parse_index(PyObject *t, Py_ssize_t i, Py_ssize_t limit, const char *what, Py_ssize_t *out)
+{
+    Py_ssize_t v = PyLong_AsSsize_t(PyTuple_GET_ITEM(t, i));
+    if (v == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    if (v < 0 || v >= limit) {
+        PyErr_Format(PyExc_ValueError, "guard program: %s %zd out of range (< %zd)", what, v, limit);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int
+parse_type(PyObject *t, Py_ssize_t i, PyObject **out)
+{
+    PyObject *v = PyTuple_GET_ITEM(t, i);
+    if (!PyType_Check(v)) {
+        PyErr_SetString(PyExc_TypeError, "guard program: expected a type");
+        return -1;
+    }
+    *out = Py_NewRef(v);
+    return 0;
+}
+
+static int
+parse_op(GuardProgram *p, PyObject *t, guard_op *op)
+{
+    if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) < 2 || !PyUnicode_Check(PyTuple_GET_ITEM(t, 0))) {
+        PyErr_SetString(PyExc_TypeError, "guard program: each op is a tuple (name, ...)");
+        return -1;
+    }
+    op->op = -1;
+    for (int k = 0; op_names[k] != NULL; k++) {
+        if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(t, 0), op_names[k]) == 0) {
+            op->op = k;
+        }
+    }
+    if (op->op < 0 || PyTuple_GET_SIZE(t) != op_sizes[op->op]) {
+        PyErr_Format(PyExc_ValueError, "guard program: bad op %R", t);
+        return -1;
+    }
+    Py_ssize_t reg = -1, x;
+    if (op->op != OP_ABSENT && parse_index(t, 1, p->nregs, "register", &reg) < 0) {
+        return -1;
+    }
+    op->reg = (int)reg;
+    switch (op->op) {
+    case OP_ARG:
+        return parse_index(t, 2, p->nargs, "argument", &op->n);
+    case OP_CELL:
+        return parse_index(t, 2, p->ncells, "cell", &op->n);
+    case OP_ATTR:
+    case OP_ITEM:
+        if (parse_index(t, 2, p->nregs, "register", &x) < 0) {
+            return -1;
+        }
+        op->src = (int)x;
+        op->a = Py_NewRef(PyTuple_GET_ITEM(t, 3));
+        if (op->op == OP_ATTR && !PyUnicode_Check(op->a)) {
+            PyErr_SetString(PyExc_TypeError, "guard program: attribute name must be a str");
+            return -1;
+        }
+        return 0;
+    case OP_GLOBAL:
+    case OP_CONST:
+    case OP_ID:
+    case OP_VALUE:
+        op->a = Py_NewRef(PyTuple_GET_ITEM(t, 2));
+        return 0;
+    case OP_ABSENT:
+        op->reg = -1;
+        op->a = Py_NewRef(PyTuple_GET_ITEM(t, 1));
+        return 0;
+    case OP_BUILTINS:
+        return 0;
+    case OP_TYPE:
+        return parse_type(t, 2, &op->a);
+    case OP_LEN:
+        if (parse_type(t, 2, &op->a) < 0) {
+            return -1;
+        }
+        op->n = PyLong_AsSsize_t(PyTuple_GET_ITEM(t, 3));
+        return op->n == -1 && PyErr_Occurred() ? -1 : 0;
+    case OP_DICTKEYS:
+        if (parse_type(t, 2, &op->a) < 0) {
+            return -1;
+        }
+        if (!PyType_IsSubtype((PyTypeObject *)op->a, &PyDict_Type) ||
+            !PyTuple_Check(PyTuple_GET_ITEM(t, 3))) {
+            PyErr_SetString(PyExc_TypeError, "guard program: dictkeys needs a dict type and a tuple");
+            return -1;
+        }
+        op->b = Py_NewRef(PyTuple_GET_ITEM(t, 3));
+        return 0;
+    case OP_TENSOR: {
+        if (parse_type(t, 2, &op->a) < 0) {
+            return -1;
+        }
+        op->b = Py_NewRef(PyTuple_GET_ITEM(t, 3));
+        PyObject *shape = PyTuple_GET_ITEM(t, 4);
+        op->exact = PyObject_IsTrue(PyTuple_GET_ITEM(t, 5));
+        if (op->exact < 0) {
+            return -1;
+        }
+        if (shape == Py_None) {
+            op->n = -1;
+            op->exact = 0;  /* NumPy scalars are not arrays */
+            return 0;
+        }
+        if (!PyTuple_Check(shape)) {
+            PyErr_SetString(PyExc_TypeError, "guard program: tensor shape must be a tuple or None");
+            return -1;
+        }
+        op->n = PyTuple_GET_SIZE(shape);
+        op->dims = PyMem_Calloc(op->n ? op->n : 1, sizeof(Py_ssize_t));
+        if (op->dims == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        for (Py_ssize_t i = 0; i < op->n; i++) {
+            PyObject *d = PyTuple_GET_ITEM(shape, i);
+            op->dims[i] = d == Py_None ? -1 : PyLong_AsSsize_t(d);
+            if (op->dims[i] == -1 && PyErr_Occurred()) {
+                return -1;
+            }
+            if (d != Py_None && op->dims[i] < 0) {
+                PyErr_SetString(PyExc_ValueError, "guard program: negative dimension");
+                return -1;
+            }
+        }
+        return 0;
+    }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ the type */
+
+static int
+gp_clear(GuardProgram *self)
+{
+    for (Py_ssize_t k = 0; self->ops != NULL && k < self->nops; k++) {
+        Py_CLEAR(self->ops[k].a);
+        Py_CLEAR(self->ops[k].b);
+    }
+    Py_CLEAR(self->fallback);
+    Py_CLEAR(self->spec);
+    return 0;
+}
+
+static int
+gp_traverse(GuardProgram *self, visitproc visit, void *arg)
+{
+    for (Py_ssize_t k = 0; self->ops != NULL && k < self->nops; k++) {
+        Py_VISIT(self->ops[k].a);
+        Py_VISIT(self->ops[k].b);
+    }
+    Py_VISIT(self->fallback);
+    Py_VISIT(self->spec);
+    return 0;
+}
+
+static void
+gp_dealloc(GuardProgram *self)
+{
+    PyObject_GC_UnTrack(self);
+    gp_clear(self);
+    for (Py_ssize_t k = 0; self->ops != NULL && k < self->nops; k++) {
+        PyMem_Free(self->ops[k].dims);
+    }
+    PyMem_Free(self->ops);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *gp_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
+                               PyObject *kwnames);
+
+static PyObject *
+gp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"nargs", "ncells", "nregs", "ops", "fallback", NULL};
+    Py_ssize_t nargs, ncells;
+    int nregs;
+    PyObject *ops, *fallback = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "nniO!|O:GuardProgram", kwlist, &nargs, &ncells,
+                                     &nregs, &PyTuple_Type, &ops, &fallback)) {
+        return NULL;
+    }
+    if (nargs < 0 || ncells < 0 || nregs < 0) {
+        PyErr_SetString(PyExc_ValueError, "GuardProgram: negative size");
+        return NULL;
+    }
+    if (fallback != Py_None && !PyCallable_Check(fallback)) {
+        PyErr_SetString(PyExc_TypeError, "GuardProgram: fallback must be callable or None");
+        return NULL;
+    }
+    GuardProgram *self = (GuardProgram *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        return NULL;
+    }
+    self->nargs = nargs;
+    self->ncells = ncells;
+    self->nregs = nregs;
+    self->fallback = Py_NewRef(fallback);
+    self->spec = Py_NewRef(ops);
+    self->vectorcall = gp_vectorcall;
+    Py_ssize_t nops = PyTuple_GET_SIZE(ops);
+    self->ops = PyMem_Calloc(nops ? nops : 1, sizeof(guard_op));
+    if (self->ops == NULL) {
+        Py_DECREF(self);
+        return PyErr_NoMemory();
+    }
+    self->nops = nops;
+    for (Py_ssize_t k = 0; k < nops; k++) {
+        if (parse_op(self, PyTuple_GET_ITEM(ops, k), &self->ops[k]) < 0) {
+            Py_DECREF(self);
+            return NULL;
+        }
+    }
+    /* A check must read a register some earlier load wrote. */
+    char *written = PyMem_Calloc(nregs ? nregs : 1, 1);
+    if (written == NULL) {
+        Py_DECREF(self);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t k = 0; k < nops; k++) {
+        guard_op *op = &self->ops[k];
+        int is_load = op->op <= OP_CONST;
+        int reads = is_load ? ((op->op == OP_ATTR || op->op == OP_ITEM) ? op->src : -1) : op->reg;
+        if ((reads >= 0 && !written[reads]) || (is_load && written[op->reg])) {
+            PyMem_Free(written);
+            PyErr_Format(PyExc_ValueError, "guard program: op %zd reads an unset register or "
+                         "writes one twice", k);
+            Py_DECREF(self);
+            return NULL;
+        }
+        if (is_load) {
+            written[op->reg] = 1;
+        }
+    }
+    PyMem_Free(written);
+    return (PyObject *)self;
+}
+
+static PyObject *
+gp_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    if (kwnames != NULL && PyTuple_GET_SIZE(kwnames)) {
+        PyErr_SetString(PyExc_TypeError, "a guard program takes no keyword arguments");
+        return NULL;
+    }
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    if (n < 1) {
+        PyErr_SetString(PyExc_TypeError, "a guard program is called as guard(globals, *args, *cells)");
+        return NULL;
+    }
+    int hold = run_program((GuardProgram *)self, args, n);
+    if (hold < 0) {
+        PyErr_Clear();
+        hold = 0;
+    }
+    return PyBool_FromLong(hold);
+}
+
+static PyObject *
+gp_repr(GuardProgram *self)
+{
+    return PyUnicode_FromFormat("<sot._C.GuardProgram: %zd ops, %d registers>", self->nops, self->nregs);
+}
+
+static PyMemberDef gp_members[] = {
+    {"fallback", T_OBJECT, offsetof(GuardProgram, fallback), READONLY,
+     "the generated Python guard this program mirrors"},
+    {"ops", T_OBJECT, offsetof(GuardProgram, spec), READONLY, "the program, as given"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+PyTypeObject GuardProgram_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "sot._C.GuardProgram",
+    .tp_basicsize = sizeof(GuardProgram),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "GuardProgram(nargs, ncells, nregs, ops, fallback=None): guards checked in C.\n"
+              "Called as program(globals, *args, *cells) -> bool.",
+    .tp_new = gp_new,
+    .tp_dealloc = (destructor)gp_dealloc,
+    .tp_traverse = (traverseproc)gp_traverse,
+    .tp_clear = (inquiry)gp_clear,
+    .tp_repr = (reprfunc)gp_repr,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(GuardProgram, vectorcall),
+    .tp_members = gp_members,
+};
+
+/* ------------------------------------------------- module functions */
+
+static PyObject *
+sot_set_guard_strict(PyObject *module, PyObject *flag)
+{
+    (void)module;
+    int on = PyObject_IsTrue(flag);
+    if (on < 0) {
+        return NULL;
+    }
+    int was = strict_mode;
+    strict_mode = on;
+    return PyBool_FromLong(was);
+}
+
+static PyObject *
+sot_guard_counters(PyObject *module, PyObject *unused)
+{
+    (void)module;
+    (void)unused;
+    return Py_BuildValue("{s:n,s:n,s:O}", "c_evaluations", c_evaluations,
+                         "strict_mismatches", strict_mismatches,
+                         "strict", strict_mode ? Py_True : Py_False);
+}
+
+/* array_layout_ok(arr, shape, dtype): our reading of the ndarray struct
+ * agrees with what Python sees (checked once at import). */
+static PyObject *
+sot_array_layout_ok(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 3 || !PyTuple_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "array_layout_ok(arr, shape_tuple, dtype)");
+        return NULL;
+    }
+    sot_ndarray_head *arr = (sot_ndarray_head *)args[0];
+    PyObject *shape = args[1];
+    if (arr->nd != PyTuple_GET_SIZE(shape) || arr->descr != args[2]) {
+        Py_RETURN_FALSE;
+    }
+    for (Py_ssize_t i = 0; i < arr->nd; i++) {
+        if (arr->dimensions[i] != PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, i))) {
+            PyErr_Clear();
+            Py_RETURN_FALSE;
+        }
+    }
+    Py_RETURN_TRUE;
+}
+
+PyMethodDef sot_guard_methods[] = {
+    {"set_guard_strict", sot_set_guard_strict, METH_O,
+     "set_guard_strict(flag) -> previous: also run each C guard's Python twin and count disagreements"},
+    {"guard_counters", sot_guard_counters, METH_NOARGS,
+     "guard_counters() -> {'c_evaluations', 'strict_mismatches', 'strict'}"},
+    {"array_layout_ok", (PyCFunction)(void (*)(void))sot_array_layout_ok, METH_FASTCALL,
+     "array_layout_ok(arr, shape, dtype) -> whether C reads this ndarray's struct correctly"},
+    {NULL, NULL, 0, NULL},
+};
+
+int
+sot_guard_program_init(void)
+{
+    if (str_builtins == NULL) {
+        str_builtins = PyUnicode_InternFromString("__builtins__");
+        PyObject *mod = PyImport_ImportModule("builtins");
+        if (str_builtins == NULL || mod == NULL) {
+            Py_XDECREF(mod);
+            return -1;
+        }
+        interp_builtins = Py_NewRef(PyModule_GetDict(mod));
+        Py_DECREF(mod);
+    }
+    return PyType_Ready(&GuardProgram_Type);
+}

@@ -1,0 +1,158 @@
+/*
+ * static_function.c -- see static_function.h.
+ *
+ * A Python wrapper function would cost a frame, argument packing and a
+ * lookup of SOT_DISABLE in os.environ (~0.8 us) on every call; this type
+ * forwards the vectorcall as is. It behaves like a function where it
+ * matters: it binds as a method (and supports the method-call shortcut),
+ * has a __dict__ for functools.update_wrapper, and is weak-referenceable.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+#include <stdlib.h>
+
+#include "static_function.h"
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *fn;          /* the wrapped callable */
+    PyObject *callback;    /* the frame callback (the translator) */
+    PyObject *dict;
+    PyObject *weakreflist;
+    vectorcallfunc vectorcall;
+} StaticFunction;
+
+/* SOT_DISABLE=<non-empty> runs everything natively. Read with getenv on
+ * every call: os.environ writes go through putenv, so a change made at run
+ * time is seen, at the cost of a scan of the environment. */
+static int
+disabled_by_env(void)
+{
+    const char *v = getenv("SOT_DISABLE");
+    return v != NULL && v[0] != '\0';
+}
+
+static PyObject *
+sf_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    StaticFunction *sf = (StaticFunction *)self;
+    if (disabled_by_env()) {
+        return PyObject_Vectorcall(sf->fn, args, nargsf, kwnames);
+    }
+    PyObject *prev;
+    if (sot_callback_enter(sf->callback, &prev) < 0) {
+        return NULL;
+    }
+    PyObject *res = PyObject_Vectorcall(sf->fn, args, nargsf, kwnames);
+    sot_callback_exit(prev);
+    return res;
+}
+
+static PyObject *
+sf_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"fn", "callback", NULL};
+    PyObject *fn, *callback;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO:StaticFunction", kwlist, &fn, &callback)) {
+        return NULL;
+    }
+    if (!PyCallable_Check(fn) || !PyCallable_Check(callback)) {
+        PyErr_SetString(PyExc_TypeError, "StaticFunction(fn, callback): both must be callable");
+        return NULL;
+    }
+    StaticFunction *self = (StaticFunction *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        return NULL;
+    }
+    self->fn = Py_NewRef(fn);
+    self->callback = Py_NewRef(callback);
+    self->vectorcall = sf_vectorcall;
+    return (PyObject *)self;
+}
+
+static int
+sf_traverse(StaticFunction *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->fn);
+    Py_VISIT(self->callback);
+    Py_VISIT(self->dict);
+    return 0;
+}
+
+static int
+sf_clear(StaticFunction *self)
+{
+    Py_CLEAR(self->fn);
+    Py_CLEAR(self->callback);
+    Py_CLEAR(self->dict);
+    return 0;
+}
+
+static void
+sf_dealloc(StaticFunction *self)
+{
+    PyObject_GC_UnTrack(self);
+    if (self->weakreflist != NULL) {
+        PyObject_ClearWeakRefs((PyObject *)self);
+    }
+    sf_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* Bind like a function: looked up on an instance, it becomes a method. */
+static PyObject *
+sf_descr_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+    (void)type;
+    if (obj == NULL || obj == Py_None) {
+        return Py_NewRef(self);
+    }
+    return PyMethod_New(self, obj);
+}
+
+static PyObject *
+sf_repr(StaticFunction *self)
+{
+    return PyUnicode_FromFormat("<sot.to_static of %R>", self->fn);
+}
+
+static PyMemberDef sf_members[] = {
+    {"__sot_fn__", T_OBJECT, offsetof(StaticFunction, fn), READONLY, "the wrapped callable"},
+    {"__sot_callback__", T_OBJECT, offsetof(StaticFunction, callback), READONLY,
+     "the frame callback set around each call"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyGetSetDef sf_getset[] = {
+    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+PyTypeObject StaticFunction_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "sot._C.StaticFunction",
+    .tp_basicsize = sizeof(StaticFunction),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL |
+                Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_doc = "StaticFunction(fn, callback): calls fn with callback set as this thread's "
+              "frame callback (what sot.to_static returns).",
+    .tp_new = sf_new,
+    .tp_dealloc = (destructor)sf_dealloc,
+    .tp_traverse = (traverseproc)sf_traverse,
+    .tp_clear = (inquiry)sf_clear,
+    .tp_repr = (reprfunc)sf_repr,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(StaticFunction, vectorcall),
+    .tp_descr_get = sf_descr_get,
+    .tp_dictoffset = offsetof(StaticFunction, dict),
+    .tp_weaklistoffset = offsetof(StaticFunction, weakreflist),
+    .tp_members = sf_members,
+    .tp_getset = sf_getset,
+};
+
+int
+sot_static_function_init(void)
+{
+    return PyType_Ready(&StaticFunction_Type);
+}
