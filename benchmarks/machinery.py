@@ -40,6 +40,7 @@ def main():
     mlp = W.MLP(layers=42, width=512)
     report = sot.explain(sot.to_static(mlp), np.random.rand(1, 512).astype(np.float32))
     print(f"MLP 42x512 first call: translation {report.translate_seconds * 1e3:.1f} ms, {report.op_count} ops")
+    print("  " + ", ".join(f"{p} {t * 1e3:.1f} ms" for p, t in report.phase_seconds.items()))
     xs = np.ones(8, np.float32)
     helpers = sot.to_static(W.many_helpers)
     helpers(xs)

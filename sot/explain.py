@@ -41,6 +41,15 @@ class ExplainReport:
         return sum(e.translate_seconds for e in self.entries)
 
     @property
+    def phase_seconds(self) -> dict:
+        """Translation time per phase, summed over entries; "other" is the rest
+        (planning breaks, resume bytecode, bookkeeping)."""
+        from .translate import PHASES
+        out = {p: sum(e.phases.get(p, 0.0) for e in self.entries) for p in PHASES}
+        out["other"] = max(0.0, self.translate_seconds - sum(out.values()))
+        return out
+
+    @property
     def guards(self) -> list[str]:
         return [g for e in self.entries for g in e.guards]
 
@@ -51,6 +60,7 @@ class ExplainReport:
             "ops_per_graph": self.ops_per_graph,
             "translation_count": self.translation_count,
             "translate_seconds": self.translate_seconds,
+            "phase_seconds": self.phase_seconds,
             "codes": [
                 {
                     "name": e.code_name, "file": e.filename, "line": e.firstlineno, "state": e.state,
@@ -59,6 +69,7 @@ class ExplainReport:
                     "graph_break": e.graph_break.to_dict() if e.graph_break else None,
                     "native_ops": e.native_ops,
                     "guards": list(e.guards), "translate_seconds": e.translate_seconds,
+                    "phase_seconds": dict(e.phases),
                 }
                 for e in self.entries
             ],
@@ -69,6 +80,9 @@ class ExplainReport:
         lines = [f"sot explain: {self.graph_count} graph(s), {self.op_count} op(s), {breaks} graph break(s), "
                  f"{len(self.fallbacks)} fallback(s), {self.translation_count} translation(s) "
                  f"in {self.translate_seconds * 1e3:.1f} ms"]
+        if self.entries:
+            lines.append("  translation time: " + ", ".join(
+                f"{p} {t * 1e3:.1f} ms" for p, t in self.phase_seconds.items()))
         for e in self.entries:
             lines.append(f"  {e.code_name} ({e.filename}:{e.firstlineno}): {e.state}")
             for i, (ops, backend, _src) in enumerate(e.graphs):

@@ -13,6 +13,7 @@ graph, builds the guard and the replacement code, and stores the entry:
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 import types
@@ -54,6 +55,8 @@ class EntryInfo:
     recompile_reason: str | None = None               # why no earlier entry matched
     runner_source: str | None = None
     guard: object = None                              # the GuardFunction of this entry
+    phases: dict = field(default_factory=dict)        # seconds per translation phase (see _phase)
+    _phase_stack: list = field(default_factory=list, repr=False)
     direct: object = None                             # runner the hook calls in place of the replacement
 
     @property
@@ -63,6 +66,30 @@ class EntryInfo:
         if self.graph_break is not None:
             return "partially static"
         return "fully static"
+
+
+#: translation phases in the order explain prints them
+PHASES = ("simulate", "backend compile", "codegen", "guards")
+
+
+@contextlib.contextmanager
+def _phase(info: EntryInfo, name: str):
+    """Add the wall time of the block to info.phases[name]; time spent in a
+    phase nested inside counts for the inner phase only."""
+    stack = info._phase_stack
+    now = time.perf_counter()
+    if stack:
+        outer = stack[-1]
+        info.phases[outer[0]] = info.phases.get(outer[0], 0.0) + now - outer[1]
+    stack.append([name, now])
+    try:
+        yield
+    finally:
+        now = time.perf_counter()
+        name_, start = stack.pop()
+        info.phases[name_] = info.phases.get(name_, 0.0) + now - start
+        if stack:
+            stack[-1][1] = now
 
 
 class GraphBreakError(RuntimeError):
@@ -130,14 +157,14 @@ class Translator:
                 for rec in _recorders:
                     rec.append(info)
                 return None
-        guard = compile_guards(graph.guards, len(frame.args), len(frame.closure or ()))
+        with _phase(info, "guards"):
+            guard = compile_guards(graph.guards, len(frame.args), len(frame.closure or ()))
         info.guard = guard
         info.guards = guard.describe()
         info.translate_seconds = time.perf_counter() - started
         vlog(3, log_guards, "new entry for %s (%.2f ms), %d guard(s):\n  %s", name,
              info.translate_seconds * 1e3, len(info.guards), "\n  ".join(info.guards))
         dump_translation(name, info, replacement)
-        _hook.skip_code(guard.fn.__code__)
         cache.add_entry(code, guard.hot, replacement, info, self.options.cache_size,
                         direct=info.direct if replacement is not None else None)
         for rec in _recorders:
@@ -181,11 +208,13 @@ def translate(frame, info: EntryInfo, options: Options, allow_break: bool = True
     code = frame.f_code
     graph = FunctionGraph(f"{code.co_name}_graph")
     try:
-        result = _simulate(frame, graph).run()
-        builder = OutputBuilder([t for t, _ in graph.inputs])
-        ret = builder.expr(result)
-        runner = make_runner(code, graph, builder, ret, info, options)
-        replacement = make_calling_code(code, runner, _used_cell_indices(builder.trackers))
+        with _phase(info, "simulate"):
+            result = _simulate(frame, graph).run()
+        with _phase(info, "codegen"):
+            builder = OutputBuilder([t for t, _ in graph.inputs])
+            ret = builder.expr(result)
+            runner = make_runner(code, graph, builder, ret, info, options)
+            replacement = make_calling_code(code, runner, _used_cell_indices(builder.trackers))
         _hook.skip_code(replacement)
         info.direct = runner  # takes the hook's vector (globals, *args, *cells) as is
         return replacement, graph
@@ -226,7 +255,8 @@ def make_break(frame, instr, reason: BreakReason, info: EntryInfo, options: Opti
     graph = FunctionGraph(f"{code.co_name}_graph")
     executor = _simulate(frame, graph, break_at=stop_at)
     try:
-        executor.run()
+        with _phase(info, "simulate"):
+            executor.run()
     except BreakHere:
         pass
     else:
@@ -262,7 +292,8 @@ def make_break(frame, instr, reason: BreakReason, info: EntryInfo, options: Opti
         exprs += [builder.expr(v) for v in stack_vals]
         if plan.kind == "bool":
             exprs[-1] = f"{builder._bind(bool)}({exprs[-1]})"
-        runner = make_runner(code, graph, builder, "(" + "".join(e + ", " for e in exprs) + ")", info, options)
+        with _phase(info, "codegen"):
+            runner = make_runner(code, graph, builder, "(" + "".join(e + ", " for e in exprs) + ")", info, options)
         used = _used_cell_indices(builder.trackers)
         build = breaks.loop_region_code if plan.kind == "loop" else breaks.compiled_prefix_code
         replacement = build(code, plan, runner, used, live, restored, resume)
@@ -284,7 +315,8 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
     lines += [f"    I{k} = {expr}" for k, expr in enumerate(load_exprs)]
     namespace = dict(load_namespace, **builder.namespace)
     if len(graph.ir) or builder.symbols:
-        compiled = compile_graph(graph.ir, options.backend, options.device)
+        with _phase(info, "backend compile"):
+            compiled = compile_graph(graph.ir, options.backend, options.device)
         run = getattr(compiled, "_fn", compiled)  # the NumPy backend's function itself: one call less
         if hasattr(run, "__code__"):
             _hook.skip_code(run.__code__)

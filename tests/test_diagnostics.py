@@ -79,3 +79,14 @@ def test_explain_to_dict_is_structured():
     assert "partially static" in states
     brk = next(c["graph_break"] for c in d["codes"] if c["graph_break"])
     assert brk["category"] == "unsupported-call" and brk["filename"] == __file__
+
+
+def test_explain_reports_translation_time_per_phase(capsys):
+    report = sot.explain(sot.to_static(breaks_on_print, min_graph_size=0), X)
+    phases = report.phase_seconds
+    assert list(phases) == ["simulate", "backend compile", "codegen", "guards", "other"]
+    assert all(t >= 0 for t in phases.values())
+    assert phases["simulate"] > 0 and phases["codegen"] > 0 and phases["guards"] > 0
+    assert abs(sum(phases.values()) - report.translate_seconds) < 1e-6
+    assert "translation time: simulate" in str(report)
+    assert report.to_dict()["phase_seconds"] == phases

@@ -75,8 +75,12 @@ class _Program:
         if r is not None:
             return r
         if isinstance(t, LocalTracker):
+            if not 0 <= t.index < self.nargs:
+                raise IndexError("argument index %d out of range (nargs=%d)" % (t.index, self.nargs))
             op: tuple = ("arg", t.index)
         elif isinstance(t, CellTracker):
+            if not 0 <= t.index < self.ncells:
+                raise IndexError("cell index %d out of range (ncells=%d)" % (t.index, self.ncells))
             op = ("cell", t.index)
         elif isinstance(t, GlobalTracker):
             op = ("global", t.global_name)

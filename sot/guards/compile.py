@@ -105,24 +105,57 @@ def _build(kind: str, ctx: LoadContext, body: list[str]) -> tuple[Callable, str]
 class GuardFunction:
     """The compiled guard of one cache entry.
 
-    Calling it evaluates every guard (True/False, never raises). ``fn`` is
-    the raw generated function; ``program`` the same guards as a
-    ``sot._C.GuardProgram`` (None when one has no C form), which the hook
-    evaluates without calling Python; ``hot`` is what the cache entry
-    holds (the program if there is one); ``source`` the function's text;
-    ``guards`` the guards in order."""
+    Calling it evaluates every guard (True/False, never raises). ``program``
+    is the guards as a ``sot._C.GuardProgram`` (None when one has no C
+    form), which the hook evaluates without calling Python; ``fn`` the
+    generated Python function with ``source`` its text -- the reference
+    the program is checked against, generated on first use when there is
+    a program (the warm path never needs it); ``hot`` is what the cache
+    entry holds (the program if there is one); ``guards`` the guards in
+    order."""
 
-    __slots__ = ("fn", "program", "source", "guards", "nargs", "ncells", "namespace")
+    __slots__ = ("_fn", "_source", "_namespace", "program", "guards", "nargs", "ncells",
+                 "__weakref__")
 
-    def __init__(self, fn: Callable, source: str, guards: tuple, nargs: int,
-                 ncells: int, namespace: dict, program: Any = None):
-        self.fn = fn
-        self.program = program
-        self.source = source
+    def __init__(self, guards: tuple, nargs: int, ncells: int):
         self.guards = guards
         self.nargs = nargs
         self.ncells = ncells
-        self.namespace = namespace
+        self._fn = self._source = self._namespace = None
+        self.program = None
+
+    def _generate(self) -> None:
+        ctx = _CachingContext(self.nargs, self.ncells)
+        for gd in self.guards:
+            check = gd.emit(ctx)  # may append loads to ctx.lines first
+            ctx.lines.append("if not (%s):" % check)
+            ctx.lines.append("    return False")
+        ctx.lines.append("return True")
+        body = ["    try:"] + ["        " + ln for ln in ctx.lines] + [
+            "    except Exception:",
+            "        return False",
+        ]
+        self._fn, self._source = _build("guard", ctx, body)
+        self._namespace = ctx.namespace
+        _skip_code(self._fn.__code__)
+
+    @property
+    def fn(self) -> Callable:
+        if self._fn is None:
+            self._generate()
+        return self._fn
+
+    @property
+    def source(self) -> str:
+        if self._source is None:
+            self._generate()
+        return self._source
+
+    @property
+    def namespace(self) -> dict:
+        if self._namespace is None:
+            self._generate()
+        return self._namespace
 
     @property
     def hot(self) -> Callable:
@@ -154,8 +187,16 @@ class GuardFunction:
         return "<GuardFunction: %d guards>" % len(self.guards)
 
 
+def _skip_code(code) -> None:
+    # the hook never translates our generated guards (imported late: the
+    # guards package works without the C extension's hook being used)
+    from .._hook import skip_code
+    skip_code(code)
+
+
 def compile_guards(guards: Iterable[Guard], nargs: int, ncells: int) -> GuardFunction:
-    """One generated function checking ``guards`` in order."""
+    """The guards, checked in order, as a C program and (generated when
+    first needed) a Python function."""
     unique: list[Guard] = []
     seen: set = set()
     for gd in guards:
@@ -164,19 +205,26 @@ def compile_guards(guards: Iterable[Guard], nargs: int, ncells: int) -> GuardFun
         if gd not in seen:
             seen.add(gd)
             unique.append(gd)
-    ctx = _CachingContext(nargs, ncells)
-    for gd in unique:
-        check = gd.emit(ctx)  # may append loads to ctx.lines first
-        ctx.lines.append("if not (%s):" % check)
-        ctx.lines.append("    return False")
-    ctx.lines.append("return True")
-    body = ["    try:"] + ["        " + ln for ln in ctx.lines] + [
-        "    except Exception:",
-        "        return False",
-    ]
-    fn, src = _build("guard", ctx, body)
-    program = compile_program(unique, nargs, ncells, fn)
-    return GuardFunction(fn, src, tuple(unique), nargs, ncells, ctx.namespace, program)
+    gf = GuardFunction(tuple(unique), nargs, ncells)
+    # the program's reference twin, for strict mode: builds the function lazily
+    gf.program = compile_program(unique, nargs, ncells, _Twin(gf))
+    if gf.program is None:
+        gf._generate()
+    return gf
+
+
+class _Twin:
+    """Calls a GuardFunction's Python function (weakly: the program must
+    not keep the GuardFunction alive)."""
+
+    __slots__ = ("_ref",)
+
+    def __init__(self, gf: GuardFunction):
+        self._ref = weakref.ref(gf)
+
+    def __call__(self, g, *values):
+        gf = self._ref()
+        return gf(g, *values) if gf is not None else False
 
 
 def load_statements(trackers: Sequence[Tracker], nargs: int, ncells: int):

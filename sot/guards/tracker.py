@@ -240,9 +240,11 @@ class LoadContext:
 
 class Tracker:
     """Base class. Subclasses set ``base`` (a Tracker or None) and define
-    ``expr``, ``name``, ``load`` and ``_key``."""
+    ``expr``, ``name``, ``load`` and ``_key``. Trackers are immutable;
+    the hash is computed once (paths are hashed often while guards are
+    collected and compiled)."""
 
-    __slots__ = ()
+    __slots__ = ("_hash",)
     base: "Tracker | None" = None
 
     def expr(self, ctx: LoadContext) -> str:
@@ -283,7 +285,11 @@ class Tracker:
         return not self == other
 
     def __hash__(self) -> int:
-        return hash((type(self).__name__, self._key()))
+        try:
+            return self._hash
+        except AttributeError:
+            h = self._hash = hash((type(self).__name__, self._key()))
+            return h
 
     def __repr__(self) -> str:
         return "%s(%s)" % (type(self).__name__, self.name())
