@@ -463,3 +463,22 @@ def test_growing_list_whose_contents_the_graph_used_is_guarded(fn):
     assert sot.translation_count(static) >= 5                # the length guard failed on every call
     report = sot.explain(static, X, [np.float32(1), np.float32(2)])
     assert any(g.startswith("len(acc) == ") for e in report.entries for g in e.guards)
+
+
+def _graph_fails_after_effects(x, idx, acc):
+    acc.append(1)
+    print("once")
+    y = x * 2
+    return np.tanh(y)[idx]           # the resumed graph raises: only that frame reruns natively
+
+
+def _graph_fails_before_effects(x, idx, acc):
+    y = (x * 2)[idx]                 # the graph before the break raises: the frame reruns natively
+    print("never")
+    acc.append(1)
+    return y
+
+
+@pytest.mark.parametrize("fn", [_graph_fails_after_effects, _graph_fails_before_effects], ids=lambda f: f.__name__)
+def test_failing_graph_reruns_natively_without_repeating_effects(fn):
+    check(fn, (X, np.array([0, 99]), []), (X, np.array([0, 1]), [0]), static=static0(fn))
