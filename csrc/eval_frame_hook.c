@@ -24,6 +24,15 @@
  * variables the function is kept in the code state and reused while its code
  * and globals match (it holds only those two; dropped with the cache).
  *
+ * Two ways for a replacement to hand the frame on (sot/breaks, sot/translate):
+ *   it returns Resume(function, *args)  -> the hook calls function(*args)
+ *        after the replacement's frame is gone, so the resume function of a
+ *        graph break runs where the original frame would have: the stack and
+ *        tracebacks show the user's function once, not the replacement too;
+ *   it raises RerunNatively before doing anything else -> the hook runs the
+ *        original frame natively (a compiled graph failed: the user's own
+ *        code raises the error, at the user's line).
+ *
  * The guards and the callback run with the hook disabled for the thread; the
  * replacement runs with it enabled (its callees are intercepted), except for
  * the replacement's own frame, which is let through once ("bypass").
@@ -58,6 +67,7 @@ static Py_ssize_t install_count = 0;  /* threads with a callback */
 static PyInterpreterState *hook_interp = NULL;
 static _PyFrameEvalFunction previous_eval = NULL;
 static PyObject *skip_sentinel = NULL;
+static PyObject *rerun_natively = NULL;  /* the RerunNatively exception type */
 static Py_ssize_t frames_seen = 0;
 
 /* Per code object, in co_extra[extra_index]. */
@@ -124,6 +134,46 @@ static PyTypeObject SkipType = {
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Type of SKIP: a callback returns SKIP to never intercept a code again.",
     .tp_repr = skip_repr,
+};
+
+/* Resume(function, *args): returned by a replacement, called by the hook. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *call;          /* owned tuple (function, *args) */
+} ResumeObject;
+
+static PyObject *
+resume_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    if ((kwds != NULL && PyDict_GET_SIZE(kwds) != 0) || PyTuple_GET_SIZE(args) < 1 ||
+        !PyCallable_Check(PyTuple_GET_ITEM(args, 0))) {
+        PyErr_SetString(PyExc_TypeError, "Resume(function, *args) takes a callable "
+                        "and positional arguments");
+        return NULL;
+    }
+    ResumeObject *self = (ResumeObject *)type->tp_alloc(type, 0);
+    if (self != NULL) {
+        self->call = Py_NewRef(args);
+    }
+    return (PyObject *)self;
+}
+
+static void
+resume_dealloc(ResumeObject *self)
+{
+    Py_XDECREF(self->call);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyTypeObject ResumeType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "sot._C.Resume",
+    .tp_basicsize = sizeof(ResumeObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Resume(function, *args): a replacement returns this to have the hook "
+              "call function(*args) after the replacement's own frame is gone.",
+    .tp_new = resume_new,
+    .tp_dealloc = (destructor)resume_dealloc,
 };
 
 /* ------------------------------------------------------- the hook */
@@ -281,10 +331,27 @@ ask_callback(sot_thread_state *ts, sot_frame *frame, PyCodeObject *co, sot_argve
     return NULL;
 }
 
-/* Run replacement code `rc` on the argument vector, as a fresh function. */
+/* Call the Resume requests a replacement returns until a real result (or
+ * an error) comes back. Steals `res`. */
+static PyObject *
+run_resumes(PyObject *res)
+{
+    while (res != NULL && Py_IS_TYPE(res, &ResumeType)) {
+        PyObject *call = Py_NewRef(((ResumeObject *)res)->call);
+        Py_DECREF(res);
+        res = PyObject_Vectorcall(PyTuple_GET_ITEM(call, 0), ((PyTupleObject *)call)->ob_item + 1,
+                                  (size_t)(PyTuple_GET_SIZE(call) - 1), NULL);
+        Py_DECREF(call);
+    }
+    return res;
+}
+
+/* Run replacement code `rc` on the argument vector, as a fresh function.
+ * Sets *rerun (and returns NULL, no exception set) when the replacement
+ * asks for the original frame to run natively instead. */
 static PyObject *
 run_replacement(sot_thread_state *ts, sot_frame *frame, PyCodeObject *co,
-                PyObject *replacement, sot_argvec *av)
+                PyObject *replacement, sot_argvec *av, int *rerun)
 {
     if (!PyCode_Check(replacement)) {
         PyErr_Format(PyExc_TypeError, "sot cache replacement must be None or a code "
@@ -335,7 +402,14 @@ run_replacement(sot_thread_state *ts, sot_frame *frame, PyCodeObject *co,
                                         NULL);
     ts->bypass = saved_bypass;
     Py_DECREF(func);
-    return res;
+    if (res == NULL) {
+        if (PyErr_ExceptionMatches(rerun_natively)) {
+            PyErr_Clear();
+            *rerun = 1;
+        }
+        return NULL;
+    }
+    return run_resumes(res);
 }
 
 /* The slow part of the hook: cache lookup, callback, replacement. Kept out
@@ -366,8 +440,12 @@ intercept(PyThreadState *tstate, sot_thread_state *ts, sot_frame *frame,
                 PyObject *res = PyObject_Vectorcall(direct, av.vec, 1 + av.nargs + av.nfree, NULL);
                 Py_DECREF(entry);
                 argvec_fini(&av);
+                if (res == NULL && PyErr_ExceptionMatches(rerun_natively)) {
+                    PyErr_Clear();  /* as for a replacement: the frame is unrun */
+                    return run_default(tstate, frame, 0);
+                }
                 sot_frame_release_unrun(tstate, frame);
-                return res;
+                return run_resumes(res);
             }
             replacement = Py_NewRef(PyTuple_GET_ITEM(entry, 1));
             Py_DECREF(entry);
@@ -394,9 +472,14 @@ intercept(PyThreadState *tstate, sot_thread_state *ts, sot_frame *frame,
         argvec_fini(&av);
         return run_default(tstate, frame, 0);
     }
-    PyObject *res = run_replacement(ts, frame, co, replacement, &av);
+    int rerun = 0;
+    PyObject *res = run_replacement(ts, frame, co, replacement, &av, &rerun);
     Py_DECREF(replacement);
     argvec_fini(&av);
+    if (rerun) {
+        /* The replacement did nothing observable yet; the frame is unrun. */
+        return run_default(tstate, frame, 0);
+    }
     sot_frame_release_unrun(tstate, frame);
     return res;
 
@@ -748,8 +831,19 @@ PyInit__C(void)
         }
     }
     if (PyType_Ready(&FrameInfo_Type) < 0 || PyType_Ready(&ThreadOwner_Type) < 0 ||
-        sot_guard_program_init() < 0 || sot_static_function_init() < 0) {
+        PyType_Ready(&ResumeType) < 0 || sot_guard_program_init() < 0 ||
+        sot_static_function_init() < 0) {
         return NULL;
+    }
+    if (rerun_natively == NULL) {
+        rerun_natively = PyErr_NewExceptionWithDoc(
+            "sot._C.RerunNatively",
+            "Raised by a replacement, before it does anything else, to have the "
+            "hook run the original frame natively instead.",
+            PyExc_BaseException, NULL);
+        if (rerun_natively == NULL) {
+            return NULL;
+        }
     }
     if (skip_sentinel == NULL) {
         skip_sentinel = PyType_Ready(&SkipType) < 0 ? NULL : PyObject_New(PyObject, &SkipType);
@@ -763,6 +857,8 @@ PyInit__C(void)
     }
     if (PyModule_AddObjectRef(m, "SKIP", skip_sentinel) < 0 ||
         PyModule_AddObjectRef(m, "FrameInfo", (PyObject *)&FrameInfo_Type) < 0 ||
+        PyModule_AddObjectRef(m, "Resume", (PyObject *)&ResumeType) < 0 ||
+        PyModule_AddObjectRef(m, "RerunNatively", rerun_natively) < 0 ||
         PyModule_AddObjectRef(m, "GuardProgram", (PyObject *)&GuardProgram_Type) < 0 ||
         PyModule_AddObjectRef(m, "StaticFunction", (PyObject *)&StaticFunction_Type) < 0 ||
         PyModule_AddFunctions(m, sot_guard_methods) < 0) {

@@ -14,6 +14,10 @@ The contract (see ``csrc/eval_frame_hook.c``):
   positional parameters and has the same free variables).
 * On a miss ``callback(frame_info)`` returns ``None`` (run the original),
   ``SKIP`` (never intercept this code again) or a replacement code object.
+* A replacement that returns ``Resume(function, *args)`` has the hook call
+  ``function(*args)`` once the replacement's frame is gone (the frame's
+  result is that call's); one that raises ``RerunNatively`` before doing
+  anything else has the hook run the original frame natively.
 """
 from __future__ import annotations
 
@@ -23,6 +27,8 @@ from sot import _C
 from sot._C import (  # noqa: F401  (re-exported API)
     SKIP,
     FrameInfo,
+    RerunNatively,
+    Resume,
     StaticFunction,
     clear_cache,
     frames_seen,
@@ -40,6 +46,8 @@ from sot._C import (  # noqa: F401  (re-exported API)
 __all__ = [
     "SKIP",
     "FrameInfo",
+    "RerunNatively",
+    "Resume",
     "StaticFunction",
     "callback_set",
     "clear_cache",

@@ -16,15 +16,13 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-import types
 from dataclasses import dataclass, field
 
 from . import _hook, _skip
-from ._codemap import CodeMap
 from .backends import compile_graph
 from .breaks.reasons import INTERNAL, UNSUPPORTED_BREAK, BreakReason, FallbackError
 from .breaks import resume as breaks
-from .executor.codegen import make_calling_code, uniform_arg_names, uniform_code
+from .executor.codegen import make_calling_code, uniform_arg_names
 from .executor.executor import BreakHere, OpcodeExecutor
 from .executor.function_graph import FunctionGraph
 from .executor.opcode_table import FACTS
@@ -322,16 +320,12 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
             _hook.skip_code(run.__code__)
         namespace["__graph"] = run
         call = f"O = __graph({', '.join(f'I{i}' for i in range(len(graph.inputs)))})"
-        native = _native_rerun(code)
-        if native is None:
-            lines.append(f"    {call}")
-        else:
-            # An error inside the graph is raised again by the user's own code,
-            # so the traceback ends at the user's line (the region is pure).
-            namespace["__native"], namespace["__function"] = native, types.FunctionType
-            lines += ["    try:", f"        {call}", "    except Exception:",
-                      f"        __function(__native, g)({', '.join(f'a{i}' for i in range(nargs))})",
-                      "        raise"]
+        # An error inside the graph: the hook runs the frame natively instead
+        # (the runner is the replacement's first step and nothing before the
+        # graph is observable), so the user's own code raises it, at the
+        # user's line, with no sot frame in the traceback.
+        namespace["__rerun"] = _hook.RerunNatively
+        lines += ["    try:", f"        {call}", "    except Exception:", "        raise __rerun from None"]
         info.graphs.append((len(graph.ir), compiled.backend, compiled.source))
     lines += [f"    {stmt}" for stmt in builder.prelude]
     lines.append(f"    return {ret}")
@@ -342,21 +336,6 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
     runner.source = source
     _hook.skip_code(runner.__code__)
     return runner
-
-
-_native_cache = CodeMap()
-
-
-def _native_rerun(code):
-    """`code` taking the argument vector, to run natively (None for closures:
-    the runner does not hold the frame's real cells)."""
-    if code.co_freevars:
-        return None
-    native = _native_cache.get(code)
-    if native is None:
-        native = _native_cache[code] = uniform_code(code)
-        _hook.skip_code(native)
-    return native
 
 
 def _used_cell_indices(trackers) -> set:

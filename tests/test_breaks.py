@@ -347,3 +347,138 @@ def test_exception_raised_by_the_native_instruction_propagates():
         z = y.tolist()
         return {}[len(z)] + y
     check(f, (X,), static=static0(f))
+
+
+# A list from outside the function is guarded by its type until the trace
+# reads its contents; then its length and items are guarded too. A function
+# that only appends to an argument list (a break) keeps its entries while
+# the list grows; one whose graph depends on the length still retranslates.
+
+def _appends(x, acc):
+    acc.append(x.sum())
+    return x * 2
+
+
+def _extends_and_inserts(x, acc):
+    y = np.tanh(x)
+    acc.extend([y.sum(), y.max()])
+    acc.insert(0, y.min())
+    return y * 3
+
+
+def _passes_list_on(x, acc):
+    return x * 2, acc
+
+
+def _appends_then_len(x, acc):
+    acc.append(x.sum())
+    return x * len(acc)              # the length flows into the resumed graph
+
+
+def _len_then_appends(x, acc):
+    y = x * len(acc)                 # the length flows into the graph before the break
+    acc.append(y.sum())
+    return y + 1
+
+
+def _loop_then_appends(x, acc):
+    for v in acc:                    # unrolled over the items
+        x = x + v
+    acc.append(x.sum())
+    return x
+
+
+def _truth_then_appends(x, acc):
+    y = x + 1 if acc else x - 1
+    acc.append(y.max())
+    return y
+
+
+def _last_then_appends(x, acc):
+    y = x * acc[-1]
+    acc.append(y.max())
+    return y
+
+
+class _History:
+    def __init__(self):
+        self.losses = [np.float32(0)]
+
+    def step(self, x):
+        loss = (x * x).mean()
+        self.losses.append(loss)
+        return x - loss
+
+
+def _records_on_an_object(x, hist):
+    return hist.step(x)
+
+
+LIST_USERS = [_appends, _extends_and_inserts, _passes_list_on, _appends_then_len, _len_then_appends,
+              _loop_then_appends, _truth_then_appends, _last_then_appends]
+
+
+@pytest.mark.parametrize("fn", LIST_USERS, ids=lambda f: f.__name__)
+def test_function_using_an_argument_list_matches_eager(fn):
+    check(fn, (X, [np.float32(1)]), (X, [np.float32(1), np.float32(2)]), (X, [2.5, 1.0, 3.0]),
+          static=static0(fn))
+    check(fn, (X, [np.float32(1)]), (X, [2.5, 1.0, 3.0]))     # region before the break run natively
+
+
+def _grow(fn, static, calls: int):
+    """Call eager and traced on their own growing list, comparing each call."""
+    from difftest import assert_same
+    eager_acc, traced_acc = [np.float32(1)], [np.float32(1)]
+    for _ in range(calls):
+        assert_same(fn(X, eager_acc), static(X, traced_acc))
+        assert_same(traced_acc, eager_acc, "the list")
+
+
+@pytest.mark.parametrize("fn, translations", [(_appends, 2), (_extends_and_inserts, 3), (_passes_list_on, 1)],
+                         ids=lambda v: getattr(v, "__name__", str(v)))
+def test_growing_argument_list_does_not_retranslate(fn, translations):
+    static = static0(fn)
+    _grow(fn, static, 12)                                    # more calls than the cache holds
+    assert sot.translation_count(static) == translations    # the code and each resume function once
+    report = sot.explain(static, X, [np.float32(1)])
+    assert not any(g.startswith("len(acc)") for e in report.entries for g in e.guards)
+
+
+def test_growing_list_attribute_does_not_retranslate():
+    static = static0(_records_on_an_object)
+    eager, traced = _History(), _History()
+    for _ in range(12):
+        np.testing.assert_array_equal(_records_on_an_object(X, eager), static(X, traced))
+    assert [type(v) for v in traced.losses] == [type(v) for v in eager.losses]
+    np.testing.assert_array_equal(traced.losses, eager.losses)
+    assert sot.translation_count(_History.step) <= 2
+    assert sot.translation_count(static) <= 2
+
+
+@pytest.mark.parametrize("fn", [_appends_then_len, _len_then_appends, _loop_then_appends, _last_then_appends],
+                         ids=lambda f: f.__name__)
+def test_growing_list_whose_contents_the_graph_used_is_guarded(fn):
+    static = static0(fn)
+    _grow(fn, static, 5)
+    assert sot.translation_count(static) >= 5                # the length guard failed on every call
+    report = sot.explain(static, X, [np.float32(1), np.float32(2)])
+    assert any(g.startswith("len(acc) == ") for e in report.entries for g in e.guards)
+
+
+def _graph_fails_after_effects(x, idx, acc):
+    acc.append(1)
+    print("once")
+    y = x * 2
+    return np.tanh(y)[idx]           # the resumed graph raises: only that frame reruns natively
+
+
+def _graph_fails_before_effects(x, idx, acc):
+    y = (x * 2)[idx]                 # the graph before the break raises: the frame reruns natively
+    print("never")
+    acc.append(1)
+    return y
+
+
+@pytest.mark.parametrize("fn", [_graph_fails_after_effects, _graph_fails_before_effects], ids=lambda f: f.__name__)
+def test_failing_graph_reruns_natively_without_repeating_effects(fn):
+    check(fn, (X, np.array([0, 99]), []), (X, np.array([0, 1]), [0]), static=static0(fn))

@@ -5,6 +5,7 @@ passes, strict xfail turns that into a failure, and the marker is removed."""
 from __future__ import annotations
 
 import traceback
+import warnings
 
 import numpy as np
 import pytest
@@ -16,13 +17,15 @@ def _user_frames(exc):
     return [(fs.name, fs.lineno) for fs in traceback.extract_tb(exc.__traceback__) if fs.filename == __file__]
 
 
+def _sot_frames(exc):
+    return [fs.filename for fs in traceback.extract_tb(exc.__traceback__) if fs.filename.startswith("<sot")]
+
+
 def _raise_after_print(x):
     print("before")
     return np.sort(x.astype(np.float32), axis=-1)   # AxisError for a 0-d x
 
 
-@pytest.mark.xfail(strict=True, reason="a frame resumed after a graph break shows the breaking line "
-                                       "(print) as an extra traceback entry of the same function")
 def test_traceback_after_graph_break_has_no_extra_frame(capsys):
     frames = []
     for fn in (_raise_after_print, sot.to_static(_raise_after_print)):
@@ -30,6 +33,124 @@ def test_traceback_after_graph_break_has_no_extra_frame(capsys):
             fn(np.ones((), np.int64))
         frames.append(_user_frames(info.value))
     assert frames[0] == frames[1]
+
+
+# Tracebacks through graph breaks: the rest of a split function runs as a
+# resume function, called by the hook once the replacement's frame is gone
+# (sot._C.Resume), and a failing graph makes the hook run the frame natively
+# (sot._C.RerunNatively): the user's frames are eager's, and no sot frame
+# sits between them.
+
+def _reshape_15(x):
+    return x.reshape(3, 5) + 1          # ValueError unless x.size == 15
+
+
+def _tb_one_break(x):
+    y = x * 2
+    print("b")
+    return _reshape_15(y) * 3
+
+
+def _tb_two_breaks(x):
+    y = x * 2
+    print("b")
+    y = y + 1
+    print("c")
+    z = y - 1
+    return z[np.array([0, 99])]         # IndexError
+
+
+def _tb_helper_raises(x):
+    y = np.tanh(x)
+    print("b")
+    y = y + 1
+    return _reshape_15(y)
+
+
+def _tb_prints(x):
+    print("in callee")
+    return x + 1
+
+
+def _tb_break_in_callee(x):
+    y = _tb_prints(x * 2)               # a break at the call site
+    return _reshape_15(y)
+
+
+def _tb_break_in_loop(x, n):
+    for i in range(n):
+        print(i)
+        x = x + 1
+    return _reshape_15(x)
+
+
+def _tb_graph_fails_after_break(x, idx):
+    y = x * 2
+    print("b")
+    return np.tanh(y)[idx]              # the compiled graph raises IndexError
+
+
+def _tb_graph_fails(x, idx):
+    y = x * 2
+    return y[idx] + 1
+
+
+def _tb_closure():
+    k = 2.0
+
+    def graph_fails_with_closure(x, idx):
+        y = x * k
+        return y[idx] + 1
+    return graph_fails_with_closure
+
+
+@pytest.mark.parametrize("min_graph_size", [0, 10])   # compiled / native region before the break
+@pytest.mark.parametrize("fn, args", [
+    (_tb_one_break, (np.ones(4),)),
+    (_tb_two_breaks, (np.ones(4),)),
+    (_tb_helper_raises, (np.ones(4),)),
+    (_tb_break_in_callee, (np.ones(4),)),
+    (_tb_break_in_loop, (np.ones(4), 3)),
+    (_tb_graph_fails_after_break, (np.ones(4), np.array([7, 0]))),
+    (_tb_graph_fails, (np.ones(4), np.array([0, 99]))),
+    (_tb_closure(), (np.ones(4), np.array([0, 99]))),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_traceback_through_breaks_lists_the_eager_user_frames(fn, args, min_graph_size, capsys):
+    def raised(f):
+        with pytest.raises(Exception) as info:
+            f(*args)
+        return info.value
+    eager = raised(fn)
+    static = sot.to_static(fn, min_graph_size=min_graph_size)
+    for _ in range(3):                  # the first call translates, the others run from the cache
+        traced = raised(static)
+        assert (type(traced), str(traced)) == (type(eager), str(eager))
+        assert _user_frames(traced) == _user_frames(eager)
+        assert _sot_frames(traced) == []
+
+
+def _warn_after_break(x):
+    print("b")
+    warnings.warn("from the callee", UserWarning, stacklevel=2)
+    return x + 1
+
+
+def _calls_warn_after_break(x):
+    y = x * 2
+    return _warn_after_break(y)
+
+
+def test_stacklevel_after_a_break_in_a_callee_names_the_caller(capsys):
+    """The resume function's caller is the frame's caller, not the replacement."""
+    lines = []
+    for fn in (_calls_warn_after_break, sot.to_static(_calls_warn_after_break)):
+        for _ in range(2):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                fn(np.ones(3))
+            lines.append([(w.filename, w.lineno) for w in caught])
+    assert lines[0] == [(__file__, _calls_warn_after_break.__code__.co_firstlineno + 2)]
+    assert all(seen == lines[0] for seen in lines)
 
 
 def _break_then_return(x, k):

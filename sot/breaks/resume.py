@@ -3,7 +3,11 @@
 A break at instruction *i* of a translated frame turns the frame into:
 
     guards → [graph of the region before i] → restore stack and locals →
-    instruction i run natively → return resume_fn(*stack, *live_locals)
+    instruction i run natively → return Resume(resume_fn, *stack, *live_locals)
+
+The hook (sot._C) calls `resume_fn` once the replacement's frame is gone, so
+the resumed code runs where the original frame would have: its caller is the
+frame's caller, and a traceback shows the user's function once.
 
 `resume_code` builds the resume function: the original code with a prologue
 that pushes the saved stack and jumps to the instruction after *i*. The hook
@@ -215,7 +219,7 @@ def _store_stack(count: int) -> list[Instr]:
 
 def _resume_call(resume: types.CodeType, stack_count: int, local_names: list[str]) -> list[Instr]:
     args = [f"{RESULT_PREFIX}{j}" for j in range(stack_count)] + list(local_names)
-    return codegen.call_new_function(resume, args)
+    return codegen.return_resume(resume, args)
 
 
 def compiled_prefix_code(original: types.CodeType, plan: BreakPlan, runner, used_cells: set,

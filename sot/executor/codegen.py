@@ -13,6 +13,7 @@ import types
 
 from bytecode import Bytecode, FreeVar, Instr
 
+from .. import _hook
 from .opcode_table import FACTS
 
 
@@ -71,8 +72,9 @@ def patch_closure_loads(built: types.CodeType, inner: types.CodeType) -> types.C
     return built.replace(co_code=bytes(raw))
 
 
-def call_new_function(code: types.CodeType, arg_names: list[str]) -> list[Instr]:
-    """`return <function from code, with this frame's closure>(*arg_names)`."""
+def return_resume(code: types.CodeType, arg_names: list[str]) -> list[Instr]:
+    """`return Resume(<function from code, with this frame's closure>, *arg_names)`:
+    the hook makes the call once this frame is gone (see sot/_hook.py)."""
     ins = new_function(code)
     if code.co_freevars:
         if FACTS.make_function_flags_in_arg:
@@ -80,12 +82,8 @@ def call_new_function(code: types.CodeType, arg_names: list[str]) -> list[Instr]
             ins[-1] = Instr("MAKE_FUNCTION", 0x08)
         else:
             ins = _closure_of(code) + ins + [Instr("SET_FUNCTION_ATTRIBUTE", 0x08)]
-    if FACTS.call_has_null_slot:
-        ins = ins + [Instr("PUSH_NULL")] if FACTS.null_after_callable else [Instr("PUSH_NULL")] + ins
     ins += [Instr("LOAD_FAST", name) for name in arg_names]
-    ins += _call(len(arg_names))
-    ins.append(Instr("RETURN_VALUE"))
-    return ins
+    return call_const(_hook.Resume, ins, 1 + len(arg_names)) + [Instr("RETURN_VALUE")]
 
 
 def prologue(code: types.CodeType) -> list[Instr]:
@@ -144,19 +142,6 @@ def make_calling_code(original: types.CodeType, target, used_cells: set[int]) ->
     bc = new_bytecode(original, uniform_arg_names(original))
     ins = prologue(original) + calling_instrs(original, target, used_cells) + [Instr("RETURN_VALUE")]
     return finish(bc, ins, original.co_firstlineno)
-
-
-def uniform_code(code: types.CodeType) -> types.CodeType:
-    """`code` itself, taking its argument vector positionally (as the hook
-    passes it): used to run a translated frame natively again."""
-    bc, _ = split_superinstructions(Bytecode.from_code(code))
-    names = uniform_arg_names(code)
-    bc.argcount = len(names)
-    bc.posonlyargcount = 0
-    bc.kwonlyargcount = 0
-    bc.flags = bc.flags & ~(0x04 | 0x08)
-    bc.argnames = names
-    return bc.to_code()
 
 
 # 3.13 superinstructions pack two local indices in 4 bits each: in rebuilt

@@ -118,8 +118,10 @@ class FunctionGraph:
             self.add_guard(LenGuard(tracker, value))
             return TupleVariable([self.wrap(v, _item(tracker, i)) for i, v in enumerate(value)], tracker)
         if t is list:
-            self.add_guard(LenGuard(tracker, value))
-            return ListVariable([self.wrap(v, _item(tracker, i)) for i, v in enumerate(value)], tracker)
+            if tracker is None:
+                return ListVariable([self.wrap(v, None) for v in value])
+            self.add_guard(TypeGuard(tracker, list))  # length and items: when the trace reads them
+            return ListVariable.from_source(tracker, lambda: self._list_items(value, tracker))
         if t is dict:
             if not all(type(k) in (str, int) for k in value):
                 self.add_guard(IdGuard(tracker, value))
@@ -150,6 +152,12 @@ class FunctionGraph:
         if isinstance(value, type):
             return ClassVariable(value, tracker)
         return OpaqueVariable(value, tracker)
+
+    def _list_items(self, value: list, tracker) -> list[Variable]:
+        """The items of a list from outside the frame, guarded: the trace read them.
+        The simulation runs no user code, so `value` is as it was when wrapped."""
+        self.add_guard(LenGuard(tracker, value))
+        return [self.wrap(v, _item(tracker, i)) for i, v in enumerate(value)]
 
     # -- graph ops ------------------------------------------------------------
     def call_op(self, op, args, kwargs=None, *, inplace: bool = False) -> Variable:

@@ -28,11 +28,35 @@ class _MutableContainer(Variable):
 
 
 class ListVariable(_MutableContainer):
-    """A list."""
+    """A list.
+
+    A list from outside the frame (`from_source`) is guarded by its type
+    only until the trace reads its contents: `items` is then loaded, which
+    guards its length and wraps each element. A trace that only passes the
+    list on or calls a method that breaks (`acc.append(y)` on an argument)
+    therefore holds for the next call, when the list has grown."""
 
     def __init__(self, items: list[Variable], tracker=None):
         super().__init__(tracker)
-        self.items = list(items)
+        self._items = list(items)
+        self._load = None
+
+    @classmethod
+    def from_source(cls, tracker, load) -> "ListVariable":
+        """The list reached through `tracker`; `load()` guards and wraps its items."""
+        var = cls([], tracker)
+        var._items, var._load = None, load
+        return var
+
+    @property
+    def items(self) -> list[Variable]:
+        if self._items is None:
+            self._items, self._load = list(self._load()), None
+        return self._items
+
+    @items.setter
+    def items(self, items: list[Variable]) -> None:
+        self._items, self._load = list(items), None
 
     def python_type(self):
         return list
