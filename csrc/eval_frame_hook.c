@@ -69,6 +69,8 @@ static _PyFrameEvalFunction previous_eval = NULL;
 static PyObject *skip_sentinel = NULL;
 static PyObject *rerun_natively = NULL;  /* the RerunNatively exception type */
 static Py_ssize_t frames_seen = 0;
+static Py_ssize_t intercepts = 0;     /* like frames_seen, never reset */
+static int quiet_depth = 0;           /* nesting of quiet runs */
 
 /* Per code object, in co_extra[extra_index]. */
 typedef struct {
@@ -77,6 +79,9 @@ typedef struct {
     PyObject *last_func;     /* owned: function last made for a replacement
                               * without free variables, reused while its code
                               * and globals match; dropped with the cache */
+    unsigned calm;           /* consecutive watched native runs that saw no
+                              * frame intercepted (see "quiet runs") */
+    unsigned quiet_runs;     /* runs since it became calm */
 } sot_code_state;
 
 static void
@@ -331,6 +336,57 @@ ask_callback(sot_thread_state *ts, sot_frame *frame, PyCodeObject *co, sot_argve
     return NULL;
 }
 
+/* ------------------------------------------------------ quiet runs
+ *
+ * On 3.11+ CPython neither specialises nor inlines Python-to-Python calls
+ * while any PEP 523 hook is installed, so code that runs natively under the
+ * hook (a loop left native at a graph break, a frame whose entry is to run
+ * natively) pays 30-50 % on call-heavy loops even when every callee is a
+ * skipped code. Such a run is watched: when QUIET_AFTER consecutive runs of
+ * the same code saw no frame intercepted, later runs are quiet -- the
+ * interpreter's previous evaluator is restored for their duration, so
+ * nothing in them reaches the hook, which is what happened anyway. Every
+ * QUIET_RECHECK-th run is watched again, so a callee that starts needing
+ * the hook (a new code path) is noticed. Only while this thread is the only
+ * one with a callback, since the switch is interpreter-wide. Correctness
+ * never depends on it: a frame the hook does not see runs its own code. */
+#define QUIET_AFTER 2
+#define QUIET_RECHECK 64
+
+static PyObject *sot_eval_frame(PyThreadState *tstate, sot_frame *frame, int throwflag);
+
+typedef struct {
+    int quiet;
+    Py_ssize_t before;
+} sot_watch;
+
+static sot_watch
+watch_begin(sot_code_state *st)
+{
+    sot_watch w = {0, intercepts};
+    if (st != NULL && st->calm >= QUIET_AFTER && install_count == 1 &&
+        ++st->quiet_runs % QUIET_RECHECK != 0) {
+        w.quiet = 1;
+        if (quiet_depth++ == 0) {
+            _PyInterpreterState_SetEvalFrameFunc(hook_interp, previous_eval);
+        }
+    }
+    return w;
+}
+
+static void
+watch_end(sot_code_state *st, sot_watch w)
+{
+    if (w.quiet) {
+        if (--quiet_depth == 0 && install_count > 0) {
+            _PyInterpreterState_SetEvalFrameFunc(hook_interp, (_PyFrameEvalFunction)sot_eval_frame);
+        }
+    }
+    else if (st != NULL) {
+        st->calm = intercepts == w.before ? (st->calm < QUIET_AFTER ? st->calm + 1 : st->calm) : 0;
+    }
+}
+
 /* Call the Resume requests a replacement returns until a real result (or
  * an error) comes back. Steals `res`. */
 static PyObject *
@@ -397,9 +453,15 @@ run_replacement(sot_thread_state *ts, sot_frame *frame, PyCodeObject *co,
     PyCodeObject *saved_bypass = ts->bypass;
     sot_code_state *rst = code_state_peek(rc);
     ts->bypass = (rst != NULL && rst->skip) ? saved_bypass : rc;
+    if (rst == NULL) {
+        rst = code_state_get_or_create(replacement);  /* for watching; none is fine */
+        PyErr_Clear();
+    }
+    sot_watch w = watch_begin(rst);
     PyObject *res = PyObject_Vectorcall(func, av->vec + 1,
                                         (size_t)av->nargs | PY_VECTORCALL_ARGUMENTS_OFFSET,
                                         NULL);
+    watch_end(rst, w);
     ts->bypass = saved_bypass;
     Py_DECREF(func);
     if (res == NULL) {
@@ -451,6 +513,7 @@ intercept(PyThreadState *tstate, sot_thread_state *ts, sot_frame *frame,
             Py_DECREF(entry);
         }
     }
+    int from_cache = replacement != NULL;
     if (replacement == NULL) {
         replacement = ask_callback(ts, frame, co, &av);
         if (replacement == NULL) {
@@ -470,6 +533,12 @@ intercept(PyThreadState *tstate, sot_thread_state *ts, sot_frame *frame,
     if (replacement == Py_None) {
         Py_DECREF(replacement);
         argvec_fini(&av);
+        if (from_cache) {  /* an entry that runs the frame natively */
+            sot_watch w = watch_begin(st);
+            PyObject *res = run_default(tstate, frame, 0);
+            watch_end(st, w);
+            return res;
+        }
         return run_default(tstate, frame, 0);
     }
     int rerun = 0;
@@ -512,6 +581,7 @@ sot_eval_frame(PyThreadState *tstate, sot_frame *frame, int throwflag)
         return run_default(tstate, frame, throwflag);
     }
     frames_seen++;
+    intercepts++;
     return intercept(tstate, ts, frame, co, st);
 }
 
@@ -746,6 +816,7 @@ sot_set_cache(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     Py_XSETREF(st->cache, Py_NewRef(entries));
     Py_CLEAR(st->last_func);
+    st->calm = st->quiet_runs = 0;
     Py_RETURN_NONE;
 }
 
@@ -771,6 +842,7 @@ sot_clear_cache(PyObject *module, PyObject *code)
     if (st != NULL) {
         Py_CLEAR(st->cache);
         Py_CLEAR(st->last_func);
+    st->calm = st->quiet_runs = 0;
     }
     Py_RETURN_NONE;
 }

@@ -340,3 +340,97 @@ def test_threads_share_the_warm_path():
 def test_functools_partial_of_a_wrapper():
     fn = functools.partial(sot.to_static(_scale))
     np.testing.assert_array_equal(fn(np.ones(2)), _scale(np.ones(2)))
+
+
+# ------------------------------------------------------------- quiet runs
+
+_seen_hook = []
+
+
+@sot.not_to_static  # a skipped code: its frames never count as intercepted
+def _note_hook(i):
+    _seen_hook.append(_hook.hook_installed())
+    return i % 3
+
+
+def _native_loop(x, n):
+    total = 0
+    for i in range(n):  # past the unroll limit: runs natively after a graph break
+        total += _note_hook(i)
+    return x * total
+
+
+def test_a_calm_native_loop_runs_without_the_hook():
+    # every callee of the loop is skipped after two translations, so after two
+    # watched runs the loop runs with the default evaluator (on 3.11+ that
+    # keeps CPython's call specialisation), and results stay eager's
+    fn = sot.to_static(_native_loop)
+    _seen_hook.clear()
+    fn(np.ones(3), 1500)
+    assert len(_seen_hook) == 1500 and all(_seen_hook)  # watched
+    for call in range(8):
+        check(_native_loop, (np.ones(3), 1500), calls=1, static=fn)
+    _seen_hook.clear()
+    fn(np.ones(3), 1500)
+    assert _seen_hook and not any(_seen_hook)
+    assert _hook.get_callback() is None and not _hook.hook_installed()
+
+
+def _array_helper(x):
+    return x * 0.5 + 1
+
+
+def _loop_maybe_arrays(x, n, use_arrays):
+    total = 0
+    for i in range(n):
+        if use_arrays:
+            x = _array_helper(x)
+        total += _note_hook(i)
+    return x * total
+
+
+def test_a_quiet_loop_is_watched_again_and_notices_new_callees():
+    fn = sot.to_static(_loop_maybe_arrays)
+    for _ in range(6):
+        check(_loop_maybe_arrays, (np.ones(3), 1200, False), calls=1, static=fn)
+    assert sot.translation_count(_array_helper) == 0
+    for _ in range(70):  # a watched run comes within 64 quiet ones
+        check(_loop_maybe_arrays, (np.ones(3), 1200, True), calls=1, static=fn)
+    assert sot.translation_count(_array_helper) >= 1
+    _seen_hook.clear()
+    fn(np.ones(3), 1200, True)
+    assert all(_seen_hook)  # the array helper needs the hook: no longer quiet
+
+
+@sot.not_to_static
+def _raise_at(i, at):
+    if i == at:
+        raise ValueError("at %d" % i)
+    return 1
+
+
+def _loop_that_may_raise(x, at):
+    total = 0
+    for i in range(1500):
+        total += _raise_at(i, at)
+    return x + total
+
+
+def test_an_exception_out_of_a_quiet_run_restores_the_hook():
+    fn = sot.to_static(_loop_that_may_raise)
+    for _ in range(5):
+        check(_loop_that_may_raise, (np.ones(2), -1), calls=1, static=fn)
+    inner_state = []
+
+    def outer(x):
+        try:
+            fn(x, 700)
+        except ValueError:
+            inner_state.append(_hook.hook_installed())
+        return x
+
+    sot.not_to_static(outer)
+    sot.to_static(outer)(np.ones(2))
+    assert inner_state == [True]  # the outer call's callback is still in force
+    assert not _hook.hook_installed()
+    check(_loop_that_may_raise, (np.ones(2), 3), calls=2, static=fn)
