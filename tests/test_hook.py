@@ -690,3 +690,66 @@ def test_cache_replacement_that_is_not_code_is_a_type_error():
             run_hooked(Recorder(code), positional, 1, 2)
     finally:
         hook.clear_cache(code)
+
+
+# ------------------------------------------------- direct entries, Resume
+
+def two_args(a, b):
+    return ("original", a, b)
+
+
+def test_a_direct_entry_is_called_with_globals_args_and_cells_instead_of_the_frame():
+    calls = []
+
+    def direct(g, a, b):
+        calls.append(g is globals())
+        return ("direct", a, b)
+
+    hook.set_cache(two_args.__code__, [(always, uniform_code(two_args, tag="R"), direct)])
+    try:
+        assert run_hooked(lambda info: None, two_args, 1, b=2) == ("direct", 1, 2)
+    finally:
+        hook.clear_cache(two_args.__code__)
+    assert calls == [True]
+
+
+def test_a_direct_entry_raising_rerun_natively_runs_the_original_frame():
+    def direct(g, a, b):
+        raise hook.RerunNatively
+
+    hook.set_cache(two_args.__code__, [(always, None, direct)])
+    try:
+        assert run_hooked(lambda info: None, two_args, 1, 2) == ("original", 1, 2)
+    finally:
+        hook.clear_cache(two_args.__code__)
+
+
+def test_resume_requests_are_followed_until_a_value_comes_back():
+    def last(x):
+        return ("last", x)
+
+    def direct(g, a, b):
+        return hook.Resume(hook.Resume, last, a + b)  # a Resume may resume into another
+
+    hook.set_cache(two_args.__code__, [(always, None, direct)])
+    try:
+        assert run_hooked(lambda info: None, two_args, 1, 2) == ("last", 3)
+    finally:
+        hook.clear_cache(two_args.__code__)
+
+
+def test_guard_programs_are_evaluated_in_c_and_a_hit_moves_to_the_front():
+    from sot import _C
+    is_int = _C.GuardProgram(2, 0, 1, (("arg", 0, 0), ("type", 0, int)))
+    is_str = _C.GuardProgram(2, 0, 1, (("arg", 0, 0), ("type", 0, str)))
+    entries = [(is_int, None, lambda g, a, b: "int"), (is_str, None, lambda g, a, b: "str"),
+               (always, None)]
+    hook.set_cache(two_args.__code__, entries)
+    try:
+        assert run_hooked(lambda info: None, two_args, 1, 0) == "int"
+        assert run_hooked(lambda info: None, two_args, "s", 0) == "str"
+        assert [e[0] for e in entries] == [is_str, is_int, always]
+        assert run_hooked(lambda info: None, two_args, 1.5, 0) == ("original", 1.5, 0)
+        assert entries[-1][0] is always  # a plain guard never moves
+    finally:
+        hook.clear_cache(two_args.__code__)
