@@ -163,3 +163,11 @@ def test_slices_with_symbolic_bounds_print_and_check():
     c = compile_numpy(ir)
     a = np.arange(40.0, dtype=np.float32).reshape(10, 4)
     assert np.array_equal(c(a)[0], a[1:9, ::-1])
+
+
+def test_each_input_dim_has_its_own_source():
+    ir = StatementIR("g")
+    x = ir.add_input(TensorMeta((5, 3), np.float32), symbolic=[(0, "a"), (1, "b")])
+    assert ir.deps(ir.add_dim(x, 1)) == {"b"} and ir.deps(ir.add_dim(x, -2)) == {"a"}
+    y = ir.add_op(method("sum"), (x,), {"axis": 1})
+    assert ir.deps(ir.add_dim(y, 0)) == {"a", "b"}   # derived dims: every source of the operands

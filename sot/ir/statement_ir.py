@@ -208,6 +208,7 @@ class StatementIR:
         self._n_temps = 0
         self._dims: list = []                       # symbolic dim k -> its source
         self._deps: dict[str, frozenset] = {}       # symbol name -> sources it depends on
+        self._input_dims: dict[tuple, object] = {}  # (input name, axis) -> its source
 
     # -- building -----------------------------------------------------------
 
@@ -226,6 +227,7 @@ class StatementIR:
                 self._dims.append(source)
                 shadow[axis] += SHADOW_OFFSET * len(self._dims)
                 sources.append(source)
+                self._input_dims[(f"i{len(self._inputs)}", axis % len(shadow))] = source
             meta = TensorMeta(meta.shape, meta.dtype, meta.is_scalar, tuple(shadow))
         sym = Symbol(f"i{len(self._inputs)}", meta)
         self._inputs.append(sym)
@@ -272,7 +274,9 @@ class StatementIR:
         if axis % len(meta.shape) not in meta.symbolic_axes:
             return size
         from .registry import DIM_OP
-        out = self._new_temp(ScalarMeta(int, size, meta.shadow[axis]), self._deps[symbol.name])
+        source = self._input_dims.get((symbol.name, axis % len(meta.shape)))
+        deps = frozenset([source]) if source is not None else self._deps[symbol.name]
+        out = self._new_temp(ScalarMeta(int, size, meta.shadow[axis]), deps)
         self._statements.append(Statement(DIM_OP, (symbol, axis), {}, (out,)))
         return out
 
