@@ -14,7 +14,7 @@ __version__ = "0.1.0"
 
 # Imported on first use, so `import sot` stays light.
 _LAZY = {"ExportError": "export", "InputSpec": "export", "load": "export", "save": "export",
-         "GraphBreakError": "translate"}
+         "GraphBreakError": "translate", "mark_dynamic": "executor.shape_policy"}
 
 
 def __getattr__(name):
@@ -27,5 +27,5 @@ def __getattr__(name):
 __all__ = [
     "to_static", "not_to_static", "reset", "explain", "ExplainReport", "GraphBreakError",
     "translation_count", "set_verbosity", "set_code_level", "psdb",
-    "InputSpec", "save", "load", "ExportError",
+    "InputSpec", "save", "load", "ExportError", "mark_dynamic",
 ]

@@ -18,13 +18,19 @@ def _env_int(name: str, default: int) -> int:
 
 
 def to_static(fn=None, *, backend: str | None = None, device: str = "cpu", full_graph: bool = False, cache_size: int | None = None,
-              min_graph_size: int | None = None):
+              min_graph_size: int | None = None, dynamic: bool | None = None):
     """Translate `fn` (function, method, bound method or callable object) on call.
 
     The decorated callable behaves exactly like `fn`; array computation it
     performs is captured into graphs and cached behind guards. Around a graph
     break, a graph smaller than `min_graph_size` ops (default 10, env
     SOT_MIN_GRAPH_SIZE) runs natively instead.
+
+    `dynamic`: symbolic array dims. None (default, env SOT_DYNAMIC=0/1
+    overrides): automatic, a dim whose size changed since the code's
+    previous translation becomes symbolic, so one entry serves every size
+    >= 2 of it; True: every dim symbolic from the first call; False: only
+    dims forced by `sot.mark_dynamic`.
     """
     # The translator and backends load on first use, keeping `import sot` light.
     from .backends import BACKENDS, DEVICES
@@ -33,7 +39,7 @@ def to_static(fn=None, *, backend: str | None = None, device: str = "cpu", full_
     if fn is None:
         return functools.partial(to_static, backend=backend, device=device, full_graph=full_graph,
                                  cache_size=cache_size,
-                                 min_graph_size=min_graph_size)
+                                 min_graph_size=min_graph_size, dynamic=dynamic)
     if backend is None:
         backend = os.environ.get("SOT_BACKEND") or "numpy"
     if backend not in BACKENDS:
@@ -51,9 +57,13 @@ def to_static(fn=None, *, backend: str | None = None, device: str = "cpu", full_
         raise ValueError("cache_size must be >= 1")
     if min_graph_size is None:
         min_graph_size = _env_int("SOT_MIN_GRAPH_SIZE", 10)
+    if dynamic is None and os.environ.get("SOT_DYNAMIC") in ("0", "1"):
+        dynamic = os.environ["SOT_DYNAMIC"] == "1"
+    if dynamic not in (None, True, False):
+        raise ValueError("dynamic must be None, True or False")
     target_code = _target_code(fn)
     translator = Translator(Options(backend=backend, device=device, full_graph=full_graph, cache_size=cache_size,
-                                    min_graph_size=min_graph_size, top_code=target_code,
+                                    min_graph_size=min_graph_size, top_code=target_code, dynamic=dynamic,
                                     strict=bool(os.environ.get("SOT_STRICT"))))
 
     # A C callable: sets the translator as this thread's frame callback around
@@ -88,8 +98,11 @@ def not_to_static(fn):
 
 
 def reset() -> None:
-    """Drop every cached translation."""
+    """Drop every cached translation (and the sizes seen for automatic
+    dynamic shapes)."""
     cache.reset()
+    from .executor import shape_policy
+    shape_policy.reset()
 
 
 def translation_count(fn) -> int:

@@ -27,10 +27,12 @@ from .executor.executor import BreakHere, OpcodeExecutor
 from .executor.function_graph import FunctionGraph
 from .executor.opcode_table import FACTS
 from .executor.output import OutputBuilder
+from .executor.shape_policy import ShapePolicy
 from .executor.variables import NULL, CellVariable, DynamicScalarVariable
 from .guards import cache
 from .guards.compile import compile_guards, load_statements
 from .guards.tracker import CellTracker, LocalTracker
+from .ir.symbolic import SpecializeDims
 from .logs import dump_translation, vlog
 
 log = logging.getLogger("sot.breaks")
@@ -105,6 +107,7 @@ class Options:
     full_graph: bool = False
     cache_size: int = cache.DEFAULT_CACHE_SIZE
     min_graph_size: int = 10
+    dynamic: bool | None = None   # symbolic dims: None automatic, True all, False none (see shape_policy)
     strict: bool = False
     top_code: object = None
 
@@ -132,7 +135,7 @@ class Translator:
                  code.co_firstlineno, info.recompile_reason)
         full_graph = self.options.full_graph and origin is self.options.top_code
         try:
-            replacement, graph = translate(frame, info, self.options, allow_break=not full_graph)
+            replacement, graph, info = _translate_specialising(frame, info, self.options, not full_graph)
         except Exception as e:  # a bug in sot must never become the user's exception
             log.warning("internal error translating %s; it runs natively: %s: %s",
                         name, type(e).__name__, e, exc_info=log.isEnabledFor(logging.DEBUG))
@@ -170,6 +173,31 @@ class Translator:
         return replacement
 
 
+MAX_SPECIALISATIONS = 8
+
+
+def _translate_specialising(frame, info: EntryInfo, options: Options, allow_break: bool):
+    """translate(), redone with dims static while the trace relies on the
+    size of a symbolic dim (SpecializeDims); (replacement, graph, info)."""
+    code = frame.f_code
+    shapes = ShapePolicy(code, options.dynamic)
+    for _ in range(MAX_SPECIALISATIONS):
+        attempt = EntryInfo(info.code_name, info.filename, info.firstlineno,
+                            recompile_reason=info.recompile_reason)
+        try:
+            replacement, graph = translate(frame, attempt, options, allow_break, shapes)
+            return replacement, graph, attempt
+        except SpecializeDims as e:
+            vlog(2, log_guards, "%s (%s:%d): specialising dims %s: %s", info.code_name, code.co_filename,
+                 code.co_firstlineno, ", ".join(f"{t.name()}.shape[{a}]" for t, a in e.dims), e.why)
+            if not e.dims:
+                break
+            shapes.specialise(e.dims)
+    attempt = EntryInfo(info.code_name, info.filename, info.firstlineno, recompile_reason=info.recompile_reason)
+    replacement, graph = translate(frame, attempt, options, allow_break, None)
+    return replacement, graph, attempt
+
+
 def _recompile_reason(code, frame) -> str | None:
     """In words, why the most recent entry of `code` did not match this frame."""
     previous = [e for e in cache.entries(code) if e.guard is not None]
@@ -201,10 +229,11 @@ def _simulate(frame, graph: FunctionGraph, break_at=None) -> OpcodeExecutor:
                           dynamic_names=breaks.RESUME_DYNAMIC.get(code, frozenset()))
 
 
-def translate(frame, info: EntryInfo, options: Options, allow_break: bool = True):
-    """(replacement code or None, the FunctionGraph whose guards select it)."""
+def translate(frame, info: EntryInfo, options: Options, allow_break: bool = True, shapes=None):
+    """(replacement code or None, the FunctionGraph whose guards select it).
+    `shapes`: the ShapePolicy choosing symbolic dims (None: all static)."""
     code = frame.f_code
-    graph = FunctionGraph(f"{code.co_name}_graph")
+    graph = FunctionGraph(f"{code.co_name}_graph", shapes)
     try:
         with _phase(info, "simulate"):
             result = _simulate(frame, graph).run()
@@ -223,7 +252,7 @@ def translate(frame, info: EntryInfo, options: Options, allow_break: bool = True
         info.fallback = error.reason
         return None, graph
     try:
-        return make_break(frame, instr, _at_call_site(code, error), info, options)
+        return make_break(frame, instr, _at_call_site(code, error), info, options, shapes)
     except FallbackError as e:
         info.fallback = error.reason
         if e.reason.message != error.reason.message:
@@ -243,14 +272,14 @@ def _at_call_site(code, error: FallbackError) -> BreakReason:
     return outer.located(code.co_filename, line)
 
 
-def make_break(frame, instr, reason: BreakReason, info: EntryInfo, options: Options):
+def make_break(frame, instr, reason: BreakReason, info: EntryInfo, options: Options, shapes=None):
     """Simulate again up to `instr` and split the frame there."""
     code = frame.f_code
     stop = breaks.stop_offset(code, instr)
     if isinstance(stop, str):
         raise FallbackError(UNSUPPORTED_BREAK, stop)
     stop_at, loop = stop
-    graph = FunctionGraph(f"{code.co_name}_graph")
+    graph = FunctionGraph(f"{code.co_name}_graph", shapes)
     executor = _simulate(frame, graph, break_at=stop_at)
     try:
         with _phase(info, "simulate"):

@@ -76,7 +76,9 @@ def test_int_float_and_bool_arguments_are_distinguished():
 
 
 def test_cache_limit_holds_and_overflow_is_logged(caplog):
-    static = sot.to_static(lambda x: x + 1, cache_size=3)
+    # dynamic=False: each size is its own entry (automatic dynamic shapes
+    # would serve every size >= 2 from one entry)
+    static = sot.to_static(lambda x: x + 1, cache_size=3, dynamic=False)
     sot.set_verbosity(1)
     try:
         with caplog.at_level(logging.INFO, logger="sot.cache"):

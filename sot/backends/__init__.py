@@ -9,6 +9,9 @@
   graph stays on NumPy;
 * ``"auto"`` — both, timed on the first calls, the faster kept.
 
+A graph with symbolic dims runs as it is on NumPy; on onnxruntime and auto
+it is compiled once per tuple of input shapes (``symbolic_shapes``).
+
 Every compiled graph is callable with the input values and returns the tuple
 of outputs, and has ``.source``, ``.backend`` and ``.explain()``.  onnx and
 onnxruntime are imported only when an ONNX graph is compiled.
@@ -30,6 +33,14 @@ def compile_graph(graph: StatementIR, backend: str = "numpy", device: str = "cpu
         raise ValueError(f"unknown backend {backend!r}; expected one of {BACKENDS}")
     if device not in DEVICES:
         raise ValueError(f"unknown device {device!r}; expected one of {DEVICES}")
+    if backend != "numpy" and graph.is_symbolic:
+        # ONNX models hold static sizes: one compilation per input shapes
+        from .symbolic_shapes import PerShapeCompiledGraph
+        return PerShapeCompiledGraph(graph, lambda ir: _compile_static(ir, backend, device), backend)
+    return _compile_static(graph, backend, device)
+
+
+def _compile_static(graph: StatementIR, backend: str, device: str):
     if backend == "numpy":
         if device != "cpu":
             raise ValueError("the numpy backend runs on the CPU only; use backend='onnxruntime' "

@@ -90,6 +90,8 @@ class _Emitter:
             return "[" + ", ".join(self.value(x) for x in v) + "]"
         if type(v) is dict:
             return "{" + ", ".join(f"{k!r}: {self.value(x)}" for k, x in v.items()) + "}"
+        if isinstance(v, slice) and any(isinstance(x, Symbol) for x in (v.start, v.stop, v.step)):
+            return f"slice({self.value(v.start)}, {self.value(v.stop)}, {self.value(v.step)})"
         return self.bind(v)
 
     def atom(self, v) -> str:
@@ -104,8 +106,8 @@ class _Emitter:
 
     def subscript_item(self, v) -> str:
         if isinstance(v, slice) and all(
-                x is None or type(x) is int for x in (v.start, v.stop, v.step)):
-            parts = ["" if x is None else repr(x) for x in (v.start, v.stop, v.step)]
+                x is None or type(x) is int or isinstance(x, Symbol) for x in (v.start, v.stop, v.step)):
+            parts = ["" if x is None else self.value(x) for x in (v.start, v.stop, v.step)]
             return ":".join(parts) if v.step is not None else ":".join(parts[:2])
         return self.value(v)
 
@@ -143,6 +145,8 @@ class _Emitter:
                 return [f"{lhs} = " + _UNARY[op.name].format(self.atom(args[0]))]
             if op.name == "getitem":
                 return [f"{lhs} = {self.receiver(args[0])}[{self.subscript(args[1])}]"]
+            if op.name == "dim":  # a symbolic dim, read from the runtime shape
+                return [f"{lhs} = {args[0].name}.shape[{args[1]}]"]
             return [f"{lhs} = {self.bind(op.target)}({self.call_args(args, kwargs)})"]
         if op.kind == "function":
             return [f"{lhs} = {self.function(op.target, op.name)}({self.call_args(args, kwargs)})"]

@@ -22,7 +22,7 @@ from .dispatch import SEQUENCES, const
 from .variables import (
     BoundMethodVariable, BuiltinMethodVariable, BuiltinVariable, ClassVariable, ConstVariable,
     DictVariable, DictViewVariable, IteratorVariable, ListVariable, NumpyCallableVariable, ObjectVariable,
-    OpaqueVariable, TensorVariable, TupleVariable, UserFunctionVariable, Variable,
+    OpaqueVariable, SymScalarVariable, TensorVariable, TupleVariable, UserFunctionVariable, Variable,
 )
 
 NONDETERMINISTIC_MODULES = ("numpy.random", "random", "time", "secrets", "uuid", "os")
@@ -147,6 +147,7 @@ def _dict_method(obj: DictVariable, name, args, kwargs):
 
 
 def _int(v: Variable) -> int:
+    dispatch.concrete("an int argument", v)
     if isinstance(v, ConstVariable) and type(v.value) in (int, bool):
         return v.value
     raise FallbackError(UNSUPPORTED_OBJECT, f"{v.describe()} is not a Python int")
@@ -155,6 +156,7 @@ def _int(v: Variable) -> int:
 # -- builtins ------------------------------------------------------------------
 
 def _consts(*vs):
+    dispatch.concrete("a Python builtin", *vs)
     if all(isinstance(v, ConstVariable) for v in vs):
         return [v.value for v in vs]
     return None
@@ -170,7 +172,7 @@ def b_len(executor, obj):
     if isinstance(obj, TensorVariable):
         if not obj.meta.shape:
             raise FallbackError(UNSUPPORTED_OBJECT, "len() of a 0-d array")
-        return const(obj.meta.shape[0])
+        return executor.graph.dim(obj, 0)
     if isinstance(obj, ConstVariable):
         return const(dispatch._python(len, obj.value))
     raise FallbackError(UNSUPPORTED_OBJECT, f"len() of {obj.describe()}")
@@ -288,7 +290,7 @@ def b_sum(executor, iterable, start=None):
 
 
 def b_abs(executor, x):
-    if isinstance(x, TensorVariable):
+    if isinstance(x, (TensorVariable, SymScalarVariable)):
         return executor.graph.call_op(registry.lookup_operator("abs"), (x,))
     return const(dispatch._python(abs, x.value if isinstance(x, ConstVariable) else _bad(x, "abs")))
 
@@ -315,7 +317,9 @@ def b_type(executor, obj):
 
 def b_bool_like(fn):
     def handler(executor, *args):
-        if len(args) == 1 and not isinstance(args[0], (ConstVariable, TensorVariable)):
+        if len(args) == 1 and isinstance(args[0], SymScalarVariable) and args[0].meta.type is fn:
+            return args[0]  # int(n) of an int computed from shapes is n itself
+        if len(args) == 1 and not isinstance(args[0], (ConstVariable, TensorVariable, SymScalarVariable)):
             if fn is bool:
                 return const(args[0].truth())
         return _python_builtin(fn)(executor, *args)
@@ -349,7 +353,7 @@ BUILTINS = {
     builtins.str: _python_builtin(str),
     builtins.repr: _python_builtin(repr),
     builtins.hash: _python_builtin(hash),
-    builtins.callable: lambda ex, obj: const(not isinstance(obj, (ConstVariable, TensorVariable, TupleVariable, ListVariable, DictVariable))),
+    builtins.callable: lambda ex, obj: const(not isinstance(obj, (ConstVariable, TensorVariable, SymScalarVariable, TupleVariable, ListVariable, DictVariable))),
     operator.add: lambda ex, a, b: dispatch.binary_op(ex.graph, "add", a, b),
     operator.mul: lambda ex, a, b: dispatch.binary_op(ex.graph, "mul", a, b),
     operator.getitem: lambda ex, a, b: dispatch.getitem(ex.graph, a, b),

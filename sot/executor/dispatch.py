@@ -21,7 +21,8 @@ from .function_graph import is_user_class
 from .variables import (
     BoundMethodVariable, BuiltinMethodVariable, ClassVariable, ConstVariable, DictVariable, DictViewVariable,
     IteratorVariable, ListVariable, ModuleVariable, NumpyCallableVariable, ObjectVariable,
-    TensorVariable, TupleVariable, UserFunctionVariable, Variable, is_const_value,
+    SymScalarVariable, SymSliceVariable, TensorVariable, TupleVariable, UserFunctionVariable, Variable,
+    is_const_value,
 )
 from .function_graph import function_variable
 
@@ -30,6 +31,27 @@ SEQUENCES = (TupleVariable, ListVariable)
 
 def const(value) -> ConstVariable:
     return ConstVariable(value)
+
+
+SYMBOLIC = (SymScalarVariable, SymSliceVariable)
+_NUMBERS = (int, float, bool)
+
+
+def concrete(why: str, *vs) -> None:
+    """Specialise the symbolic dims behind any of `vs` (SpecializeDims):
+    `why` needs their value in Python."""
+    for v in vs:
+        if isinstance(v, SYMBOLIC):
+            v.specialise(why)
+
+
+def _shape_scalars(a: Variable, b: Variable) -> bool:
+    """Whether `a op b` is Python arithmetic on a value computed from
+    symbolic dims (and a number): recorded in the graph."""
+    if not (isinstance(a, SymScalarVariable) or isinstance(b, SymScalarVariable)):
+        return False
+    return all(isinstance(v, SymScalarVariable) or (isinstance(v, ConstVariable) and type(v.value) in _NUMBERS)
+               for v in (a, b))
 
 
 def _python(fn, *values):
@@ -55,6 +77,11 @@ def binary_op(graph, name: str, a: Variable, b: Variable) -> Variable:
             raise FallbackError(UNSUPPORTED_OBJECT, f"operator {name} on arrays is not captured")
         return graph.call_op(op, (a, b))
     base = name[1:] if inplace else name
+    if _shape_scalars(a, b):
+        op = registry.lookup_operator(_op_key(base))
+        if op is not None:
+            return graph.call_op(op, (a, b))
+    concrete(f"operator {name}", a, b)
     if isinstance(a, ConstVariable) and isinstance(b, ConstVariable):
         return const(_python(getattr(operator, _op_key(base)), a.value, b.value))
     if isinstance(a, SEQUENCES) and isinstance(b, SEQUENCES) and base == "add" \
@@ -100,6 +127,8 @@ def unary_op(graph, name: str, a: Variable) -> Variable:
         return graph.call_op(op, (a,))
     if name == "not_":
         return const(not a.truth())
+    if isinstance(a, SymScalarVariable) and registry.lookup_operator(name) is not None:
+        return graph.call_op(registry.lookup_operator(name), (a,))
     if isinstance(a, ConstVariable):
         return const(_python(getattr(operator, name), a.value))
     raise FallbackError(UNSUPPORTED_OBJECT, f"unary {name} on {a.describe()}")
@@ -108,6 +137,9 @@ def unary_op(graph, name: str, a: Variable) -> Variable:
 def compare_op(graph, name: str, a: Variable, b: Variable) -> Variable:
     if isinstance(a, TensorVariable) or isinstance(b, TensorVariable):
         return graph.call_op(registry.lookup_operator(name), (a, b))
+    if _shape_scalars(a, b):
+        return graph.call_op(registry.lookup_operator(name), (a, b))
+    concrete(f"comparison {name}", a, b)
     if isinstance(a, ConstVariable) and isinstance(b, ConstVariable):
         return const(_python(getattr(operator, name), a.value, b.value))
     if isinstance(a, SEQUENCES) and isinstance(b, SEQUENCES) and name in ("eq", "ne"):
@@ -175,6 +207,7 @@ def contains_op(graph, item: Variable, container: Variable) -> bool:
 def getitem(graph, obj: Variable, key: Variable) -> Variable:
     if isinstance(obj, TensorVariable):
         return graph.call_op(registry.lookup_operator("getitem"), (obj, key))
+    concrete("indexing", obj, key)
     if isinstance(obj, SEQUENCES) and isinstance(key, ConstVariable):
         if isinstance(key.value, slice):
             return type(obj)(_python(lambda: obj.items[key.value]))
@@ -214,16 +247,20 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
         meta = obj.meta
         if name in TENSOR_PYTHON_ATTRS:
             if name == "shape":
-                return TupleVariable([const(d) for d in meta.shape])
+                return TupleVariable([graph.dim(obj, i) for i in range(len(meta.shape))])
             if name == "ndim":
                 return const(len(meta.shape))
-            if name == "size":
-                return const(int(np.prod(meta.shape, dtype=np.int64)))
             if name == "dtype":
                 return const(meta.dtype)
             if name == "itemsize":
                 return const(meta.dtype.itemsize)
-            return const(int(np.prod(meta.shape, dtype=np.int64)) * meta.dtype.itemsize)
+            if not meta.symbolic_axes:
+                return const(int(np.prod(meta.shape, dtype=np.int64)) * (meta.dtype.itemsize if name == "nbytes" else 1))
+            size = const(int(np.prod([d for i, d in enumerate(meta.shape) if i not in meta.symbolic_axes],
+                                     dtype=np.int64)) * (meta.dtype.itemsize if name == "nbytes" else 1))
+            for i in meta.symbolic_axes:  # size and nbytes of symbolic dims: products in the graph
+                size = binary_op(graph, "mul", size, graph.dim(obj, i))
+            return size
         op = registry.lookup_attribute(name)
         if op is not None:
             return graph.call_op(op, (obj,))
@@ -323,6 +360,7 @@ ITER_LIMIT = 1000
 def get_iter(graph, obj: Variable) -> IteratorVariable:
     if isinstance(obj, IteratorVariable):
         return obj
+    concrete("iteration", obj)
     if isinstance(obj, SEQUENCES) or isinstance(obj, DictViewVariable):
         return IteratorVariable(obj.items)
     if isinstance(obj, DictVariable):
@@ -335,6 +373,10 @@ def get_iter(graph, obj: Variable) -> IteratorVariable:
         shape = obj.meta.shape
         if not shape:
             raise FallbackError(UNSUPPORTED_OBJECT, "iteration over a 0-d array")
+        if 0 in obj.meta.symbolic_axes:
+            if graph is None:
+                raise FallbackError(UNSUPPORTED_OBJECT, "iteration over the rows of a symbolic dim")
+            concrete("a loop over rows", graph.dim(obj, 0))
         if shape[0] > ITER_LIMIT:
             raise FallbackError(UNSUPPORTED_OBJECT, f"loop over {shape[0]} rows exceeds the unroll limit {ITER_LIMIT}")
         return IteratorVariable([getitem(graph, obj, const(i)) for i in range(shape[0])])

@@ -13,6 +13,7 @@ import inspect
 import logging
 
 from ..breaks.reasons import INTERNAL, LIMIT, UNSUPPORTED_OBJECT, UNSUPPORTED_OPCODE, FallbackError
+from ..ir.symbolic import SpecializeDims
 from ..guards.tracker import AttrTracker, BuiltinTracker, GlobalTracker, ItemTracker, builtins_of
 from ..logs import verbosity
 from .calls import call
@@ -85,7 +86,7 @@ class OpcodeExecutor:
                 handler(self, instr)
         except ReturnSignal as ret:
             return ret.value
-        except BreakHere:
+        except (BreakHere, SpecializeDims):
             raise
         except FallbackError as e:
             raise self._located(e)

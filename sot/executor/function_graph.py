@@ -24,8 +24,8 @@ from ..ir import registry
 from ..ir.meta import dtype_is_supported
 from .variables import (
     BuiltinVariable, ClassVariable, ConstVariable, DictVariable, DynamicScalarVariable, ListVariable,
-    ModuleVariable, NumpyCallableVariable, ObjectVariable, OpaqueVariable, TensorVariable,
-    TupleVariable, UserFunctionVariable, Variable, is_const_value,
+    ModuleVariable, NumpyCallableVariable, ObjectVariable, OpaqueVariable, SymScalarVariable,
+    SymSliceVariable, TensorVariable, TupleVariable, UserFunctionVariable, Variable, is_const_value,
 )
 
 # Modules whose attributes the simulator may read (everything else is opaque).
@@ -57,8 +57,9 @@ BUILTIN_ITERATORS = frozenset(type(it) for it in (
 
 
 class FunctionGraph:
-    def __init__(self, name: str = "graph"):
+    def __init__(self, name: str = "graph", shapes=None):
         self.ir = StatementIR(name)
+        self.shapes = shapes  # a ShapePolicy (symbolic dims), or None: every dim static
         self.inputs: list[tuple[object, TensorVariable]] = []  # (tracker, variable)
         self.guards: list = []
         self._guard_keys: set = set()
@@ -106,8 +107,10 @@ class FunctionGraph:
             if not dtype_is_supported(value.dtype):
                 self.add_guard(TypeGuard(tracker, t))
                 return OpaqueVariable(value, tracker)
-            self.add_guard(TensorGuard(tracker, value))
-            symbol = self.ir.add_input(TensorMeta.of(value), hint=tracker.name() if tracker else None)
+            axes = self.shapes.symbolic_axes(tracker, value) if self.shapes is not None else ()
+            self.add_guard(TensorGuard(tracker, value, axes))
+            symbol = self.ir.add_input(TensorMeta.of(value), hint=tracker.name() if tracker else None,
+                                       symbolic=[(a, (tracker, a)) for a in axes])
             var = TensorVariable(symbol, tracker)
             self.inputs.append((tracker, var))
             return var
@@ -178,7 +181,16 @@ class FunctionGraph:
                     t.has_views = True
         if isinstance(out, tuple):
             return ListVariable([TensorVariable(s, fresh=False) for s in out])
+        if out.meta.is_python:
+            return SymScalarVariable(out, self.ir.deps(out))
         return TensorVariable(out, fresh=fresh)
+
+    def dim(self, var: TensorVariable, axis: int) -> Variable:
+        """``var.shape[axis]``: a constant, or a graph value for a symbolic dim."""
+        size = self.ir.add_dim(var.symbol, axis)
+        if isinstance(size, int):
+            return ConstVariable(size)
+        return SymScalarVariable(size, self.ir.deps(size))
 
 
 def _tensors(v):
@@ -194,8 +206,10 @@ def _tensors(v):
 
 def to_ir_arg(v):
     """A Variable (or nested structure of them) as an IR argument."""
-    if isinstance(v, TensorVariable):
+    if isinstance(v, (TensorVariable, SymScalarVariable)):
         return v.symbol
+    if isinstance(v, SymSliceVariable):
+        return v.value
     if isinstance(v, ConstVariable):
         return v.value
     if isinstance(v, TupleVariable):

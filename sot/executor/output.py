@@ -12,7 +12,8 @@ import types
 from ..breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
 from ..guards.tracker import literal
 from .variables import (
-    BoundMethodVariable, BuiltinMethodVariable, ConstVariable, IteratorVariable, DictVariable, ListVariable, TensorVariable, TupleVariable, Variable,
+    BoundMethodVariable, BuiltinMethodVariable, ConstVariable, IteratorVariable, DictVariable, ListVariable,
+    SymScalarVariable, TensorVariable, TupleVariable, Variable,
 )
 
 
@@ -46,6 +47,8 @@ class OutputBuilder:
         if isinstance(var, TensorVariable):
             if var.is_unchanged_input():
                 return self._load(var.tracker)
+            return self._output(var.symbol)
+        if isinstance(var, SymScalarVariable):  # a Python number computed from runtime shapes
             return self._output(var.symbol)
         if isinstance(var, ConstVariable) and var.tracker is None:
             return self._bind(var.value)

@@ -16,6 +16,8 @@ kind                       compiled check                                 ``desc
 =========================  =============================================  =================================
 ``TensorGuard(t, arr)``    ``type(v) is T and v.dtype == D and            ``x: ndarray float32 (8, 16)``
                            v.shape == (8, 16)`` (NumPy scalar: no shape)  ``s: float32 scalar``
+``TensorGuard(t, arr,      ... ``len(v.shape) == 2 and v.shape[0] >= 2     ``x: ndarray float32 (?, 16)``
+ symbolic=(0,))``          and v.shape[1] == 16`` (a symbolic dim)
 ``TypeGuard(t, T)``        ``type(v) is T``                               ``type(x) is Foo``
 ``ValueGuard(t, value)``   type first, then value; floats bit-exact       ``scale == 0.5``
                            (``-0.0 != 0.0``), NaN matches NaN
@@ -162,9 +164,14 @@ class Guard:
 
 class TensorGuard(Guard):
     """An ndarray (exact type, dtype, shape) or a NumPy scalar (exact type,
-    dtype). An ndarray subclass is guarded on its own exact type."""
+    dtype). An ndarray subclass is guarded on its own exact type.
 
-    def __init__(self, tracker: Tracker, value: Any):
+    ``shape`` is a tuple of ints, or None for a NumPy scalar.  Axes listed in
+    ``symbolic`` are None in ``shape``: a symbolic dim, which matches any
+    size >= 2 (the graph was traced for every such size; see
+    ``sot.ir.symbolic``)."""
+
+    def __init__(self, tracker: Tracker, value: Any, symbolic=()):
         if not isinstance(value, (np.ndarray, np.generic)):
             raise TypeError("TensorGuard needs an ndarray or NumPy scalar, got %s"
                             % _type_name(type(value)))
@@ -172,24 +179,43 @@ class TensorGuard(Guard):
         self.type = type(value)
         self.dtype = value.dtype
         self.shape = tuple(value.shape) if isinstance(value, np.ndarray) else None
+        if symbolic:
+            if self.shape is None:
+                raise TypeError("a NumPy scalar has no symbolic dims")
+            self.shape = tuple(None if i in symbolic else d for i, d in enumerate(self.shape))
 
     def code(self, v, ctx):
         d = ctx.bind(self.dtype)  # builtin dtypes are singletons: `is` first, `==` for the rest
         parts = ["type(%s) is %s" % (v, ctx.bind(self.type)),
                  "(%s.dtype is %s or %s.dtype == %s)" % (v, d, v, d)]
-        if self.shape is not None:
+        if self.shape is not None and None not in self.shape:
             parts.append("%s.shape == %s" % (v, ctx.const(self.shape)))
+        elif self.shape is not None:
+            parts.append("len(%s.shape) == %d" % (v, len(self.shape)))
+            parts += ["%s.shape[%d] %s %d" % (v, i, ">=" if d is None else "==", 2 if d is None else d)
+                      for i, d in enumerate(self.shape)]
         return " and ".join(parts)
 
     def check(self, value):
         if type(value) is not self.type or not value.dtype == self.dtype:
             return False
-        return self.shape is None or value.shape == self.shape
+        if self.shape is None:
+            return True
+        shape = value.shape
+        return len(shape) == len(self.shape) and all(
+            n >= 2 if d is None else n == d for n, d in zip(shape, self.shape))
+
+    def _shape_text(self) -> str:
+        if None not in self.shape:
+            return str(self.shape)
+        dims = ["?" if d is None else str(d) for d in self.shape]
+        return "(%s)" % (", ".join(dims) + ("," if len(dims) == 1 else ""))
 
     def describe(self):
         if self.shape is None:
             return "%s: %s scalar" % (self.tracker.name(), self.dtype)
-        return "%s: %s %s %s" % (self.tracker.name(), _type_name(self.type), self.dtype, self.shape)
+        return "%s: %s %s %s" % (self.tracker.name(), _type_name(self.type), self.dtype,
+                                 self._shape_text())
 
     def explain_failure(self, value):
         if type(value) is not self.type:
@@ -197,8 +223,11 @@ class TensorGuard(Guard):
         s = self.tracker.subject()
         if not value.dtype == self.dtype:
             return "%s.dtype changed from %s to %s" % (s, self.dtype, value.dtype)
-        if self.shape is not None and value.shape != self.shape:
-            return "%s.shape changed from %s to %s" % (s, self.shape, value.shape)
+        if self.shape is not None and not self.check(value):
+            msg = "%s.shape changed from %s to %s" % (s, self._shape_text(), value.shape)
+            if None in self.shape and len(value.shape) == len(self.shape):
+                msg += " (a symbolic dim matches sizes >= 2)"
+            return msg
         return "%s still matches %s" % (s, self.describe())  # pragma: no cover
 
     def _key(self):

@@ -24,11 +24,18 @@ class TensorMeta:
 
     ``is_scalar=True`` means the value is a NumPy scalar (an ``np.generic``,
     shape ``()``); ``False`` means an ``ndarray`` (possibly 0-d).
+
+    ``shadow`` is the shape in the shadow world of symbolic dims (see
+    ``sot.ir.symbolic``), None when no dim is symbolic; ``shape`` always
+    holds the sizes seen at trace time.
     """
 
     shape: tuple[int, ...]
     dtype: np.dtype
     is_scalar: bool = False
+    shadow: tuple[int, ...] | None = None
+
+    is_python = False  # a Python number is a ScalarMeta
 
     def __post_init__(self):
         object.__setattr__(self, "shape", tuple(int(d) for d in self.shape))
@@ -37,6 +44,24 @@ class TensorMeta:
             raise ValueError(f"a NumPy scalar has shape (), not {self.shape}")
         if any(d < 0 for d in self.shape):
             raise ValueError(f"negative dimension in {self.shape}")
+        if self.shadow is not None:
+            shadow = tuple(int(d) for d in self.shadow)
+            if len(shadow) != len(self.shape):
+                raise ValueError(f"shadow {shadow} does not match shape {self.shape}")
+            object.__setattr__(self, "shadow", None if shadow == self.shape else shadow)
+
+    @property
+    def symbolic_axes(self) -> tuple[int, ...]:
+        """The axes whose size is symbolic (differs between the two worlds)."""
+        if self.shadow is None:
+            return ()
+        return tuple(i for i, (a, b) in enumerate(zip(self.shape, self.shadow)) if a != b)
+
+    def shadow_meta(self) -> "TensorMeta":
+        """This meta in the shadow world (itself when nothing is symbolic)."""
+        if self.shadow is None:
+            return self
+        return TensorMeta(self.shadow, self.dtype, self.is_scalar)
 
     @classmethod
     def of(cls, value) -> "TensorMeta":
@@ -62,7 +87,9 @@ class TensorMeta:
     def __str__(self) -> str:
         if self.is_scalar:
             return short_dtype(self.dtype)
-        return f"{short_dtype(self.dtype)}[{', '.join(map(str, self.shape))}]"
+        sym = self.symbolic_axes
+        dims = ("?" if i in sym else str(d) for i, d in enumerate(self.shape))
+        return f"{short_dtype(self.dtype)}[{', '.join(dims)}]"
 
 
 def short_dtype(dtype: np.dtype) -> str:

@@ -314,6 +314,19 @@ def simple_op(name: str, kind: str, target, shape_rule) -> Op:
     return register(Op(name, kind, target, infer))
 
 
+def _dim(a, axis):
+    return a.shape[axis]
+
+
+#: ``a.shape[axis]`` of a symbolic dim (StatementIR.add_dim); not looked up
+#: by name, so the simulator never records it for user code
+DIM_OP = Op("dim", "operator", _dim, lambda op, args, kwargs: _no_infer())
+
+
+def _no_infer():
+    raise UnsupportedOp("dim is recorded by StatementIR.add_dim")
+
+
 def _load_families():
     from . import (ops_creation, ops_elementwise, ops_indexing,  # noqa: F401
                    ops_linalg, ops_reduction, ops_shape)

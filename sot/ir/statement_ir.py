@@ -43,6 +43,7 @@ import numpy as np
 
 from .errors import UnsupportedOp
 from .meta import TensorMeta, dtype_is_supported
+from .symbolic import PYTHON_SCALARS, SHADOW_OFFSET, ScalarMeta, SpecializeDims
 
 __all__ = ["Symbol", "Statement", "StatementIR"]
 
@@ -166,6 +167,8 @@ def check_constant(value, where: str = "argument") -> None:
         return
     if isinstance(value, slice):
         for v in (value.start, value.stop, value.step):
+            if isinstance(v, Symbol) and v.meta.is_python and v.meta.type in (int, bool):
+                continue  # a bound computed from symbolic dims
             if isinstance(v, Symbol) or not isinstance(v, (int, type(None), np.integer)):
                 raise UnsupportedOp(f"slice with non-constant field {v!r}")
         return
@@ -203,42 +206,95 @@ class StatementIR:
         self._statements: list[Statement] = []
         self._outputs: tuple[Symbol, ...] = ()
         self._n_temps = 0
+        self._dims: list = []                       # symbolic dim k -> its source
+        self._deps: dict[str, frozenset] = {}       # symbol name -> sources it depends on
+        self._input_dims: dict[tuple, object] = {}  # (input name, axis) -> its source
 
     # -- building -----------------------------------------------------------
 
-    def add_input(self, meta: TensorMeta, hint: str | None = None) -> Symbol:
+    def add_input(self, meta: TensorMeta, hint: str | None = None, symbolic=()) -> Symbol:
+        """A graph input.  ``symbolic``: ``(axis, source)`` pairs, the axes
+        whose size is symbolic (each >= 2 at trace time); ``source`` is an
+        opaque key that ``SpecializeDims`` reports back."""
         if not dtype_is_supported(meta.dtype):
             raise UnsupportedOp(f"input dtype {meta.dtype} is not supported")
+        sources = []
+        if symbolic:
+            shadow = list(meta.shape)
+            for axis, source in symbolic:
+                if meta.is_scalar or not -len(shadow) <= axis < len(shadow) or meta.shape[axis] < 2:
+                    raise ValueError(f"axis {axis} of {meta} cannot be symbolic")
+                self._dims.append(source)
+                shadow[axis] += SHADOW_OFFSET * len(self._dims)
+                sources.append(source)
+                self._input_dims[(f"i{len(self._inputs)}", axis % len(shadow))] = source
+            meta = TensorMeta(meta.shape, meta.dtype, meta.is_scalar, tuple(shadow))
         sym = Symbol(f"i{len(self._inputs)}", meta)
         self._inputs.append(sym)
         self._hints[sym.name] = hint
+        if sources:
+            self._deps[sym.name] = frozenset(sources)
         return sym
 
     def add_op(self, op, args, kwargs=None):
         """Record ``op(*args, **kwargs)``; returns its result Symbol(s).
 
         Raises UnsupportedOp (and records nothing) when the combination is
-        not captured.
+        not captured, and SpecializeDims when it is captured only for the
+        trace-time size of a symbolic dim.
         """
         args = tuple(args)
         kwargs = dict(kwargs or {})
         check_constant(args)
         check_constant(kwargs, "keyword argument")
-        metas = op.infer(args, kwargs)
-        multi = not isinstance(metas, TensorMeta)
+        used: list[Symbol] = []
+        _collect_symbols((args, kwargs), used)
+        deps = frozenset().union(*(self._deps.get(s.name, ()) for s in used))
+        if not deps:
+            metas = op.infer(args, kwargs)
+        elif all(s.meta.is_python for s in used) and op.kind == "operator":
+            metas = _python_scalar_meta(op, args, kwargs, deps)
+        else:
+            metas = _two_world_metas(op, args, kwargs, deps)
+        multi = not isinstance(metas, (TensorMeta, ScalarMeta))
         if multi:
-            outputs = tuple(self._new_temp(m) for m in metas)
+            outputs = tuple(self._new_temp(m, deps) for m in metas)
             result = outputs
         else:
-            outputs = (self._new_temp(metas),)
+            outputs = (self._new_temp(metas, deps),)
             result = outputs[0]
         self._statements.append(Statement(op, args, kwargs, outputs, multi))
         return result
 
-    def _new_temp(self, meta: TensorMeta) -> Symbol:
+    def add_dim(self, symbol: Symbol, axis: int):
+        """``symbol.shape[axis]``: an int when the size is static, else a
+        Python-int Symbol computed from the runtime shape."""
+        meta = symbol.meta
+        size = meta.shape[axis]
+        if axis % len(meta.shape) not in meta.symbolic_axes:
+            return size
+        from .registry import DIM_OP
+        source = self._input_dims.get((symbol.name, axis % len(meta.shape)))
+        deps = frozenset([source]) if source is not None else self._deps[symbol.name]
+        out = self._new_temp(ScalarMeta(int, size, meta.shadow[axis]), deps)
+        self._statements.append(Statement(DIM_OP, (symbol, axis), {}, (out,)))
+        return out
+
+    def _new_temp(self, meta, deps=frozenset()) -> Symbol:
         sym = Symbol(f"t{self._n_temps}", meta)
         self._n_temps += 1
+        if deps and (meta.is_python or meta.shadow is not None):
+            self._deps[sym.name] = deps
         return sym
+
+    def deps(self, symbol: Symbol) -> frozenset:
+        """The sources of the symbolic dims ``symbol`` may depend on."""
+        return self._deps.get(symbol.name, frozenset())
+
+    @property
+    def is_symbolic(self) -> bool:
+        """Whether some input has a symbolic dim."""
+        return bool(self._dims)
 
     def set_outputs(self, symbols) -> None:
         symbols = tuple(symbols)
@@ -269,6 +325,7 @@ class StatementIR:
 
     def __str__(self) -> str:
         params = []
+        # symbolic dims show as ``?``: the graph holds for any size >= 2 there
         for s in self._inputs:
             hint = self._hints.get(s.name)
             params.append(f"{s.name}: {s.meta}" + (f" ({hint})" if hint else ""))
@@ -279,3 +336,70 @@ class StatementIR:
 
     def __repr__(self) -> str:
         return f"<StatementIR {self.name}: {len(self._inputs)} inputs, {len(self)} ops>"
+
+
+# ----------------------------------------------------------------------------
+# inference with symbolic dims (see sot.ir.symbolic)
+
+def _in_world(tree, shadow: bool, memo: dict):
+    """``tree`` as inference sees it in one world: Python-number Symbols
+    become their value there; in the shadow world, arrays with symbolic dims
+    become stand-in Symbols of their shadow shape."""
+    if isinstance(tree, Symbol):
+        meta = tree.meta
+        if meta.is_python:
+            return meta.shadow if shadow else meta.hint
+        if not shadow or meta.shadow is None:
+            return tree
+        proxy = memo.get(tree.name)
+        if proxy is None:
+            proxy = memo[tree.name] = Symbol(tree.name, meta.shadow_meta())
+        return proxy
+    if isinstance(tree, tuple):
+        return tuple(_in_world(v, shadow, memo) for v in tree)
+    if isinstance(tree, list):
+        return [_in_world(v, shadow, memo) for v in tree]
+    if isinstance(tree, dict):
+        return {k: _in_world(v, shadow, memo) for k, v in tree.items()}
+    if isinstance(tree, slice):
+        return slice(*(_in_world(v, shadow, memo) for v in (tree.start, tree.stop, tree.step)))
+    return tree
+
+
+def _two_world_metas(op, args, kwargs, deps):
+    """Infer in both worlds; the result's dims are symbolic where they differ."""
+    hint = op.infer(_in_world(args, False, {}), _in_world(kwargs, False, {}))
+    memo: dict = {}
+    try:
+        shadow = op.infer(_in_world(args, True, memo), _in_world(kwargs, True, memo))
+    except UnsupportedOp as e:
+        raise SpecializeDims(deps, f"{op.name} holds only for the traced sizes ({e})") from None
+    if isinstance(hint, TensorMeta):
+        return _merge(op, hint, shadow, deps)
+    if isinstance(shadow, TensorMeta) or len(hint) != len(shadow):
+        raise SpecializeDims(deps, f"{op.name}: the number of results depends on a symbolic dim")
+    return tuple(_merge(op, h, s, deps) for h, s in zip(hint, shadow))
+
+
+def _merge(op, hint: TensorMeta, shadow, deps) -> TensorMeta:
+    if not isinstance(shadow, TensorMeta) or (hint.dtype, hint.is_scalar, hint.ndim) != \
+            (shadow.dtype, shadow.is_scalar, shadow.ndim):
+        raise SpecializeDims(deps, f"{op.name}: the result's kind depends on a symbolic dim")
+    # A result dim of 0 or 1 that varies is fine: an op that treats it as
+    # broadcastable (or squeezable) disagrees in the shadow world.
+    return TensorMeta(hint.shape, hint.dtype, hint.is_scalar, shadow.shape)
+
+
+def _python_scalar_meta(op, args, kwargs, deps) -> ScalarMeta:
+    """A Python operator on Python numbers computed from symbolic dims."""
+    from .registry import call_quietly
+    hint = call_quietly(op, _in_world(args, False, {}), _in_world(kwargs, False, {}))
+    try:
+        shadow = call_quietly(op, _in_world(args, True, {}), _in_world(kwargs, True, {}))
+    except UnsupportedOp as e:
+        raise SpecializeDims(deps, f"{op.name} holds only for the traced sizes ({e})") from None
+    if type(hint) not in PYTHON_SCALARS:
+        raise UnsupportedOp(f"{op.name} of shape values gives a {type(hint).__name__}")
+    if type(shadow) is not type(hint):
+        raise SpecializeDims(deps, f"{op.name}: the result type depends on a symbolic dim")
+    return ScalarMeta(type(hint), hint, shadow)

@@ -6,8 +6,10 @@ from ..opcode_table import (
     BINARY_OPCODES_310, INPLACE_OPCODES_310, INTRINSIC_LIST_TO_TUPLE, INTRINSIC_UNARY_POSITIVE,
     binary_op_name, compare_op_name,
 )
+from ..function_graph import to_ir_arg
 from ..variables import (
-    ConstVariable, DictVariable, ListVariable, TensorVariable, TupleVariable,
+    ConstVariable, DictVariable, ListVariable, SymScalarVariable, SymSliceVariable, TensorVariable,
+    TupleVariable,
 )
 from ._registry import handler, unsupported
 
@@ -88,7 +90,13 @@ def store_slice(ex, instr):
     dispatch.setitem(ex.graph, obj, make_slice([start, stop]), value)
 
 
-def make_slice(parts) -> ConstVariable:
+def make_slice(parts):
+    if any(isinstance(p, SymScalarVariable) for p in parts):  # bounds computed from symbolic dims
+        if not all(isinstance(p, SymScalarVariable) or (isinstance(p, ConstVariable) and (
+                p.value is None or type(p.value) in (int, bool))) for p in parts):
+            raise FallbackError(UNSUPPORTED_OBJECT, "slice bounds that are not Python ints")
+        deps = frozenset().union(*(p.deps for p in parts if isinstance(p, SymScalarVariable)))
+        return SymSliceVariable(slice(*[to_ir_arg(p) for p in parts]), deps)
     if not all(isinstance(p, ConstVariable) and (p.value is None or type(p.value) in (int, bool)) for p in parts):
         raise FallbackError(UNSUPPORTED_OBJECT, "slice bounds that are not Python ints")
     return const(slice(*[p.value for p in parts]))

@@ -1,6 +1,10 @@
 """VariableTrackers: symbolic stand-ins for the values a frame touches."""
 from .base import NULL, CellVariable, NullVariable, Variable
-from .basic import ConstVariable, DynamicScalarVariable, ModuleVariable, OpaqueVariable, TensorVariable, is_const_value
+from .basic import (
+    ConstVariable, DynamicScalarVariable, ModuleVariable, OpaqueVariable, SymScalarVariable,
+    SymSliceVariable, TensorVariable,
+    is_const_value,
+)
 from .callables import (
     BoundMethodVariable, BuiltinMethodVariable, BuiltinVariable, ClassVariable,
     NumpyCallableVariable, ObjectVariable, UserFunctionVariable,
@@ -9,7 +13,7 @@ from .containers import DictVariable, DictViewVariable, IteratorVariable, ListVa
 
 __all__ = [
     "NULL", "CellVariable", "DynamicScalarVariable", "NullVariable", "Variable", "ConstVariable", "ModuleVariable",
-    "OpaqueVariable", "TensorVariable", "is_const_value", "BoundMethodVariable",
+    "OpaqueVariable", "SymScalarVariable", "SymSliceVariable", "TensorVariable", "is_const_value", "BoundMethodVariable",
     "BuiltinMethodVariable", "BuiltinVariable", "ClassVariable", "NumpyCallableVariable",
     "ObjectVariable", "UserFunctionVariable", "DictVariable", "DictViewVariable", "IteratorVariable",
     "ListVariable", "TupleVariable",

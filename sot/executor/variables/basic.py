@@ -101,3 +101,53 @@ class DynamicScalarVariable(RealObjectVariable):
     def describe(self) -> str:
         name = self.tracker.name() if self.tracker is not None else "?"
         return f"Python {type(self.value).__name__} {name} computed from array data"
+
+
+class SymScalarVariable(Variable):
+    """A Python int/float/bool computed in the graph from symbolic dims
+    (``x.shape[0]``, ``x.shape[-1] ** 0.5``).  Arithmetic and comparisons
+    with constants stay in the graph; anything that needs its value in
+    Python (a branch, ``range``, a list length) specialises the dims it
+    depends on: the trace is redone with them static (SpecializeDims)."""
+
+    def __init__(self, symbol, deps):
+        super().__init__(None)
+        self.symbol = symbol
+        self.deps = deps
+
+    @property
+    def meta(self):
+        return self.symbol.meta
+
+    def python_type(self):
+        return self.meta.type
+
+    def specialise(self, why: str):
+        from ...ir.symbolic import SpecializeDims
+        raise SpecializeDims(self.deps, f"{why} needs the value of {self.describe()}")
+
+    def truth(self) -> bool:
+        self.specialise("a branch")
+
+    def describe(self) -> str:
+        return f"Python {self.meta.type.__name__} {self.symbol.name} computed from symbolic dims"
+
+
+class SymSliceVariable(Variable):
+    """A slice whose bounds include SymScalarVariables (``x[: n // 2]``);
+    ``value`` is the IR slice (Symbols and ints)."""
+
+    def __init__(self, value, deps):
+        super().__init__(None)
+        self.value = value
+        self.deps = deps
+
+    def python_type(self):
+        return slice
+
+    def specialise(self, why: str):
+        from ...ir.symbolic import SpecializeDims
+        raise SpecializeDims(self.deps, f"{why} needs the value of a slice computed from symbolic dims")
+
+    def describe(self) -> str:
+        return "slice computed from symbolic dims"

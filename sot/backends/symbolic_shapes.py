@@ -1,0 +1,130 @@
+"""Graphs with symbolic dims on backends that need static shapes.
+
+The ONNX lowering writes sizes into the model (reshape targets, split
+sizes, expand shapes), so a graph with symbolic dims (see
+``sot.ir.symbolic``) is compiled for onnxruntime once per tuple of concrete
+input shapes: the IR is replayed at those shapes (``concretize``), every
+shape value becoming a constant, and compiled as a static graph.  Up to
+``MAX_SHAPES`` compiled shapes are kept (least recently used dropped).
+Shapes whose concrete graph is not captured (an op that raises at those
+sizes) run the symbolic graph on the NumPy backend, which is exact.
+
+The Python trace is not redone for a new shape: only the lowering.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from sot.ir.errors import UnsupportedOp
+from sot.ir.meta import TensorMeta
+from sot.ir.registry import DIM_OP
+from sot.ir.statement_ir import StatementIR, Symbol
+
+__all__ = ["PerShapeCompiledGraph", "concretize", "MAX_SHAPES"]
+
+MAX_SHAPES = 16
+
+
+def _map(tree, env):
+    if isinstance(tree, Symbol):
+        return env[tree.name]
+    if isinstance(tree, tuple):
+        return tuple(_map(v, env) for v in tree)
+    if isinstance(tree, list):
+        return [_map(v, env) for v in tree]
+    if isinstance(tree, dict):
+        return {k: _map(v, env) for k, v in tree.items()}
+    if isinstance(tree, slice):
+        return slice(*(_map(v, env) for v in (tree.start, tree.stop, tree.step)))
+    return tree
+
+
+def concretize(graph: StatementIR, inputs) -> tuple[StatementIR, list]:
+    """``graph`` replayed with the shapes of ``inputs``: a static StatementIR,
+    and for each output of ``graph`` either ``("out", k)`` (the k-th output
+    of the static graph) or ``("const", value)`` (a Python number computed
+    from the shapes).  Raises UnsupportedOp when an op is not captured at
+    these shapes."""
+    ir = StatementIR(graph.name)
+    env: dict = {}
+    for sym, value in zip(graph.inputs, inputs):
+        env[sym.name] = ir.add_input(TensorMeta.of(value), graph.hint(sym))
+    for st in graph.statements:
+        if st.op is DIM_OP:
+            env[st.outputs[0].name] = env[st.args[0].name].meta.shape[st.args[1]]
+            continue
+        args, kwargs = _map(st.args, env), _map(st.kwargs, env)
+        if all(s.meta.is_python for s in st.outputs):  # Python arithmetic on shape values
+            env[st.outputs[0].name] = st.op.call(args, kwargs)
+            continue
+        result = ir.add_op(st.op, args, kwargs)
+        for sym, new in zip(st.outputs, result if st.multi_output else (result,)):
+            env[sym.name] = new
+    outputs, plan = [], []
+    for sym in graph.outputs:
+        value = env[sym.name]
+        if isinstance(value, Symbol):
+            plan.append(("out", len(outputs)))
+            outputs.append(value)
+        else:
+            plan.append(("const", value))
+    ir.set_outputs(outputs)
+    return ir, plan
+
+
+_REFERENCE = object()
+
+
+class PerShapeCompiledGraph:
+    """A symbolic graph compiled by ``compile_static`` per input shapes."""
+
+    def __init__(self, graph: StatementIR, compile_static, backend: str):
+        from . import numpy_compiled
+        self.graph = graph
+        self._compile_static = compile_static
+        self.reference = numpy_compiled(graph)
+        self._reference_fn = self.reference._fn
+        self._compiled: OrderedDict = OrderedDict()
+        self.backend = f"{backend} (per shape)"
+
+    def __call__(self, *inputs) -> tuple:
+        key = tuple(v.shape for v in inputs)
+        entry = self._compiled.get(key)
+        if entry is None:
+            entry = self._build(inputs)
+            self._compiled[key] = entry
+            if len(self._compiled) > MAX_SHAPES:
+                self._compiled.popitem(last=False)
+        else:
+            self._compiled.move_to_end(key)
+        if entry is _REFERENCE:
+            return self._reference_fn(*inputs)
+        compiled, plan = entry
+        results = compiled(*inputs)
+        return tuple(results[x] if kind == "out" else x for kind, x in plan)
+
+    def _build(self, inputs):
+        from sot import _hook
+        # called from a running graph: the frame hook may be on, and no
+        # compiler frame (dataclass __init__s...) is user code to translate
+        with _hook.callback_set(None):
+            try:
+                ir, plan = concretize(self.graph, inputs)
+            except UnsupportedOp:
+                return _REFERENCE   # raises (or differs) at these sizes: NumPy replays the user's ops exactly
+            return self._compile_static(ir), plan
+
+    @property
+    def source(self) -> str:
+        return ("# symbolic dims: compiled for each input shape; the graph at symbolic shapes:\n"
+                + self.reference.source)
+
+    def explain(self) -> dict:
+        shapes = [list(k) for k, v in self._compiled.items() if v is not _REFERENCE]
+        return {"backend": self.backend, "statements": len(self.graph), "compiled_shapes": shapes,
+                "per_shape": {str(k): (v[0].explain() if v is not _REFERENCE else {"backend": "numpy"})
+                              for k, v in self._compiled.items()}}
+
+    def __repr__(self) -> str:
+        return f"<PerShapeCompiledGraph {self.graph.name}: {len(self.graph)} ops, {len(self._compiled)} shapes>"
