@@ -25,6 +25,10 @@
  *           ("len", r, T, n)         type(regs[r]) is T and len == n
  *           ("dictkeys", r, T, keys) type is T, keys in order equal keys
  *           ("absent", name)         name not in g
+ *           ("dimeq", r, i, s, j, ndarray)
+ *                                    regs[r].shape[i] == regs[s].shape[j]
+ *                                    (struct reads when a value's type is
+ *                                    the given ndarray type)
  *
  * Everything reads the frame's borrowed argument vector; registers own
  * their values and are released on every path.
@@ -53,23 +57,24 @@ typedef struct {
 
 enum {
     OP_ARG, OP_CELL, OP_GLOBAL, OP_BUILTINS, OP_ATTR, OP_ITEM, OP_CONST,
-    OP_TYPE, OP_ID, OP_TENSOR, OP_VALUE, OP_LEN, OP_DICTKEYS, OP_ABSENT,
+    OP_TYPE, OP_ID, OP_TENSOR, OP_VALUE, OP_LEN, OP_DICTKEYS, OP_ABSENT, OP_DIMEQ,
 };
 
 static const char *const op_names[] = {
     "arg", "cell", "global", "builtins", "attr", "item", "const",
-    "type", "id", "tensor", "value", "len", "dictkeys", "absent", NULL,
+    "type", "id", "tensor", "value", "len", "dictkeys", "absent", "dimeq", NULL,
 };
 
 /* How many fields each op's tuple has, op name included. */
-static const int op_sizes[] = {3, 3, 3, 2, 4, 4, 3, 3, 3, 6, 3, 4, 4, 2};
+static const int op_sizes[] = {3, 3, 3, 2, 4, 4, 3, 3, 3, 6, 3, 4, 4, 2, 6};
 
 typedef struct {
     int op;
     int reg;
     int src;
     int exact;            /* tensor: the type is numpy.ndarray itself */
-    Py_ssize_t n;         /* index, length, or ndim (-1: no shape) */
+    Py_ssize_t n;         /* index, length, or ndim (-1: no shape); dimeq: first axis */
+    Py_ssize_t m;         /* dimeq: second axis */
     PyObject *a;          /* type, name, key, value, object (owned) */
     PyObject *b;          /* dtype, keys (owned) */
     Py_ssize_t *dims;     /* tensor shape, -1 for a symbolic dim */
@@ -216,6 +221,48 @@ check_dict_keys(const guard_op *op, PyObject *v)
     return i == n;
 }
 
+/* Size of axis `axis` of v (-1 with an exception set on failure): read from
+ * the struct when v's type is exactly `ndarray`, else through v.shape. */
+static Py_ssize_t
+dim_of(PyObject *v, Py_ssize_t axis, PyObject *ndarray)
+{
+    if ((PyObject *)Py_TYPE(v) == ndarray) {
+        sot_ndarray_head *arr = (sot_ndarray_head *)v;
+        Py_ssize_t i = axis < 0 ? axis + arr->nd : axis;
+        if (i < 0 || i >= arr->nd) {
+            PyErr_SetString(PyExc_IndexError, "axis out of range");
+            return -1;
+        }
+        return arr->dimensions[i];
+    }
+    PyObject *shape = PyObject_GetAttrString(v, "shape");
+    if (shape == NULL) {
+        return -1;
+    }
+    PyObject *d = PySequence_GetItem(shape, axis);
+    Py_DECREF(shape);
+    if (d == NULL) {
+        return -1;
+    }
+    Py_ssize_t size = PyLong_AsSsize_t(d);
+    Py_DECREF(d);
+    return size;
+}
+
+static int
+check_dimeq(const guard_op *op, PyObject *a, PyObject *b)
+{
+    Py_ssize_t x = dim_of(a, op->n, op->b);
+    if (x < 0) {
+        return -1;
+    }
+    Py_ssize_t y = dim_of(b, op->m, op->b);
+    if (y < 0) {
+        return -1;
+    }
+    return x == y;
+}
+
 /* The builtins mapping CPython uses for globals g (sot.guards.tracker.builtins_of). */
 static PyObject *
 builtins_of(PyObject *g)
@@ -349,6 +396,9 @@ run_program(GuardProgram *p, PyObject *const *vec, Py_ssize_t n)
             ok = PyDict_CheckExact(g) ? PyDict_Contains(g, op->a) : PySequence_Contains(g, op->a);
             ok = ok < 0 ? -1 : !ok;
             break;
+        case OP_DIMEQ:
+            ok = check_dimeq(op, v, regs[op->src]);
+            break;
         }
     }
     for (int r = 0; r < p->nregs; r++) {
@@ -473,6 +523,18 @@ parse_op(GuardProgram *p, PyObject *t, guard_op *op)
         return 0;
     case OP_BUILTINS:
         return 0;
+    case OP_DIMEQ: {
+        if (parse_index(t, 3, p->nregs, "register", &x) < 0) {
+            return -1;
+        }
+        op->src = (int)x;
+        op->n = PyLong_AsSsize_t(PyTuple_GET_ITEM(t, 2));
+        op->m = PyLong_AsSsize_t(PyTuple_GET_ITEM(t, 4));
+        if ((op->n == -1 || op->m == -1) && PyErr_Occurred()) {
+            return -1;
+        }
+        return parse_type(t, 5, &op->b);
+    }
     case OP_TYPE:
         return parse_type(t, 2, &op->a);
     case OP_LEN:
@@ -627,7 +689,9 @@ gp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         guard_op *op = &self->ops[k];
         int is_load = op->op <= OP_CONST;
         int reads = is_load ? ((op->op == OP_ATTR || op->op == OP_ITEM) ? op->src : -1) : op->reg;
-        if ((reads >= 0 && !written[reads]) || (is_load && written[op->reg])) {
+        int reads2 = op->op == OP_DIMEQ ? op->src : -1;
+        if ((reads >= 0 && !written[reads]) || (reads2 >= 0 && !written[reads2]) ||
+            (is_load && written[op->reg])) {
             PyMem_Free(written);
             PyErr_Format(PyExc_ValueError, "guard program: op %zd reads an unset register or "
                          "writes one twice", k);

@@ -18,7 +18,7 @@ from .. import _skip
 from .._hook import StaticFunction
 from ..guards.tracker import AttrTracker
 from ..breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
-from ..guards.guard import DictKeysGuard, IdGuard, LenGuard, TensorGuard, TypeGuard, ValueGuard
+from ..guards.guard import DictKeysGuard, DimEqualGuard, IdGuard, LenGuard, TensorGuard, TypeGuard, ValueGuard
 from ..ir import StatementIR, TensorMeta, UnsupportedOp
 from ..ir import registry
 from ..ir.meta import dtype_is_supported
@@ -111,6 +111,9 @@ class FunctionGraph:
             self.add_guard(TensorGuard(tracker, value, axes))
             symbol = self.ir.add_input(TensorMeta.of(value), hint=tracker.name() if tracker else None,
                                        symbolic=[(a, (tracker, a)) for a in axes])
+            while self.ir.dim_ties:  # symbolic dims taken as one: guard they stay equal
+                (t, a), (other, other_axis) = self.ir.dim_ties.pop(0)
+                self.add_guard(DimEqualGuard(t, a, other, other_axis))
             var = TensorVariable(symbol, tracker)
             self.inputs.append((tracker, var))
             return var

@@ -24,6 +24,7 @@ import numpy as np
 from .. import _C
 from .guard import (
     DictKeysGuard,
+    DimEqualGuard,
     GlobalAbsentGuard,
     Guard,
     IdGuard,
@@ -103,6 +104,10 @@ class _Program:
     def check(self, gd: Guard) -> None:
         if type(gd) is GlobalAbsentGuard:
             self.ops.append(("absent", gd.global_name))
+            return
+        if type(gd) is DimEqualGuard:
+            self.ops.append(("dimeq", self.reg(gd.tracker), gd.axis, self.reg(gd.other), gd.other_axis,
+                             np.ndarray))
             return
         r = self.reg(gd.tracker)
         t = type(gd)

@@ -62,6 +62,7 @@ __all__ = [
     "LenGuard",
     "DictKeysGuard",
     "GlobalAbsentGuard",
+    "DimEqualGuard",
     "VALUE_TYPES",
 ]
 
@@ -444,6 +445,51 @@ def _short_keys(keys: tuple) -> str:
     elif len(keys) == 1:
         shown += ","
     return "(" + shown + ")"
+
+
+class DimEqualGuard(Guard):
+    """``a.shape[i] == b.shape[j]``: two symbolic dims that the trace took
+    as one (duck sizing, see ``sot.ir.statement_ir.add_input``). Both
+    values are arrays already pinned by their TensorGuards, which come
+    first."""
+
+    def __init__(self, tracker: Tracker, axis: int, other: Tracker, other_axis: int):
+        self.tracker, self.axis = tracker, axis
+        self.other, self.other_axis = other, other_axis
+
+    def emit(self, ctx):
+        return "%s.shape[%d] == %s.shape[%d]" % (ctx.ref(self.tracker), self.axis,
+                                                  ctx.ref(self.other), self.other_axis)
+
+    def code(self, v, ctx):  # pragma: no cover - emit() is used instead
+        raise TypeError("DimEqualGuard reads two values")
+
+    def evaluate(self, g, args, cells):
+        return self.failure(g, args, cells) is None
+
+    def failure(self, g, args, cells):
+        try:
+            a = self.tracker.load(g, args, cells).shape[self.axis]
+            b = self.other.load(g, args, cells).shape[self.other_axis]
+        except Exception as e:
+            return "%s could not be read (%s)" % (self.describe(), type(e).__name__)
+        if a == b:
+            return None
+        return "%s.shape[%d] (%d) no longer equals %s.shape[%d] (%d)" % (
+            self.tracker.subject(), self.axis, a, self.other.subject(), self.other_axis, b)
+
+    def check(self, value):  # pragma: no cover - evaluate() is used instead
+        raise TypeError("DimEqualGuard reads two values")
+
+    def describe(self):
+        return "%s.shape[%d] == %s.shape[%d]" % (self.tracker.name(), self.axis,
+                                                  self.other.name(), self.other_axis)
+
+    def explain_failure(self, value):  # pragma: no cover - failure() is used instead
+        return self.describe()
+
+    def _key(self):
+        return (self.axis, self.other, self.other_axis)
 
 
 class GlobalAbsentGuard(Guard):

@@ -209,6 +209,8 @@ class StatementIR:
         self._dims: list = []                       # symbolic dim k -> its source
         self._deps: dict[str, frozenset] = {}       # symbol name -> sources it depends on
         self._input_dims: dict[tuple, object] = {}  # (input name, axis) -> its source
+        self._dim_of_size: dict[int, int] = {}      # trace-time size -> symbolic dim k
+        self.dim_ties: list[tuple] = []             # (source, source of the dim it shares)
 
     # -- building -----------------------------------------------------------
 
@@ -224,8 +226,17 @@ class StatementIR:
             for axis, source in symbolic:
                 if meta.is_scalar or not -len(shadow) <= axis < len(shadow) or meta.shape[axis] < 2:
                     raise ValueError(f"axis {axis} of {meta} cannot be symbolic")
-                self._dims.append(source)
-                shadow[axis] += SHADOW_OFFSET * len(self._dims)
+                # Duck sizing: symbolic dims of equal trace-time size are one
+                # dim (x + y with both batches varying is valid for every
+                # size); the caller guards that they stay equal (dim_ties).
+                size = meta.shape[axis]
+                k = self._dim_of_size.get(size)
+                if k is None:
+                    self._dims.append(source)
+                    k = self._dim_of_size[size] = len(self._dims)
+                else:
+                    self.dim_ties.append((source, self._dims[k - 1]))
+                shadow[axis] += SHADOW_OFFSET * k
                 sources.append(source)
                 self._input_dims[(f"i{len(self._inputs)}", axis % len(shadow))] = source
             meta = TensorMeta(meta.shape, meta.dtype, meta.is_scalar, tuple(shadow))
