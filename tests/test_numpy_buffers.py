@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import copy
 import gc
+import os
+import signal
 import sys
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -476,3 +479,37 @@ def test_graph_name_never_shadows_the_buffer_names(name):
     g.name = name
     x = data()
     assert_identical(compile_numpy(g)(x)[0], _eager_softmax(x))
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # fork() of a process with threads
+def test_a_forked_child_runs_graphs_even_if_another_thread_held_the_pool_lock():
+    compiled = compile_numpy(_softmax_graph())
+    x = data()
+    expected = _eager_softmax(x)
+    holding, done = threading.Event(), threading.Event()
+
+    def hold():
+        with numpy_buffers._LOCK:
+            holding.set()
+            done.wait()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    holding.wait()
+    try:
+        pid = os.fork()
+        if pid == 0:  # the child: only this thread exists, the lock's owner does not
+            ok = compiled(x)[0].tobytes() == expected.tobytes()
+            os._exit(0 if ok else 1)
+    finally:
+        done.set()
+        holder.join()
+    deadline = time.monotonic() + 30
+    while (status := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    if status[0] == 0:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        pytest.fail("the child hung on the buffer pool's lock")
+    assert os.waitstatus_to_exitcode(status[1]) == 0

@@ -53,6 +53,15 @@ _LOCK = threading.RLock()
 _idle = [0]  # bytes in all free lists
 
 
+def _new_lock_in_child() -> None:
+    global _LOCK
+    _LOCK = threading.RLock()  # another thread may have held it at fork()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_lock_in_child)
+
+
 def idle_limit() -> int:
     return IDLE_LIMIT
 
