@@ -9,7 +9,12 @@ NumPy backend (translation + compile + run), graphs and fallbacks.  The
 four are timed round-robin, repeat by repeat, so that a change in the load
 of the machine falls on all of them alike.  It also prints the translation
 time of gelu on 8x8 and on 4096x4096, which must be about equal: tracing
-never reads array data.
+never reads array data (the large one also plans buffers for its
+intermediates, a fraction of a millisecond).
+
+With matplotlib (``pip install 'sot[bench]'``) it also draws the ratios as
+a bar chart, ``benchmarks/ratios.png`` (``--chart PATH`` to put it
+elsewhere, ``--chart ''`` for none).
 """
 from __future__ import annotations
 
@@ -21,6 +26,7 @@ import statistics
 import sys
 import time
 import types
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -101,10 +107,15 @@ def auto_choice(before: set) -> str:
     return "+".join(sorted(short[c] for c in chosen)) or "-"
 
 
+CHART = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ratios.png")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (under a minute)")
     parser.add_argument("--repeat", type=int, default=None)
+    parser.add_argument("--chart", default=CHART, metavar="PATH",
+                        help="bar chart of the ratios, a PNG (needs matplotlib); '' for none")
     args = parser.parse_args(argv)
     repeat = args.repeat or (5 if args.quick else 7)
 
@@ -112,10 +123,12 @@ def main(argv=None):
               f"{'auto':>10} {'ratio':>6} {'chose':>5} {'first call':>10} {'graphs':>6} {'breaks':>6}")
     print(header)
     print("-" * len(header))
+    rows = []
     for name, fn, fargs in workloads(args.quick):
         with contextlib.redirect_stdout(io.StringIO()):  # workloads that print stay quiet
             row = measure(fn, fargs, repeat)
-        print(f"{name:<28} " + row)
+        rows.append((name, row))
+        print(f"{name:<28} " + row.format())
 
     print()
     for shape in ((8, 8), (4096, 4096)):
@@ -124,9 +137,68 @@ def main(argv=None):
         report = sot.explain(W.gelu_tanh, x)
         print(f"translation time of gelu-tanh on {shape[0]}x{shape[1]}: {report.translate_seconds * 1e3:.2f} ms")
 
+    if args.chart:
+        print()
+        print(write_chart(rows, args.chart, "quick sizes" if args.quick else "full sizes"))
 
-def measure(fn, fargs, repeat) -> str:
-    """One table row (without the name): all backends timed side by side."""
+
+@dataclass
+class Row:
+    """One workload's medians (seconds) and counts."""
+
+    eager: float
+    numpy: float
+    ort: float
+    auto: float
+    chose: str
+    first: float
+    graphs: int
+    breaks: int
+
+    def ratios(self) -> dict[str, float]:
+        return {"numpy": self.numpy / self.eager, "onnxruntime": self.ort / self.eager,
+                "auto": self.auto / self.eager}
+
+    def format(self) -> str:
+        r = self.ratios()
+        return (f"{_fmt(self.eager):>10} {_fmt(self.numpy):>10} {r['numpy']:>6.2f} {_fmt(self.ort):>10} "
+                f"{r['onnxruntime']:>6.2f} {_fmt(self.auto):>10} {r['auto']:>6.2f} {self.chose:>5} "
+                f"{_fmt(self.first):>10} {self.graphs:>6} {self.breaks:>6}")
+
+
+def write_chart(rows, path: str, title: str) -> str:
+    """Draw each backend's ratio to eager per workload into ``path``; returns
+    what to tell the user (where the chart is, or how to get one)."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")  # a file, never a window
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return ("no chart: matplotlib is not installed "
+                "(pip install 'sot[bench]', or pip install matplotlib, then run again)")
+    names = [name for name, _ in rows]
+    backends = ("numpy", "onnxruntime", "auto")
+    height = 0.8 / len(backends)
+    fig, ax = plt.subplots(figsize=(9, 0.27 * len(rows) * len(backends) + 1.5))
+    for k, backend in enumerate(backends):
+        positions = [i + (k - (len(backends) - 1) / 2) * height for i in range(len(rows))]
+        bars = ax.barh(positions, [row.ratios()[backend] for _, row in rows], height, label=backend)
+        ax.bar_label(bars, fmt="%.2f", fontsize=7, padding=2)
+    ax.axvline(1.0, color="black", linewidth=1)
+    ax.set_xscale("log")
+    ax.set_yticks(range(len(rows)), names)
+    ax.invert_yaxis()
+    ax.set_xlabel("time / eager NumPy time (log scale; left of the line is faster than eager)")
+    ax.set_title(f"sot vs eager NumPy, {title}")
+    ax.legend(loc="best")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return f"chart of the ratios: {path}"
+
+
+def measure(fn, fargs, repeat) -> Row:
+    """One table row: all backends timed side by side."""
     from sot.backends import onnx_auto
     sot.reset()
     report = sot.explain(fn, *fargs)
@@ -146,9 +218,7 @@ def measure(fn, fargs, repeat) -> str:
     probe = median_time(fn, fargs, 1, 1)
     inner = max(1, min(2000, int(0.05 / max(probe, 1e-7))))
     eager, traced, ort, auto = side_by_side([fn, static, on_ort, on_auto], fargs, repeat, inner)
-    return (f"{_fmt(eager):>10} {_fmt(traced):>10} {traced / eager:>6.2f} {_fmt(ort):>10} "
-            f"{ort / eager:>6.2f} {_fmt(auto):>10} {auto / eager:>6.2f} {auto_choice(before):>5} "
-            f"{_fmt(first):>10} {report.graph_count:>6} {len(report.breaks):>6}")
+    return Row(eager, traced, ort, auto, auto_choice(before), first, report.graph_count, len(report.breaks))
 
 
 def _fmt(seconds: float) -> str:

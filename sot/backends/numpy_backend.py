@@ -9,6 +9,21 @@ function's namespace as ``c0, c1, …``; only literals whose source text is
 exact (Python ints, finite floats, bools, None, str, ``...``) are written
 inline.  An intermediate is deleted (``del t3``) after its last use so that
 peak memory matches eager execution.
+
+Large intermediates computed by an elementwise ufunc are written into
+buffers the graph keeps between calls (``numpy_buffer_plan`` says which and
+why the result is the same; ``numpy_buffers`` keeps them).  Such a graph
+takes a set of buffers on entry and gives it back on exit::
+
+    def softmax(i0):
+        bufs = pool.acquire()
+        try:
+            (b0,) = bufs
+            t0 = i0.max(-1, keepdims=True)
+            t1 = np.subtract(i0, t0, out=b0) if i0.flags.c_contiguous and t0.flags.c_contiguous else i0 - t0
+            ...
+        finally:
+            pool.release(bufs)
 """
 
 from __future__ import annotations
@@ -24,6 +39,9 @@ from itertools import count
 import numpy as np
 
 from sot.ir.statement_ir import StatementIR, Symbol
+
+from .numpy_buffer_plan import BufferPlan, Write, plan_buffers
+from .numpy_buffers import BufferPool
 
 __all__ = ["compile_numpy", "CompiledGraph"]
 
@@ -43,12 +61,16 @@ class CompiledGraph:
 
     ``source`` is the generated code, ``graph`` the IR it came from; calling
     it with the input values returns the tuple of output values.
+    ``buffers`` is the ``BufferPool`` of the intermediates it keeps between
+    calls (``None`` when it keeps none).
     """
 
-    def __init__(self, graph: StatementIR, source: str, fn, constants: dict):
+    def __init__(self, graph: StatementIR, source: str, fn, constants: dict,
+                 buffers: BufferPool | None = None):
         self.graph = graph
         self.source = source
         self.constants = constants
+        self.buffers = buffers
         self._fn = fn
 
     def __call__(self, *inputs) -> tuple:
@@ -61,10 +83,16 @@ class CompiledGraph:
 class _Emitter:
     def __init__(self):
         self.constants: dict[str, object] = {}
+        self._bound: dict[int, str] = {}  # within one statement: a value bound once
+
+    def begin_statement(self) -> None:
+        self._bound = {}
 
     def bind(self, value) -> str:
-        name = f"c{len(self.constants)}"
-        self.constants[name] = value
+        name = self._bound.get(id(value))
+        if name is None:
+            name = self._bound[id(value)] = f"c{len(self.constants)}"
+            self.constants[name] = value
         return name
 
     def value(self, v) -> str:
@@ -128,31 +156,48 @@ class _Emitter:
             return f"np.{name}"
         return self.bind(target)
 
-    def statement(self, st) -> list[str]:
-        op, args, kwargs = st.op, st.args, st.kwargs
+    def statement(self, st, write: Write | None = None) -> list[str]:
+        op, args = st.op, st.args
         lhs = ", ".join(s.name for s in st.outputs)
         if st.multi_output:
             lhs = f"({lhs},)" if len(st.outputs) == 1 else f"({lhs})"
+        if op.kind == "operator" and op.name in _INPLACE:
+            return [f"{lhs} = {self.atom(args[0])}", f"{lhs} {_INPLACE[op.name]} {self.atom(args[1])}"]
+        if op.kind == "operator" and op.name == "imatmul":
+            return [f"{lhs} = {self.atom(args[0])}", f"{lhs} @= {self.atom(args[1])}"]
+        rhs = self.expression(st)
+        if write is not None:
+            rhs = self.buffered(write, rhs)
+        return [f"{lhs} = {rhs}"]
+
+    def expression(self, st) -> str:
+        """The statement's right-hand side, as the user wrote it."""
+        op, args, kwargs = st.op, st.args, st.kwargs
         if op.kind == "operator":
             if op.name in _BINARY:
-                return [f"{lhs} = {self.atom(args[0])} {_BINARY[op.name]} {self.atom(args[1])}"]
-            if op.name in _INPLACE:
-                return [f"{lhs} = {self.atom(args[0])}",
-                        f"{lhs} {_INPLACE[op.name]} {self.atom(args[1])}"]
-            if op.name == "imatmul":
-                return [f"{lhs} = {self.atom(args[0])}", f"{lhs} @= {self.atom(args[1])}"]
+                return f"{self.atom(args[0])} {_BINARY[op.name]} {self.atom(args[1])}"
             if op.name in _UNARY:
-                return [f"{lhs} = " + _UNARY[op.name].format(self.atom(args[0]))]
+                return _UNARY[op.name].format(self.atom(args[0]))
             if op.name == "getitem":
-                return [f"{lhs} = {self.receiver(args[0])}[{self.subscript(args[1])}]"]
+                return f"{self.receiver(args[0])}[{self.subscript(args[1])}]"
             if op.name == "dim":  # a symbolic dim, read from the runtime shape
-                return [f"{lhs} = {args[0].name}.shape[{args[1]}]"]
-            return [f"{lhs} = {self.bind(op.target)}({self.call_args(args, kwargs)})"]
+                return f"{args[0].name}.shape[{args[1]}]"
+            return f"{self.bind(op.target)}({self.call_args(args, kwargs)})"
         if op.kind == "function":
-            return [f"{lhs} = {self.function(op.target, op.name)}({self.call_args(args, kwargs)})"]
+            return f"{self.function(op.target, op.name)}({self.call_args(args, kwargs)})"
         if op.kind == "method":
-            return [f"{lhs} = {self.receiver(args[0])}.{op.target}({self.call_args(args[1:], kwargs)})"]
-        return [f"{lhs} = {self.receiver(args[0])}.{op.target}"]
+            return f"{self.receiver(args[0])}.{op.target}({self.call_args(args[1:], kwargs)})"
+        return f"{self.receiver(args[0])}.{op.target}"
+
+    def buffered(self, write: Write, as_written: str) -> str:
+        """The ufunc writing into its buffer, and the statement as written
+        for calls whose operands are not C-contiguous."""
+        call = (f"{self.function(write.ufunc, write.ufunc.__name__)}"
+                f"({self.call_args(write.operands, write.kwargs)}, out={write.out})")
+        if not write.checks:
+            return call
+        condition = " and ".join(f"{name}.flags.c_contiguous" for name in write.checks)
+        return f"{call} if {condition} else {as_written}"
 
 
 def _short_repr(value, limit: int = 40) -> str:
@@ -164,13 +209,16 @@ def _function_name(name: str) -> str:
     ident = re.sub(r"\W", "_", name) or "graph"
     if ident[0].isdigit() or keyword.iskeyword(ident):
         ident = "_" + ident
-    if ident in ("np", "operator", "abs") or re.fullmatch(r"[ict]\d+", ident):
+    if ident in ("np", "operator", "abs", "pool", "bufs") or re.fullmatch(r"[ictb]\d+", ident):
         ident += "_graph"  # would shadow a name the generated code uses
     return ident
 
 
-def compile_numpy(graph: StatementIR) -> CompiledGraph:
-    """Generate and compile the NumPy source of ``graph``."""
+def compile_numpy(graph: StatementIR, min_buffer_bytes: int | None = None) -> CompiledGraph:
+    """Generate and compile the NumPy source of ``graph``; intermediates of
+    ``min_buffer_bytes`` or more (default ``numpy_buffers.MIN_BYTES``) may be
+    kept in buffers between calls."""
+    plan = plan_buffers(graph, min_buffer_bytes)
     emitter = _Emitter()
     statements = graph.statements
     outputs = {s.name for s in graph.outputs}
@@ -181,7 +229,8 @@ def compile_numpy(graph: StatementIR) -> CompiledGraph:
     body = []
     for i, st in enumerate(statements):
         first_constant = len(emitter.constants)
-        lines = emitter.statement(st)
+        emitter.begin_statement()
+        lines = emitter.statement(st, plan.writes.get(i))
         bound = list(emitter.constants.items())[first_constant:]
         if bound:  # show what the bound constants are (a comment: never code)
             note = ", ".join(f"{name} = {_short_repr(value)}" for name, value in bound)
@@ -195,13 +244,26 @@ def compile_numpy(graph: StatementIR) -> CompiledGraph:
             body.append("del " + ", ".join(dead))
     ret = ", ".join(s.name for s in graph.outputs)
     body.append(f"return ({ret},)" if len(graph.outputs) == 1 else f"return ({ret})")
+    pool = None
+    if plan.writes:
+        pool = BufferPool(plan.slots, plan.views)
+        body = _with_buffers(body, plan)
     fname = _function_name(graph.name)
     params = ", ".join(s.name for s in graph.inputs)
     source = f"def {fname}({params}):\n" + "".join(f"    {line}\n" for line in body)
     filename = f"<sot numpy graph {fname} #{next(_COUNTER)}>"
-    namespace = {"np": np, "operator": operator, **emitter.constants}
+    namespace = {"np": np, "operator": operator, "pool": pool, **emitter.constants}
     exec(compile(source, filename, "exec"), namespace)
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    fn = namespace[fname]
+    fn = namespace.pop(fname)  # no cycle through its globals: the graph, and its buffers, go as soon as unused
     weakref.finalize(fn, linecache.cache.pop, filename, None)  # the source lives as long as the graph
-    return CompiledGraph(graph, source, fn, dict(emitter.constants))
+    return CompiledGraph(graph, source, fn, dict(emitter.constants), pool)
+
+
+def _with_buffers(body: list[str], plan: BufferPlan) -> list[str]:
+    """``body`` between taking a set of buffers and giving it back."""
+    names = [f"b{k}" for k in range(len(plan.views))]
+    unpack = f"({names[0]},)" if len(names) == 1 else f"({', '.join(names)})"
+    return (["bufs = pool.acquire()", "try:", f"    {unpack} = bufs"]
+            + [f"    {line}" for line in body]
+            + ["finally:", "    pool.release(bufs)"])
