@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import os
 import sysconfig
+
+import numpy
+
 from ._codemap import CodeMap
 
 _not_to_static_codes = CodeMap()
@@ -12,6 +15,9 @@ _LIB_DIRS = tuple(
     for key in ("stdlib", "platstdlib", "purelib", "platlib")
     if (p := sysconfig.get_paths().get(key))
 )
+# NumPy is library code wherever it was imported from (a PYTHONPATH or source
+# checkout is not under the install's site-packages).
+_NUMPY_DIR = os.path.dirname(os.path.realpath(numpy.__file__)) + os.sep
 _SOT_DIR = os.path.dirname(os.path.realpath(__file__)) + os.sep
 GENERATED_PREFIX = "<sot"
 
@@ -34,6 +40,6 @@ def is_user_code(code) -> bool:
     if filename.startswith("<"):
         return True  # exec'd / interactive user code
     real = os.path.realpath(filename)
-    if real.startswith(_SOT_DIR):
+    if real.startswith(_SOT_DIR) or real.startswith(_NUMPY_DIR):
         return False
     return not real.startswith(_LIB_DIRS)

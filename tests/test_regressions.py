@@ -356,3 +356,12 @@ def test_no_segfault_resumed_frame_unpack_ex_313(tmp_path):
     proc = subprocess.run([sys.executable, "-c", _SEGFAULT_313_SCRIPT], capture_output=True, text=True,
                           env=python_env(), cwd=tmp_path, timeout=120)
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", (proc.returncode, proc.stderr[-2000:])
+
+
+def test_numpy_is_library_code_wherever_it_was_imported_from(monkeypatch):
+    # found with numpy on PYTHONPATH (outside site-packages): np.mean's Python
+    # helpers were traced and broke the graph
+    from sot import _skip
+    monkeypatch.setattr(_skip, "_LIB_DIRS", ())
+    assert not _skip.is_user_code(np._core._methods._mean.__code__)
+    assert _skip.is_user_code(_break_then_return.__code__)
