@@ -361,7 +361,7 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
     source = "\n".join(lines) + "\n"
     info.runner_source = source
     exec(compile(source, filename, "exec"), namespace)
-    runner = namespace["runner"]
+    runner = namespace.pop("runner")  # not kept in its own globals: no reference cycle
     runner.source = source
     _hook.skip_code(runner.__code__)
     return runner

@@ -523,3 +523,22 @@ def test_a_forked_child_runs_graphs_even_if_another_thread_held_the_pool_lock():
         os.waitpid(pid, 0)
         pytest.fail("the child hung on the buffer pool's lock")
     assert os.waitstatus_to_exitcode(status[1]) == 0
+
+
+def test_reset_frees_graphs_and_their_buffers_without_the_cycle_collector():
+    import weakref
+    from sot.guards import cache
+    static = sot.to_static(softmax)
+    x = data()
+    gc.collect()
+    gc.disable()
+    try:
+        static(x)
+        static(x)
+        runner = cache.entries(softmax.__code__)[0].direct
+        graph = weakref.ref(runner.__globals__["__graph"])
+        del runner
+        sot.reset()
+        assert graph() is None
+    finally:
+        gc.enable()

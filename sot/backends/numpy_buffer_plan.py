@@ -118,7 +118,7 @@ def _operator_ufunc(st: Statement):
     try:
         st.op.call(stand_ins, {})
     except _Dispatched as d:
-        call = d
+        call = d.with_traceback(None)  # its frames would hold this one: a reference cycle
     except Exception:
         return None
     else:
