@@ -139,23 +139,14 @@ class GuardFunction:
         self._namespace = ctx.namespace
         _skip_code(self._fn.__code__)
 
-    @property
-    def fn(self) -> Callable:
+    def _generated(self) -> "GuardFunction":
         if self._fn is None:
             self._generate()
-        return self._fn
+        return self
 
-    @property
-    def source(self) -> str:
-        if self._source is None:
-            self._generate()
-        return self._source
-
-    @property
-    def namespace(self) -> dict:
-        if self._namespace is None:
-            self._generate()
-        return self._namespace
+    fn = property(lambda self: self._generated()._fn, doc="the generated Python guard")
+    source = property(lambda self: self._generated()._source, doc="its source text")
+    namespace = property(lambda self: self._generated()._namespace, doc="what its source names")
 
     @property
     def hot(self) -> Callable:
