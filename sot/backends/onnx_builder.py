@@ -322,7 +322,7 @@ class GraphBuilder:
         """The shape written for a graph input or output: a symbolic dim is
         its ``dim_param`` (from ``dim_names``) or left unnamed."""
         meta = self.meta.get(name)
-        if meta is not None and not meta.is_python and meta.symbolic_axes:
+        if meta is not None and not meta.is_python:
             sym = meta.symbolic_axes
             return [self.dim_names.get((d, meta.shadow[i])) if i in sym else d
                     for i, d in enumerate(meta.shape)]

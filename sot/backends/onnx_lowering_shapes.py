@@ -109,11 +109,15 @@ def shape_of(b: GraphBuilder, dims) -> str:
     return name
 
 
+_INT_OPS = {"Add": lambda x, y: x + y, "Sub": lambda x, y: x - y, "Mul": lambda x, y: x * y,
+            "Div": lambda x, y: x // y, "Mod": lambda x, y: x % y}
+
+
 def dim_arith(b: GraphBuilder, op_type: str, x, y):
     """``x op y`` on Dims (Add, Sub, Mul; Div and Mod of non-negative
     values, where truncation is Python's floor)."""
     if isinstance(x, int) and isinstance(y, int):
-        return {"Add": x + y, "Sub": x - y, "Mul": x * y, "Div": x // y, "Mod": x % y}[op_type]
+        return _INT_OPS[op_type](x, y)
     if op_type == "Mul" and (x == 1 or y == 1):
         return y if x == 1 else x
     if op_type in ("Add", "Sub") and y == 0:
