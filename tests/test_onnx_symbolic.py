@@ -168,6 +168,12 @@ def layers(x):
     return W.softmax(x), W.gelu_tanh(x), W.layernorm(x, LN_W, LN_B), x @ LN_M + LN_B
 
 
+def python_number_operands(x):
+    # a Python number where a fused pattern expects an array (gemm's bias, layernorm's scale)
+    n = x.shape[0]
+    return x[0] @ LN_M + n, W.layernorm(x, n, LN_B), W.layernorm(x, LN_W, x.shape[-1] / 2)
+
+
 LN_W, LN_B, LN_M = f32(4, seed=7), f32(4, seed=8), f32(4, 4, seed=9)
 
 
@@ -175,7 +181,7 @@ CASES = [
     (reshape_rows, (2, 3, 4)), (scaled, (2, 3, 4)), (zeros_rows, (2, 3, 4)), (first_half, (2, 3, 4)),
     (python_numbers, (2, 3, 4)), (reshapes, (2, 3, 4)), (reductions, (2, 3, 4)), (indexing, (5, 3, 4)),
     (joins, (2, 3, 4)), (splits, (6, 3, 4)), (creation, (2, 3, 4)), (rearrange, (2, 3, 4)),
-    (layers, (2, 3, 4)),
+    (layers, (2, 3, 4)), (python_number_operands, (2, 3, 4)),
 ]
 
 

@@ -122,6 +122,10 @@ class SymbolicOnnxGraph:
             self._checked.move_to_end(key)
         return numbers
 
+    def prepare(self, *inputs) -> None:
+        """Check these input shapes now (backend='auto' times calls without it)."""
+        self._numbers(inputs)
+
     def _run(self, inputs) -> tuple:
         numbers = self._numbers(inputs)
         if numbers is _REFERENCE:
