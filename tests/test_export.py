@@ -201,14 +201,16 @@ def test_returning_a_python_value_is_refused(tmp_path):
 
 def test_baked_batch_size_is_refused_with_its_line(tmp_path):
     def f(x):
-        n = x.shape[0]
-        return x.sum(axis=0) / n  # bakes n into a constant
+        total = x[0]
+        for i in range(1, x.shape[0]):   # one addition per row: the graph depends on the size
+            total = total + x[i]
+        return total
 
     with pytest.raises(sot.ExportError) as info:
         sot.save(f, tmp_path / "f", input_spec=[sot.InputSpec([None, 4], name="x")])
     text = str(info.value)
     assert "x_dim0" in text and "baked" in text
-    assert f"{__file__}:{f.__code__.co_firstlineno + 2}" in text
+    assert f"{__file__}:{f.__code__.co_firstlineno + 3}" in text
     assert not os.path.exists(tmp_path / "f.onnx")
 
     def g(x):
@@ -218,6 +220,27 @@ def test_baked_batch_size_is_refused_with_its_line(tmp_path):
     for n in (1, 5, 9):
         x = f32(n, 4)
         np.testing.assert_allclose(sot.load(path)(x), g(x), rtol=1e-5)
+
+
+def test_sizes_computed_from_the_batch_are_computed_by_the_model(tmp_path):
+    def f(x):
+        n = x.shape[0]
+        return x.sum(axis=0) / n, x.reshape(n, 2, -1)[: n // 2 + 1] * x.shape[-1] ** 0.5, np.zeros((n, 3))
+
+    path = sot.save(f, tmp_path / "f", input_spec=[sot.InputSpec([None, 4], name="x")])
+    model = onnx.load(path)
+    onnx.checker.check_model(model, full_check=True)
+    assert "Shape" in {n.op_type for n in model.graph.node}    # one model for every size
+    dims = [[d.dim_param or d.dim_value for d in o.type.tensor_type.shape.dim] for o in model.graph.output]
+    assert dims == [[4], ["output_1_dim0", 2, 2], ["x_dim0", 3]]
+    session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    run = sot.load(path)
+    for n in (1, 2, 5, 9):
+        x = f32(n, 4, seed=n)
+        for got, plain, want in zip(run(x), session.run(None, {"x": x}), f(x)):
+            assert got.dtype == want.dtype and got.shape == want.shape == plain.shape
+            np.testing.assert_allclose(got, want, rtol=1e-5)
+            np.testing.assert_array_equal(plain, got)
 
 
 @pytest.mark.parametrize("how", ["minus_one", "shape_of_input"])

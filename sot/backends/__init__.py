@@ -10,16 +10,24 @@
 * ``"auto"`` — both, timed on the first calls, the faster kept.
 
 A graph with symbolic dims runs as it is on NumPy; on onnxruntime and auto
-it is compiled once per tuple of input shapes (``symbolic_shapes``).
+it is lowered once to ONNX models with symbolic dims (``onnx_symbolic``),
+or, where a statement lowers only at static sizes (the log at verbosity 1
+says which and why), compiled once per tuple of input shapes
+(``symbolic_shapes``).
 
 Every compiled graph is callable with the input values and returns the tuple
 of outputs, and has ``.source``, ``.backend`` and ``.explain()``.  onnx and
 onnxruntime are imported only when an ONNX graph is compiled.
 """
 
+import logging
+
 from sot.ir.statement_ir import StatementIR
+from sot.logs import vlog
 
 from .numpy_backend import CompiledGraph, compile_numpy
+
+log = logging.getLogger("sot.backends")
 
 __all__ = ["compile_graph", "compile_numpy", "CompiledGraph", "BACKENDS", "DEVICES"]
 
@@ -34,10 +42,43 @@ def compile_graph(graph: StatementIR, backend: str = "numpy", device: str = "cpu
     if device not in DEVICES:
         raise ValueError(f"unknown device {device!r}; expected one of {DEVICES}")
     if backend != "numpy" and graph.is_symbolic:
-        # ONNX models hold static sizes: one compilation per input shapes
+        compiled = _compile_symbolic(graph, backend, device)
+        if compiled is not None:
+            return compiled
+        # one compilation per input shapes
         from .symbolic_shapes import PerShapeCompiledGraph
         return PerShapeCompiledGraph(graph, lambda ir: _compile_static(ir, backend, device), backend)
     return _compile_static(graph, backend, device)
+
+
+def _compile_symbolic(graph: StatementIR, backend: str, device: str):
+    """The graph as one ONNX model for all sizes, or None (logged) when it
+    does not lower with symbolic dims."""
+    from .onnx_session import _rejected, providers_for
+    from .onnx_symbolic import NotSymbolicGraph, SymbolicOnnxGraph
+    providers_for(device)   # a missing CUDA provider is the caller's error, not a fallback
+    compiled = None
+    for fuse in (True, False):
+        try:
+            compiled = SymbolicOnnxGraph(graph, device, fuse)
+            break
+        except NotSymbolicGraph as e:
+            vlog(1, log, "graph %s: compiled per input shape, not with symbolic dims: %s", graph.name,
+                 "; ".join(f"{st.expression()}: {why}" for st, why in e.reasons))
+            return None
+        except Exception as e:  # noqa: BLE001
+            if not _rejected(e):
+                raise
+            vlog(1, log, "graph %s: onnxruntime rejected the symbolic model%s: %s: %s", graph.name,
+                 "" if fuse else " without fused patterns", type(e).__name__, e)
+    if compiled is None:
+        return None
+    if compiled.backend == "numpy":   # nothing lowered: the reference backend, with the reasons
+        return numpy_compiled(graph, compiled.explain())
+    if backend == "auto":
+        from .onnx_auto import compile_auto
+        return compile_auto(graph, device, onnx=compiled)
+    return compiled
 
 
 def _compile_static(graph: StatementIR, backend: str, device: str):

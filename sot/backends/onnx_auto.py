@@ -33,13 +33,14 @@ class AutoCompiledGraph:
     ``backend`` is the chosen backend once measured, ``"auto"`` until then.
     """
 
-    def __init__(self, graph: StatementIR, device: str = "cpu"):
+    def __init__(self, graph: StatementIR, device: str = "cpu", onnx=None):
         from . import numpy_compiled
         from .onnx_session import compile_onnxruntime
         self.graph = graph
         self.device = device
         self.numpy = numpy_compiled(graph)
-        self.onnx = compile_onnxruntime(graph, device)
+        # ``onnx``: the graph already compiled for onnxruntime (a symbolic one)
+        self.onnx = compile_onnxruntime(graph, device) if onnx is None else onnx
         self.times: dict[str, list[float]] = {"numpy": [], "onnxruntime": []}
         self.chosen: str | None = None
         self.why = ""
@@ -62,6 +63,9 @@ class AutoCompiledGraph:
         self._calls += 1
         name = "numpy" if n % 2 == 0 else "onnxruntime"
         fn = self.numpy._fn if name == "numpy" else self.onnx._fn
+        prepare = getattr(self.onnx, "prepare", None)
+        if name == "onnxruntime" and prepare is not None:
+            prepare(*inputs)   # a symbolic graph's once-per-shape check is not its speed
         t0 = time.perf_counter()
         try:
             result = fn(*inputs)
@@ -133,7 +137,7 @@ def recent() -> list[AutoCompiledGraph]:
     return [g for g in (r() for r in _RECENT) if g is not None]
 
 
-def compile_auto(graph: StatementIR, device: str = "cpu") -> AutoCompiledGraph:
-    compiled = AutoCompiledGraph(graph, device)
+def compile_auto(graph: StatementIR, device: str = "cpu", onnx=None) -> AutoCompiledGraph:
+    compiled = AutoCompiledGraph(graph, device, onnx)
     _RECENT.append(weakref.ref(compiled))
     return compiled

@@ -16,7 +16,7 @@ import numpy as np
 
 from sot.ir.statement_ir import Symbol
 
-__all__ = ["NotLowered", "GraphBuilder", "OPSET"]
+__all__ = ["NotLowered", "NotSymbolic", "GraphBuilder", "OPSET", "meta_dtype"]
 
 #: the ai.onnx opset the models are built for (Gelu is opset 20)
 OPSET = 20
@@ -26,6 +26,12 @@ IR_VERSION = 10
 
 class NotLowered(Exception):
     """A statement has no exact ONNX lowering; the message says why."""
+
+
+class NotSymbolic(NotLowered):
+    """A statement lowers at static sizes but not for every size of its
+    symbolic dims (see ``onnx_lowering_shapes``): the graph is then compiled
+    per input shapes instead."""
 
 
 D = np.dtype
@@ -38,6 +44,7 @@ SIGNED = (I8, I16, I32, I64)
 UNSIGNED = (U8, U16, U32, U64)
 INTS = SIGNED + UNSIGNED
 ALL = FLOATS + INTS + (BOOL,)
+_PYTHON_DTYPES = {int: I64, float: F64, bool: BOOL}
 
 # onnxruntime CPU kernels, by ONNX op: those of both onnxruntime 1.23 and 1.32
 # (1.32 has more: Max/Min of int8, Where of int8); the differential tests
@@ -99,6 +106,14 @@ MODULAR = {
 }
 
 
+def meta_dtype(meta) -> np.dtype:
+    """The dtype of an IR value in ONNX: a Python number computed from
+    symbolic dims (``ScalarMeta``) is a 0-d int64, float64 or bool."""
+    if meta.is_python:
+        return _PYTHON_DTYPES[meta.type]
+    return meta.dtype
+
+
 def onnx_type(dtype) -> int:
     from onnx import helper
     return helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
@@ -107,8 +122,17 @@ def onnx_type(dtype) -> int:
 class GraphBuilder:
     """Nodes, constants, inputs and outputs of one ONNX graph, with dtypes."""
 
-    def __init__(self, name: str = "sot_graph"):
+    def __init__(self, name: str = "sot_graph", dim_names: dict | None = None):
         self.name = name
+        #: (hint, shadow) size of a symbolic dim -> its dim_param in the model
+        self.dim_names = dict(dim_names or {})
+        #: onnx value -> the IR meta it holds (for symbolic dims in to_model)
+        self.meta: dict[str, object] = {}
+        #: onnx value -> its exact runtime dims, where some is symbolic: ints
+        #: and names of 1-element int64 tensors (see onnx_lowering_shapes)
+        self.dims: dict[str, tuple] = {}
+        #: values computed once per graph (Shape slices): key -> onnx value
+        self.memo: dict = {}
         self.nodes: list[tuple] = []        # (op_type, inputs, outputs, attrs, domain)
         self.initializers: dict[str, np.ndarray] = {}
         self.inputs: list[tuple[str, Symbol]] = []   # (onnx name, symbol)
@@ -122,15 +146,16 @@ class GraphBuilder:
 
     def snapshot(self):
         return (len(self.nodes), dict(self.initializers), len(self.inputs), dict(self.env),
-                dict(self._const_cache))
+                dict(self._const_cache), dict(self.memo))
 
     def restore(self, snap) -> None:
-        n, inits, n_in, env, cache = snap
+        n, inits, n_in, env, cache, memo = snap
         del self.nodes[n:]
         self.initializers = inits
         del self.inputs[n_in:]
         self.env = env
         self._const_cache = cache
+        self.memo = memo
 
     # -- values ---------------------------------------------------------------
 
@@ -142,13 +167,15 @@ class GraphBuilder:
         """The ONNX value of a Symbol; one defined outside becomes an input."""
         name = self.env.get(sym.name)
         if name is None:
-            if sym.meta.dtype not in ALL:
-                raise NotLowered(f"{sym.name}: dtype {sym.meta.dtype} has no ONNX lowering")
+            dtype = meta_dtype(sym.meta)
+            if dtype not in ALL:
+                raise NotLowered(f"{sym.name}: dtype {dtype} has no ONNX lowering")
             name = sym.name
             self.inputs.append((name, sym))
             self.env[sym.name] = name
-            self.dtype[name] = sym.meta.dtype
+            self.dtype[name] = dtype
             self.shape[name] = sym.meta.shape
+            self.meta[name] = sym.meta
         return name
 
     def const(self, array) -> str:
@@ -192,7 +219,10 @@ class GraphBuilder:
                              BOOL, self.shape.get(name))
         if self.dtype[name] == F16 and dtype.kind in "iu":   # NaN: as through float32, like NumPy
             name = self.cast(name, F32)
-        return self.node("Cast", [name], dtype, self.shape.get(name), to=onnx_type(dtype))
+        out = self.node("Cast", [name], dtype, self.shape.get(name), to=onnx_type(dtype))
+        if name in self.dims:
+            self.dims[out] = self.dims[name]
+        return out
 
     def operand(self, v, dtype) -> str:
         """``v`` (a Symbol or a constant) as an ONNX value of ``dtype``, converted
@@ -259,7 +289,7 @@ class GraphBuilder:
         import onnx
         from onnx import helper, numpy_helper
 
-        graph_inputs = [helper.make_tensor_value_info(n, onnx_type(s.meta.dtype), list(s.meta.shape))
+        graph_inputs = [helper.make_tensor_value_info(n, onnx_type(self.dtype[n]), self.model_dims(n))
                         for n, s in self.inputs]
         nodes = []
         renames = {}
@@ -269,13 +299,14 @@ class GraphBuilder:
                 alias = self.fresh("out")
                 nodes.append(helper.make_node("Identity", [o], [alias]))
                 self.dtype[alias], self.shape[alias] = self.dtype[o], self.shape.get(o)
+                if o in self.meta:
+                    self.meta[alias] = self.meta[o]
                 renames[alias] = o
                 o = alias
             final.append(o)
         body = [helper.make_node(op, ins, outs, domain=domain or None, **attrs)
                 for op, ins, outs, attrs, domain in self.nodes]
-        graph_outputs = [helper.make_tensor_value_info(o, onnx_type(self.dtype[o]),
-                                                       None if self.shape.get(o) is None else list(self.shape[o]))
+        graph_outputs = [helper.make_tensor_value_info(o, onnx_type(self.dtype[o]), self.model_dims(o))
                          for o in final]
         inits = [numpy_helper.from_array(a, n) for n, a in self.initializers.items()]
         graph = helper.make_graph(body + nodes, self.name, graph_inputs, graph_outputs, inits)
@@ -286,6 +317,17 @@ class GraphBuilder:
         model.ir_version = IR_VERSION
         onnx.checker.check_model(model)
         return model, final
+
+    def model_dims(self, name: str):
+        """The shape written for a graph input or output: a symbolic dim is
+        its ``dim_param`` (from ``dim_names``) or left unnamed."""
+        meta = self.meta.get(name)
+        if meta is not None and not meta.is_python:
+            sym = meta.symbolic_axes
+            return [self.dim_names.get((d, meta.shadow[i])) if i in sym else d
+                    for i, d in enumerate(meta.shape)]
+        shape = self.shape.get(name)
+        return None if shape is None else list(shape)
 
 
 def exact_constant(v, dtype) -> np.ndarray:

@@ -334,7 +334,7 @@ def fuse_layernorm(g: Graph, st: Statement):
         return None
     d = x.meta.shape[-1]
     for p in (weight, bias):
-        if p is not None and not (isinstance(p, Symbol) and p.meta.dtype == dtype and p.meta.shape == (d,)):
+        if p is not None and not (isinstance(p, Symbol) and p.meta.shape == (d,) and p.meta.dtype == dtype):
             return None
     stmts.sort(key=lambda s: g.index[id(s)])
 
@@ -515,8 +515,8 @@ def fuse_gemm(g: Graph, st: Statement):
             continue
         dtype = out.meta.dtype
         if not (a.meta.ndim == 2 and w.meta.ndim == 2 and _float(out.meta)
-                and a.meta.dtype == w.meta.dtype == bias.meta.dtype == dtype
-                and not bias.meta.is_scalar and out.meta.shape == (a.meta.shape[0], w.meta.shape[1])
+                and not bias.meta.is_scalar and a.meta.dtype == w.meta.dtype == bias.meta.dtype == dtype
+                and out.meta.shape == (a.meta.shape[0], w.meta.shape[1])
                 and len(bias.meta.shape) <= 2):
             continue
         if prod_side is not st.args[0]:

@@ -58,10 +58,13 @@ import numpy as np
 from sot.ir.errors import UnsupportedOp
 from sot.ir.statement_ir import Statement, StatementIR, Symbol
 
-from .onnx_builder import GraphBuilder, NotLowered
-from .onnx_lowering_array import ARRAY_RULES
+from sot.ir.registry import DIM_OP
+
+from .onnx_builder import GraphBuilder, NotLowered, NotSymbolic, meta_dtype
+from .onnx_lowering_array import ARRAY_RULES, PYTHON_SIZE_OPS, SIZE_AWARE_RULES, SIZE_FREE_RULES
 from .onnx_lowering_elementwise import (OPERATOR_UFUNCS, lower_clip, lower_nan_to_num, lower_round,
                                         lower_ufunc_statement, lower_where)
+from .onnx_lowering_shapes import lower_dim, lower_python_operator, statement_is_symbolic
 
 __all__ = ["lower_statement", "plan", "Plan", "OnnxSegment", "NumpySegment", "INPLACE_OPERATORS"]
 
@@ -77,6 +80,8 @@ def is_inplace(st: Statement) -> bool:
 def lower_statement(b: GraphBuilder, st: Statement) -> list[str]:
     """ONNX values of the statement's outputs (nodes added to ``b``)."""
     op = st.op
+    if statement_is_symbolic(st):
+        return _lower_symbolic(b, st)
     rule = ARRAY_RULES.get((op.kind, op.name))
     if rule is not None:
         return rule(b, st)
@@ -84,6 +89,40 @@ def lower_statement(b: GraphBuilder, st: Statement) -> list[str]:
         return lower_ufunc_statement(b, st)
     if op.kind == "function" and isinstance(op.target, np.ufunc):
         return lower_ufunc_statement(b, st)
+    if op.kind == "function" and op.name == "where":
+        return lower_where(b, st)
+    if op.name == "clip":
+        return lower_clip(b, st)
+    if op.name in ("round", "around"):
+        return lower_round(b, st)
+    if op.kind == "function" and op.name == "nan_to_num":
+        return lower_nan_to_num(b, st)
+    raise NotLowered(f"no ONNX lowering for {op.kind} {op.name}")
+
+
+def _lower_symbolic(b: GraphBuilder, st: Statement) -> list[str]:
+    """A statement touching symbolic dims: only through the rules that are
+    size independent (see onnx_lowering_shapes); Python numbers of the graph
+    are taken as sizes only by the ops that take sizes, and as operands of
+    ufuncs (weak, as NumPy takes them)."""
+    op = st.op
+    if op is DIM_OP:
+        return lower_dim(b, st)
+    if st.outputs and all(s.meta.is_python for s in st.outputs):
+        return lower_python_operator(b, st)
+    python_args = any(s.meta.is_python for s in st.symbols_used())
+    rule = ARRAY_RULES.get((op.kind, op.name))
+    if rule is not None:
+        if python_args and (op.kind, op.name) not in PYTHON_SIZE_OPS:
+            raise NotSymbolic(f"{op.name} of a Python number computed from shapes")
+        if rule in SIZE_AWARE_RULES or rule in SIZE_FREE_RULES:
+            return rule(b, st)
+        raise NotSymbolic(f"{op.name} with symbolic dims is not lowered")  # pragma: no cover
+    if (op.kind == "operator" and op.name in OPERATOR_UFUNCS) or \
+            (op.kind == "function" and isinstance(op.target, np.ufunc)):
+        return lower_ufunc_statement(b, st)
+    if python_args:
+        raise NotSymbolic(f"{op.name} of a Python number computed from shapes")
     if op.kind == "function" and op.name == "where":
         return lower_where(b, st)
     if op.name == "clip":
@@ -179,6 +218,11 @@ class Plan:
     segments: list
     not_lowered: list      # [(Statement, reason)]
     lowered: int
+    #: statements of Python numbers (of a symbolic graph) left out of every
+    #: segment, with why: the runner supplies their values (symbolic_shapes)
+    seeded: list = field(default_factory=list)
+    #: statements not lowered only because a dim is symbolic
+    not_symbolic: list = field(default_factory=list)
 
     @property
     def all_onnx(self) -> bool:
@@ -195,17 +239,40 @@ def _zero_size(graph: StatementIR):
             return s
     for st in graph.statements:
         for s in st.outputs:
-            if s.meta.size == 0:
+            if not s.meta.is_python and s.meta.size == 0:
                 return s
     return None
 
 
-def plan(graph: StatementIR, fuse=None) -> Plan:
+def dim_names(graph: StatementIR) -> dict:
+    """(hint, shadow) of each symbolic input dim -> ``s0, s1...`` (in order
+    of appearance), the ``dim_param`` names of a symbolic model."""
+    names: dict = {}
+    for s in graph.inputs:
+        for axis in s.meta.symbolic_axes:
+            key = (s.meta.shape[axis], s.meta.shadow[axis])
+            names.setdefault(key, f"s{len(names)}")
+    return names
+
+
+def _is_python_statement(st) -> bool:
+    return bool(st.outputs) and all(s.meta.is_python for s in st.outputs)
+
+
+def plan(graph: StatementIR, fuse=None, names: dict | None = None) -> Plan:
     """Lower what lowers; see the module docstring.  ``fuse`` (optional) maps
     the statements to items, each a Statement or a fused pattern (with
     ``statements``, ``outputs`` and ``lower(builder)``); a pattern that does
-    not lower is retried statement by statement."""
+    not lower is retried statement by statement.
+
+    In a graph with symbolic dims, the statements computing Python numbers
+    (``x.shape[0] // 2``) are lowered where an ONNX segment reads them and
+    are otherwise left to the runner (``Plan.seeded``): they never split a
+    segment.  ``names``: the dim_params of symbolic dims (``dim_names``)."""
     statements = list(graph.statements)
+    if names is None and graph.is_symbolic:
+        names = dim_names(graph)
+    read = {s.name for st in statements for s in st.symbols_used()}
     empty = _zero_size(graph)
     if empty is not None:
         reason = f"{empty.name} has no elements (zero-size arrays stay on NumPy)"
@@ -217,16 +284,36 @@ def plan(graph: StatementIR, fuse=None) -> Plan:
     queue = deque(fuse(statements, forced, graph.outputs) if fuse else statements)
     segments: list = []
     not_lowered = []
+    not_symbolic = []
+    seeded = []
     lowered = 0
     current: OnnxSegment | None = None
     while queue:
         item = queue.popleft()
         fused = not isinstance(item, Statement)
         group = list(item.statements) if fused else [item]
+        if not fused and _is_python_statement(item):
+            if not any(s.name in read for s in item.outputs):
+                seeded.append((item, "not read by any statement"))
+                continue
+            if current is None:
+                current = OnnxSegment(GraphBuilder(f"{graph.name}_{len(segments)}", names), groups=groups)
+            snap = current.builder.snapshot(), dict(current.defined)
+            try:
+                _bind(current, item, list(item.outputs), lower_statement(current.builder, item))
+                current.statements.append(item)
+                lowered += 1
+            except (NotLowered, UnsupportedOp) as e:
+                current.builder.restore(snap[0])
+                current.defined = snap[1]
+                seeded.append((item, str(e) or type(e).__name__))
+                if isinstance(e, NotSymbolic):
+                    not_symbolic.append((item, str(e)))
+            continue
         reason = next((forced[index[id(st)]] for st in group if index[id(st)] in forced), None)
         if reason is None:
             if current is None:
-                current = OnnxSegment(GraphBuilder(f"{graph.name}_{len(segments)}"), groups=groups)
+                current = OnnxSegment(GraphBuilder(f"{graph.name}_{len(segments)}", names), groups=groups)
             snap = current.builder.snapshot(), dict(current.defined)
             try:
                 if fused:
@@ -246,6 +333,8 @@ def plan(graph: StatementIR, fuse=None) -> Plan:
                     queue.extendleft(reversed(group))
                     continue
                 reason = str(e) or type(e).__name__
+                if isinstance(e, NotSymbolic):
+                    not_symbolic.append((item, reason))
         if current is not None and current.statements:
             segments.append(current)
         current = None
@@ -258,7 +347,7 @@ def plan(graph: StatementIR, fuse=None) -> Plan:
     if current is not None and current.statements:
         segments.append(current)
     _exports(segments, graph)
-    return Plan(segments, not_lowered, lowered)
+    return Plan(segments, not_lowered, lowered, seeded, not_symbolic)
 
 
 def _bind(segment: OnnxSegment, st, outs, values) -> None:
@@ -266,9 +355,10 @@ def _bind(segment: OnnxSegment, st, outs, values) -> None:
     if len(values) != len(outs):
         raise NotLowered("internal: output count")
     for s, v in zip(outs, values):
-        if b.dtype[v] != s.meta.dtype:
-            raise NotLowered(f"internal: lowered dtype {b.dtype[v]} != {s.meta.dtype}")
+        if b.dtype[v] != meta_dtype(s.meta):
+            raise NotLowered(f"internal: lowered dtype {b.dtype[v]} != {meta_dtype(s.meta)}")
         b.env[s.name] = v
+        b.meta[v] = s.meta
         segment.defined[s.name] = s
     if st is not None and is_inplace(st):
         target = st.args[0]
@@ -302,8 +392,9 @@ def _exports(segments, graph: StatementIR) -> None:
     needed = {s.name for s in graph.outputs}
     for seg in reversed(segments):
         if isinstance(seg, OnnxSegment):
+            # a Python number is never exported: its value is Python's (the runner's)
             seg.exports = [(sym, seg.builder.env[name]) for name, sym in seg.defined.items()
-                           if name in needed]
+                           if name in needed and not sym.meta.is_python]
             for name, _ in seg.builder.inputs:
                 needed.add(name)
             for name in seg.defined:

@@ -2,10 +2,14 @@
 shape ops (reshape and friends, transposes, broadcast_to), basic indexing,
 joining and splitting, astype/copy and creation from constants.
 
-Shapes are static in a StatementIR, so every op whose result is a
-rearrangement of its operand's elements in C order (reshape, ravel,
-squeeze, expand_dims, atleast_*d, integer indexing's dropped axes) is a
-``Reshape`` to the statement's known result shape.
+Sizes are Dims (``onnx_lowering_shapes``): ints where static, so a static
+graph's model holds every size as a constant, and values the model
+computes from its inputs' shapes where a dim is symbolic.  An op whose
+result is a rearrangement of its operand's elements in C order (reshape,
+ravel, squeeze, expand_dims, atleast_*d, integer indexing's dropped axes)
+is a ``Reshape`` to the result's dims: static, the statement's known shape;
+symbolic, the operand's dims in order (these ops only add or drop 1s) or
+the sizes the statement was given (``x.reshape(n, -1)``).
 """
 
 from __future__ import annotations
@@ -19,27 +23,19 @@ from sot.ir.registry import bind, const_axes, substitute
 from sot.ir.statement_ir import Symbol
 
 from .onnx_builder import (BOOL, F16, F32, F64, FLOATS, I8, I64, INTS, MODULAR, U8, U64, GraphBuilder,
-                           NotLowered)
+                           NotLowered, NotSymbolic)
+from .onnx_lowering_indexing import _lower_getitem, _lower_join, _lower_split
+from .onnx_lowering_shapes import (INT64_MIN, _annotation, _out, _reshape, _same_dims, _static_dims,
+                                   _symbol_operand, _tensor, dim_arith, dims_of, product, scalar_dim,
+                                   set_dims, shape_of)
 
-__all__ = ["ARRAY_RULES"]
+__all__ = ["ARRAY_RULES", "SIZE_AWARE_RULES", "SIZE_FREE_RULES", "PYTHON_SIZE_OPS"]
 
-_INT64_MIN = -(2 ** 63)
-
-
-def _out(st):
-    return st.outputs[0].meta
-
-
-def _reshape(b: GraphBuilder, x: str, shape) -> str:
-    if b.shape.get(x) == tuple(shape):
-        return x
-    return b.node("Reshape", [x, b.ints(shape)], b.dtype[x], shape)
+_INT64_MIN = INT64_MIN
 
 
-def _symbol_operand(v, what):
-    if not isinstance(v, Symbol):
-        raise NotLowered(f"{what} is a constant array")
-    return v
+def _reduced_dims(sdims, axes, keepdims: bool) -> list:
+    return [1 if i in axes else d for i, d in enumerate(sdims) if keepdims or i not in axes]
 
 
 # ----------------------------------------------------------------------------
@@ -60,10 +56,14 @@ def _axes(bound, ndim):
     return tuple(range(ndim)) if axes is None else axes
 
 
-def _reduce(b, op_type, x, axes, keepdims, dtype):
+def _reduce(b, op_type, x, axes, keepdims, dtype, odims=()):
+    """``op_type`` over ``axes``; ``odims``: the dims of the result, recorded
+    where symbolic so that no Reshape follows."""
     if not axes:
-        return b.node("Identity", [x], dtype)
-    return b.node(op_type, [x, b.ints(axes)], dtype, keepdims=int(bool(keepdims)))
+        r = b.node("Identity", [x], dtype)
+    else:
+        r = b.node(op_type, [x, b.ints(axes)], dtype, keepdims=int(bool(keepdims)))
+    return set_dims(b, r, odims)
 
 
 def _lower_reduction(b: GraphBuilder, st):
@@ -79,6 +79,8 @@ def _lower_reduction(b: GraphBuilder, st):
     keepdims = bool(bound.get("keepdims", False))
     out = meta.dtype
     x = b.value(a)
+    sdims = dims_of(b, x, src)
+    odims = _reduced_dims(sdims, axes, keepdims)   # the shape a Reduce* op gives
     if name in ("sum", "prod"):
         op_type = "ReduceSum" if name == "sum" else "ReduceProd"
         if out == BOOL:
@@ -87,39 +89,40 @@ def _lower_reduction(b: GraphBuilder, st):
             if name == "prod":
                 raise NotLowered("integer prod: onnxruntime 1.32's ReduceProd saturates on "
                                  "overflow where NumPy wraps")
-            return [_int_sum(b, b.cast(x, out), src.shape, axes, meta)]
+            return [_int_sum(b, b.cast(x, out), sdims, axes, odims)]
         compute = b.compute_dtype(op_type, out, {F16: (F32,)})
-        r = _reduce(b, op_type, b.cast(x, compute), axes, keepdims, compute)
-        return [_reshape(b, b.cast(r, out), meta.shape)]
+        r = _reduce(b, op_type, b.cast(x, compute), axes, keepdims, compute, odims)
+        return [_reshape(b, b.cast(r, out), odims)]
     if name in ("max", "min"):
         op_type = "ReduceMax" if name == "max" else "ReduceMin"
         if out in INTS:
-            r = _int_extreme(b, x, src.shape, axes, name == "max", False)
-            return [_reshape(b, b.cast(r, out), meta.shape)]
+            r = _int_extreme(b, x, sdims, axes, name == "max", False)
+            return [_reshape(b, b.cast(r, out), odims)]
         compute = b.compute_dtype(op_type, out)
         xc = b.cast(x, compute)
-        r = _reduce(b, op_type, xc, axes, keepdims, compute)
+        r = _reduce(b, op_type, xc, axes, keepdims, compute, odims)
         if out in FLOATS and axes:   # ReduceMax skips NaN; np.max propagates it
             nan = b.node("IsNaN", [xc], BOOL)
             any_nan = _reduce(b, "ReduceMax", b.cast(nan, U8), axes, keepdims, U8)
-            r = b.where(b.cast(any_nan, BOOL), b.const(np.asarray(np.nan, compute)), r)
-        return [_reshape(b, b.cast(r, out), meta.shape)]
+            r = set_dims(b, b.where(b.cast(any_nan, BOOL), b.const(np.asarray(np.nan, compute)), r), odims)
+        return [_reshape(b, b.cast(r, out), odims)]
     if name in ("any", "all"):
         truth = x if src.dtype == BOOL else b.node(
             "Not", [b.node("Equal", [x, b.const(np.zeros((), src.dtype))], BOOL)], BOOL)
         op_type = "ReduceMax" if name == "any" else "ReduceMin"
-        r = _reduce(b, op_type, b.cast(truth, U8), axes, keepdims, U8)
-        return [_reshape(b, b.cast(r, BOOL), meta.shape)]
+        r = _reduce(b, op_type, b.cast(truth, U8), axes, keepdims, U8, odims)
+        return [_reshape(b, b.cast(r, BOOL), odims)]
     if name == "mean":
         compute = F32 if out == F16 else out
         if compute not in FLOATS:
             raise NotLowered(f"mean in {out}")
-        r = _reduce(b, "ReduceMean", b.cast(x, compute), axes, keepdims, compute)
-        return [_reshape(b, b.cast(r, out), meta.shape)]
+        r = _reduce(b, "ReduceMean", b.cast(x, compute), axes, keepdims, compute, odims)
+        return [_reshape(b, b.cast(r, out), odims)]
     if name in ("var", "std"):
-        return [_reshape(b, _var(b, x, src, bound, axes, keepdims, out, name == "std"), meta.shape)]
+        r = set_dims(b, _var(b, x, sdims, bound, axes, keepdims, out, name == "std"), odims)
+        return [_reshape(b, r, odims)]
     if name in ("argmax", "argmin"):
-        return [_argext(b, x, src, bound, name, meta)]
+        return [_argext(b, x, src, sdims, bound, name, meta)]
     raise NotLowered(f"reduction {name}")
 
 
@@ -130,9 +133,11 @@ def _flatten_reduced(b, x, shape, axes):
     dtype = b.dtype[x]
     if perm != list(range(len(shape))):
         x = b.node("Transpose", [x], dtype, perm=perm)
-    n_kept = math.prod(shape[i] for i in kept)
-    n_red = math.prod(shape[i] for i in axes)
-    return b.node("Reshape", [x, b.ints([n_kept, n_red])], dtype, (n_kept, n_red))
+    n_kept = product(b, [shape[i] for i in kept])
+    n_red = product(b, [shape[i] for i in axes])
+    if isinstance(n_kept, int) and isinstance(n_red, int):
+        return b.node("Reshape", [x, b.ints([n_kept, n_red])], dtype, (n_kept, n_red))
+    return b.node("Reshape", [x, shape_of(b, [n_kept, n_red])], dtype)
 
 
 def _int_extreme(b, x, shape, axes, largest: bool, index: bool):
@@ -144,7 +149,7 @@ def _int_extreme(b, x, shape, axes, largest: bool, index: bool):
     if not axes:   # nothing reduced: the value itself, or index 0 everywhere
         if not index:
             return b.node("Identity", [x], dtype)
-        return b.node("Expand", [b.const(np.zeros((), np.int64)), b.ints(shape)], I64)
+        return b.node("Expand", [b.const(np.zeros((), np.int64)), shape_of(b, shape)], I64)
     if dtype == U64:
         x = b.node("BitwiseXor", [b.cast(x, I64), b.const(np.asarray(-(2 ** 63), np.int64))], I64)
     else:
@@ -160,17 +165,22 @@ def _int_extreme(b, x, shape, axes, largest: bool, index: bool):
     return b.cast(values, dtype)
 
 
-def _int_sum(b, x, shape, axes, meta):
+def _int_sum(b, x, shape, axes, odims):
     """An integer sum that wraps as NumPy's: a MatMul with a vector of ones
     (onnxruntime 1.32's integer ReduceSum saturates on overflow instead).
     ``x`` is already in the result dtype (NumPy converts before summing)."""
+    dtype = b.dtype[x]
     x = _flatten_reduced(b, b.cast(x, I64), shape, axes)
-    n_red = math.prod(shape[i] for i in axes)
-    r = b.node("MatMul", [x, b.const(np.ones(n_red, np.int64))], I64)
-    return _reshape(b, b.cast(r, meta.dtype), meta.shape)
+    n_red = product(b, [shape[i] for i in axes])
+    if isinstance(n_red, int):
+        ones = b.const(np.ones(n_red, np.int64))
+    else:
+        ones = b.node("ConstantOfShape", [n_red], I64, value=_tensor(np.ones(1, np.int64)))
+    r = b.node("MatMul", [x, ones], I64)
+    return _reshape(b, b.cast(r, dtype), odims)
 
 
-def _var(b, x, src, bound, axes, keepdims, out, sqrt):
+def _var(b, x, sdims, bound, axes, keepdims, out, sqrt):
     """NumPy's _var: mean with keepdims, deviations squared, summed, divided
     by max(n - ddof, 0)."""
     compute = F32 if out == F16 else out
@@ -179,30 +189,44 @@ def _var(b, x, src, bound, axes, keepdims, out, sqrt):
     ddof = bound.get("ddof", bound.get("correction", 0))
     if isinstance(ddof, Symbol) or not isinstance(ddof, (int, float)):
         raise NotLowered("var: ddof is not a constant number")
-    n = math.prod(src.shape[i] for i in axes)
+    n = product(b, [sdims[i] for i in axes])
     xc = b.cast(x, compute)
     mean = _reduce(b, "ReduceMean", xc, axes, True, compute)
     dev = b.node("Sub", [xc, mean], compute)
     sq = _reduce(b, "ReduceSum", b.node("Mul", [dev, dev], compute), axes, keepdims, compute)
-    r = b.node("Div", [sq, b.const(np.asarray(max(n - ddof, 0), compute))], compute)
+    if isinstance(n, int):
+        count = b.const(np.asarray(max(n - ddof, 0), compute))
+    else:   # max(n - ddof, 0) as NumPy: in int64 for an int ddof, else in float64
+        wide = I64 if isinstance(ddof, int) else F64
+        left = b.node("Sub", [b.cast(n, wide), b.const(np.asarray(ddof, wide))], wide)
+        zero = b.const(np.zeros((), wide))
+        count = b.cast(b.where(b.node("Less", [left, zero], BOOL), zero, left), compute)
+        count = b.node("Reshape", [count, b.ints([])], compute, ())
+    r = b.node("Div", [sq, count], compute)
     if sqrt:
         r = b.node("Sqrt", [r], compute)
     return b.cast(r, out)
 
 
-def _argext(b, x, src, bound, name, meta):
+def _argext(b, x, src, sdims, bound, name, meta):
     op_type = "ArgMax" if name == "argmax" else "ArgMin"
     flat = bound.get("axis") is None or src.ndim == 0   # a 0-d operand: as its one element
+    keepdims = bool(bound.get("keepdims", False))
     if flat:
-        x = _reshape(b, x, (src.size,))
+        size = product(b, sdims)
+        x = _reshape(b, x, (size,))
         axis = 0
+        odims = [1] * src.ndim if keepdims else []
     else:
         (axis,) = const_axes(bound["axis"], src.ndim)
+        odims = _reduced_dims(sdims, (axis,), keepdims)
+    if _static_dims(odims) and tuple(odims) != meta.shape:  # pragma: no cover - the IR agrees
+        raise NotLowered(f"internal: {name} result {odims} != {meta.shape}")
     dtype = src.dtype
     if dtype in INTS or dtype == BOOL:
-        shape = (src.size,) if flat else src.shape
+        shape = (size,) if flat else sdims
         r = _int_extreme(b, b.cast(x, U8) if dtype == BOOL else x, shape, (axis,), name == "argmax", True)
-        return _reshape(b, b.cast(r, meta.dtype), meta.shape)
+        return _reshape(b, b.cast(r, meta.dtype), odims)
     compute = b.compute_dtype(op_type, dtype)
     xc = b.cast(x, compute)
     r = b.node(op_type, [xc], I64, keepdims=0, axis=axis)
@@ -211,7 +235,7 @@ def _argext(b, x, src, bound, name, meta):
         first_nan = b.node("ArgMax", [nan], I64, keepdims=0, axis=axis)
         has_nan = b.cast(b.node("ReduceMax", [nan, b.ints([axis])], U8, keepdims=0), BOOL)
         r = b.where(has_nan, first_nan, r)
-    return _reshape(b, b.cast(r, meta.dtype), meta.shape)
+    return _reshape(b, b.cast(r, meta.dtype), odims)
 
 
 def _lower_cumsum(b, st):
@@ -220,7 +244,7 @@ def _lower_cumsum(b, st):
     meta = _out(st)
     x = b.value(a)
     if bound.get("axis") is None or a.meta.ndim == 0:
-        x = _reshape(b, x, (a.meta.size,))
+        x = _reshape(b, x, (product(b, dims_of(b, x, a.meta)),))
         axis = 0
     else:
         (axis,) = const_axes(bound["axis"], a.meta.ndim)
@@ -283,6 +307,8 @@ def _lower_matmul(b, st):
                 raise NotLowered(f"matmul: keyword {k}= is not lowered")
     out = meta.dtype
     r = _matmul_values(b, b.operand(x, out), b.operand(y, out), out)
+    if meta.symbolic_axes:   # matmul and dot of <= 2-d operands: MatMul's shape is NumPy's
+        return [r]
     return [_reshape(b, r, meta.shape)]
 
 
@@ -301,8 +327,33 @@ def _lower_reshape_like(b, st):
     order_pos = {"reshape": 2 if st.op.kind == "function" else None, "ravel": 1, "flatten": 1}.get(name)
     if name in ("reshape", "ravel", "flatten") and not _order_is_c(st, order_pos if order_pos else 99):
         raise NotLowered(f"{name} with an order other than 'C'")
-    a = st.args[0]
-    return [_reshape(b, b.value(_symbol_operand(a, name)), _out(st).shape)]
+    a = _symbol_operand(st.args[0], name)
+    x = b.value(a)
+    out = _out(st)
+    if not out.symbolic_axes and not a.meta.symbolic_axes:
+        return [_reshape(b, x, out.shape)]
+    if name in ("ravel", "flatten"):
+        return [_reshape(b, x, (product(b, dims_of(b, x, a.meta)),))]
+    if name == "reshape":
+        return [_reshape(b, x, _reshape_target(b, st))]
+    return [_reshape(b, x, _same_dims(b, x, a.meta, out))]   # squeeze, expand_dims, atleast_*d
+
+
+def _reshape_target(b, st) -> list:
+    """The Dims a reshape statement was given (-1 stays -1: Reshape computes
+    it as NumPy does; a 0 in the target is never reached, zero-size results
+    run on NumPy)."""
+    args, kwargs = st.args, st.kwargs
+    if st.op.kind == "function":
+        bound = bind("reshape", ("a", "shape", "order"), args, kwargs,
+                     {"a", "shape", "order", "newshape", "copy"}, kwonly=("newshape", "copy"))
+        target = bound.get("shape") if bound.get("shape") is not None else bound.get("newshape")
+    elif len(args) == 2 and not isinstance(args[1], (int, np.integer, Symbol)):
+        target = args[1]
+    else:
+        target = tuple(args[1:])
+    target = target if isinstance(target, (tuple, list)) else (target,)
+    return [scalar_dim(b, d) for d in target]
 
 
 def _transpose_perm(st):
@@ -348,10 +399,16 @@ def _lower_transpose(b, st):
 
 
 def _lower_broadcast_to(b, st):
-    a = st.args[0] if st.args else st.kwargs["array"]
     meta = _out(st)
-    x = b.operand(a, meta.dtype)
-    return [b.node("Expand", [x, b.ints(meta.shape)], meta.dtype, meta.shape)]
+    if not meta.symbolic_axes:
+        a = st.args[0] if st.args else st.kwargs["array"]
+        x = b.operand(a, meta.dtype)
+        return [b.node("Expand", [x, b.ints(meta.shape)], meta.dtype, meta.shape)]
+    bound = bind("broadcast_to", ("array", "shape", "subok"), st.args, st.kwargs, {"array", "shape"})
+    x = b.operand(bound["array"], meta.dtype)
+    shape = bound["shape"]
+    target = [scalar_dim(b, d) for d in (shape if isinstance(shape, (tuple, list)) else (shape,))]
+    return [set_dims(b, b.node("Expand", [x, shape_of(b, target)], meta.dtype), target)]
 
 
 def _lower_astype(b, st):
@@ -366,112 +423,6 @@ def _lower_copy(b, st):
     if not _order_is_c(st, 1) and st.kwargs.get("order", "C") not in ("C", "K", "A", None):
         raise NotLowered("copy with order")
     return [b.node("Identity", [b.value(a)], a.meta.dtype, a.meta.shape)]
-
-
-# ----------------------------------------------------------------------------
-# basic indexing
-
-def _lower_getitem(b, st):
-    a, index = st.args
-    a = _symbol_operand(a, "indexed value")
-    items = index if type(index) is tuple else (index,)
-    shape = a.meta.shape
-    for item in items:
-        if not (item is None or item is Ellipsis or isinstance(item, slice)
-                or (isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_)))):
-            raise NotLowered("advanced indexing (index arrays, bounds checked at run time)")
-    n_real = sum(1 for i in items if i is not None and i is not Ellipsis)
-    if Ellipsis in [i for i in items if i is Ellipsis]:
-        pos = next(k for k, i in enumerate(items) if i is Ellipsis)
-        items = items[:pos] + (slice(None),) * (len(shape) - n_real) + items[pos + 1:]
-    starts, ends, axes, steps = [], [], [], []
-    dim = 0
-    for item in items:
-        if item is None:
-            continue
-        d = shape[dim]
-        if isinstance(item, slice):
-            start, stop, step = item.indices(d)
-            if (start, stop, step) != (0, d, 1):
-                if step < 0 and stop < 0:
-                    stop = _INT64_MIN
-                starts.append(start)
-                ends.append(stop)
-                axes.append(dim)
-                steps.append(step)
-        else:
-            i = int(item)
-            i = i + d if i < 0 else i
-            if not 0 <= i < d:
-                raise NotLowered("index out of bounds")
-            starts.append(i)
-            ends.append(i + 1)
-            axes.append(dim)
-            steps.append(1)
-        dim += 1
-    x = b.value(a)
-    if axes:
-        x = b.node("Slice", [x, b.ints(starts), b.ints(ends), b.ints(axes), b.ints(steps)], a.meta.dtype)
-    else:
-        x = b.node("Identity", [x], a.meta.dtype, a.meta.shape)
-    return [_reshape(b, x, _out(st).shape) if b.shape.get(x) != _out(st).shape else x]
-
-
-# ----------------------------------------------------------------------------
-# joining and splitting
-
-def _lower_join(b, st):
-    name = st.op.name
-    meta = _out(st)
-    seq = st.args[0] if st.args else st.kwargs.get("arrays", st.kwargs.get("tup"))
-    if not isinstance(seq, (tuple, list)):
-        raise NotLowered(f"{name}: not a sequence")
-    for k in st.kwargs:
-        if k not in ("axis", "arrays", "tup", "dtype", "casting", "out"):
-            raise NotLowered(f"{name}: keyword {k}=")
-    axis = st.kwargs.get("axis", st.args[1] if len(st.args) > 1 else 0)
-    values = []
-    for v in seq:
-        if isinstance(v, Symbol):
-            shape = v.meta.shape
-        else:
-            shape = np.shape(v)
-        values.append((b.operand(v, meta.dtype), tuple(shape)))
-    if name == "concatenate":
-        if axis is None:
-            values = [(_reshape(b, x, (math.prod(s),)), (math.prod(s),)) for x, s in values]
-            axis = 0
-        (axis,) = const_axes(axis, len(values[0][1]))
-    elif name == "stack":
-        (axis,) = const_axes(axis, len(values[0][1]) + 1)
-        values = [(_reshape(b, x, s[:axis] + (1,) + s[axis:]), s[:axis] + (1,) + s[axis:]) for x, s in values]
-    elif name == "hstack":
-        values = [(_reshape(b, x, s or (1,)), s or (1,)) for x, s in values]
-        axis = 0 if len(values[0][1]) == 1 else 1
-    elif name == "vstack":
-        values = [(_reshape(b, x, (1,) * (2 - len(s)) + s), (1,) * (2 - len(s)) + s) if len(s) < 2 else (x, s)
-                  for x, s in values]
-        axis = 0
-    else:
-        raise NotLowered(name)
-    return [b.node("Concat", [x for x, _ in values], meta.dtype, meta.shape, axis=axis)]
-
-
-def _lower_split(b, st):
-    a = st.args[0] if st.args else st.kwargs["ary"]
-    a = _symbol_operand(a, "split operand")
-    metas = [s.meta for s in st.outputs]
-    ndim = a.meta.ndim
-    axis = next(i for i in range(ndim) if any(m.shape[i] != a.meta.shape[i] for m in metas)) \
-        if any(m.shape != a.meta.shape for m in metas) else None
-    if axis is None:  # one piece: the whole array
-        return [b.node("Identity", [b.value(a)], a.meta.dtype, a.meta.shape)]
-    sizes = [m.shape[axis] for m in metas]
-    outs = b.node("Split", [b.value(a), b.ints(sizes)], a.meta.dtype, n_out=len(sizes), axis=axis)
-    outs = outs if isinstance(outs, list) else [outs]
-    for o, m in zip(outs, metas):
-        b.shape[o] = m.shape
-    return outs
 
 
 # ----------------------------------------------------------------------------
@@ -504,6 +455,8 @@ def _lower_creation(b, st):
     meta = _out(st)
     like = st.op.name.endswith("_like")
     symbols = st.symbols_used()
+    if meta.symbolic_axes or any(s.meta.is_python for s in symbols):
+        return _creation_symbolic(b, st, meta, like)
     if symbols and not (like and len(symbols) == 1 and (st.args[:1] == (symbols[0],)
                                                         or st.kwargs.get("a") is symbols[0])):
         raise NotLowered(f"{st.op.name} with traced arguments")
@@ -531,6 +484,55 @@ def _lower_creation(b, st):
     return [b.node("Identity", [b.const(value)], meta.dtype, meta.shape)]
 
 
+_FILLS = {"zeros": ("shape", "dtype", "order"), "ones": ("shape", "dtype", "order"),
+          "full": ("shape", "fill_value", "dtype", "order"),
+          "zeros_like": ("a", "dtype", "order", "subok", "shape"),
+          "ones_like": ("a", "dtype", "order", "subok", "shape"),
+          "full_like": ("a", "fill_value", "dtype", "order", "subok", "shape")}
+
+
+def _creation_symbolic(b, st, meta, like):
+    """A fill of a symbolic shape (ConstantOfShape of the given sizes, or of
+    the prototype's dims), or np.arange of Python ints (Range in int64)."""
+    name = st.op.name
+    if name == "arange":
+        return [_arange_symbolic(b, st, meta)]
+    params = _FILLS.get(name)
+    if params is None:
+        raise NotSymbolic(f"{name} with a size computed from shapes")
+    bound = bind(name, params, st.args, st.kwargs, set(params))
+    fill = bound.get("fill_value", 1 if name.startswith("ones") else 0)
+    if isinstance(fill, Symbol) or np.ndim(fill) != 0:
+        raise NotSymbolic(f"{name}: the fill value is not a constant number")
+    shape = bound.get("shape")
+    if shape is not None:
+        target = [scalar_dim(b, d) for d in (shape if isinstance(shape, (tuple, list)) else (shape,))]
+    elif like and isinstance(bound["a"], Symbol):
+        a = bound["a"]
+        target = dims_of(b, b.value(a), a.meta)
+    else:
+        raise NotSymbolic(f"{name} of a constant prototype")
+    with np.errstate(all="ignore"):
+        value = np.asarray(fill).astype(meta.dtype).reshape(1)   # as np.full converts it
+    return [set_dims(b, b.node("ConstantOfShape", [shape_of(b, target)], meta.dtype, value=_tensor(value)),
+                     target)]
+
+
+def _arange_symbolic(b, st, meta):
+    bound = bind("arange", ("start", "stop", "step", "dtype"), st.args, st.kwargs,
+                 {"start", "stop", "step", "dtype"})
+    if bound.get("stop") is None:
+        start, stop, step = 0, bound["start"], bound.get("step", 1)
+    else:
+        start, stop, step = bound.get("start", 0), bound["stop"], bound.get("step", 1)
+    args = [start, stop, 1 if step is None else step]
+    if meta.dtype != I64 or any(isinstance(v, Symbol) and v.meta.type is not int for v in args) or \
+            any(not isinstance(v, Symbol) and type(v) is not int for v in args):
+        raise NotSymbolic("np.arange of a size computed from shapes, other than of Python ints")
+    values = [b.value(v) if isinstance(v, Symbol) else b.const(np.asarray(v, np.int64)) for v in args]
+    return b.node("Range", values, I64)
+
+
 def _lower_triangle(b, st):
     bound = bind(st.op.name, ("m", "k"), st.args, st.kwargs, {"m", "k"})
     a = _symbol_operand(bound["m"], st.op.name)
@@ -549,15 +551,16 @@ def _lower_roll(b, st):
     a = _symbol_operand(bound["a"], "roll operand")
     meta = _out(st)
     x = b.value(a)
+    sdims = dims_of(b, x, a.meta)
     shift, axis = bound["shift"], bound.get("axis")
     if axis is None:
-        x = _reshape(b, x, (a.meta.size,))
-        shape = (a.meta.size,)
+        shape = (product(b, sdims),)
+        x = _reshape(b, x, shape)
         pairs = [(shift, 0)]
         if isinstance(shift, (tuple, list)):
             raise NotLowered("roll: a sequence of shifts without axes")
     else:
-        shape = a.meta.shape
+        shape = tuple(sdims)
         shifts = shift if isinstance(shift, (tuple, list)) else [shift]
         axes = axis if isinstance(axis, (tuple, list)) else [axis]
         if len(shifts) != len(axes):
@@ -575,12 +578,21 @@ def _lower_roll(b, st):
         total[ax] = total.get(ax, 0) + int(sh)
     for ax, sh in total.items():
         n = shape[ax]
-        k = sh % n if n else 0
-        if k:
-            head = b.node("Slice", [x, b.ints([n - k]), b.ints([n]), b.ints([ax])], meta.dtype)
-            tail = b.node("Slice", [x, b.ints([0]), b.ints([n - k]), b.ints([ax])], meta.dtype)
-            x = b.node("Concat", [head, tail], meta.dtype, shape, axis=ax)
-    return [_reshape(b, b.node("Identity", [x], meta.dtype, shape), meta.shape)]
+        if isinstance(n, int):
+            k = sh % n if n else 0
+            if k:
+                head = b.node("Slice", [x, b.ints([n - k]), b.ints([n]), b.ints([ax])], meta.dtype)
+                tail = b.node("Slice", [x, b.ints([0]), b.ints([n - k]), b.ints([ax])], meta.dtype)
+                x = b.node("Concat", [head, tail], meta.dtype, _annotation(shape), axis=ax)
+            continue
+        # n - sh % n (Python's %: n > 0); a cut at n leaves x whole
+        cut = dim_arith(b, "Sub", n, dim_arith(b, "Mod", dim_arith(b, "Add", dim_arith(b, "Mod", sh, n), n), n))
+        head = b.node("Slice", [x, cut, n, b.ints([ax])], meta.dtype)
+        tail = b.node("Slice", [x, b.ints([0]), cut, b.ints([ax])], meta.dtype)
+        x = b.node("Concat", [head, tail], meta.dtype, axis=ax)
+    if not meta.symbolic_axes:
+        return [_reshape(b, b.node("Identity", [x], meta.dtype, shape), meta.shape)]
+    return [_reshape(b, set_dims(b, b.node("Identity", [x], meta.dtype), shape), sdims)]
 
 
 def _lower_tile(b, st):
@@ -592,10 +604,14 @@ def _lower_tile(b, st):
         raise NotLowered("tile: traced reps")
     meta = _out(st)
     d = max(a.meta.ndim, len(reps))
-    src = (1,) * (d - a.meta.ndim) + a.meta.shape
+    x = b.value(a)
+    src = (1,) * (d - a.meta.ndim) + tuple(dims_of(b, x, a.meta))
     reps = [1] * (d - len(reps)) + [int(r) for r in reps]
-    x = _reshape(b, b.value(a), src)
-    return [_reshape(b, b.node("Tile", [x, b.ints(reps)], meta.dtype), meta.shape)]
+    x = _reshape(b, x, src)
+    r = b.node("Tile", [x, b.ints(reps)], meta.dtype)
+    if meta.symbolic_axes:   # Tile's result has np.tile's shape
+        return [r]
+    return [_reshape(b, r, meta.shape)]
 
 
 def _lower_repeat(b, st):
@@ -606,16 +622,20 @@ def _lower_repeat(b, st):
         raise NotLowered("repeat: repeats is not a constant int")
     meta = _out(st)
     x = b.value(a)
+    sdims = tuple(dims_of(b, x, a.meta))
     if bound.get("axis") is None or a.meta.ndim == 0:
-        shape, axis = (a.meta.size,), 0
+        shape, axis = (product(b, sdims),), 0
         x = _reshape(b, x, shape)
     else:
-        shape = a.meta.shape
+        shape = sdims
         (axis,) = const_axes(bound["axis"], len(shape))
     spread = shape[:axis + 1] + (1,) + shape[axis + 1:]
     target = shape[:axis + 1] + (int(r),) + shape[axis + 1:]
-    x = b.node("Expand", [_reshape(b, x, spread), b.ints(target)], meta.dtype, target)
-    return [_reshape(b, x, meta.shape)]
+    x = b.node("Expand", [_reshape(b, x, spread), shape_of(b, target)], meta.dtype, _annotation(target))
+    if not meta.symbolic_axes:
+        return [_reshape(b, x, meta.shape)]
+    out = shape[:axis] + (dim_arith(b, "Mul", shape[axis], int(r)),) + shape[axis + 1:]
+    return [_reshape(b, x, out)]
 
 
 def _lower_outer(b, st):
@@ -625,15 +645,11 @@ def _lower_outer(b, st):
     if not (isinstance(x, Symbol) and isinstance(y, Symbol)):
         raise NotLowered("outer of a constant")
     ins, out = resolve_loop(np.multiply, [x, y])
-    xv = _reshape(b, b.cast(b.value(x), ins[0]), (x.meta.size, 1))
-    yv = _reshape(b, b.cast(b.value(y), ins[1]), (1, y.meta.size))
+    xv, yv = b.cast(b.value(x), ins[0]), b.cast(b.value(y), ins[1])
+    xv = _reshape(b, xv, (product(b, dims_of(b, xv, x.meta)), 1))
+    yv = _reshape(b, yv, (1, product(b, dims_of(b, yv, y.meta))))
     r = UFUNC_RULES["multiply"](b, [xv, yv], ins, out)
     return [b.cast(r, _out(st).dtype)]
-
-
-def _tensor(array):
-    from onnx import numpy_helper
-    return numpy_helper.from_array(np.ascontiguousarray(array).reshape(1))
 
 
 # (kind, name) -> rule; kind None matches function and method alike
@@ -671,3 +687,16 @@ ARRAY_RULES[("function", "roll")] = _lower_roll
 ARRAY_RULES[("function", "tile")] = _lower_tile
 ARRAY_RULES[("function", "repeat")] = ARRAY_RULES[("method", "repeat")] = _lower_repeat
 ARRAY_RULES[("function", "outer")] = _lower_outer
+
+#: rules whose sizes are Dims (right for every size of a symbolic dim)
+SIZE_AWARE_RULES = frozenset([_lower_reduction, _lower_cumsum, _lower_matmul, _lower_reshape_like,
+                              _lower_broadcast_to, _lower_getitem, _lower_join, _lower_split,
+                              _lower_creation, _lower_roll, _lower_tile, _lower_repeat, _lower_outer])
+#: rules that use no size at all
+SIZE_FREE_RULES = frozenset([_lower_transpose, _lower_astype, _lower_copy, _lower_flip, _lower_triangle])
+#: ops that may take Python numbers of the graph as sizes or bounds
+PYTHON_SIZE_OPS = frozenset([("function", "reshape"), ("method", "reshape"), ("function", "broadcast_to"),
+                             ("operator", "getitem")]
+                            + [("function", n) for n in ("split", "array_split", "hsplit", "vsplit",
+                                                         "dsplit", "zeros", "ones", "full", "zeros_like",
+                                                         "ones_like", "full_like", "arange")])

@@ -47,8 +47,11 @@ OPERATOR_UFUNCS.update({"i" + k.rstrip("_"): v for k, v in list(OPERATOR_UFUNCS.
 
 
 def _weak(v):
-    """What ``resolve_dtypes`` takes for an operand."""
+    """What ``resolve_dtypes`` takes for an operand (a Python number of the
+    graph, computed from symbolic dims, is weak like a constant)."""
     if isinstance(v, Symbol):
+        if v.meta.is_python:
+            return np.dtype(bool) if v.meta.type is bool else v.meta.type
         return v.meta.dtype
     if type(v) is bool:
         return np.dtype(bool)
@@ -492,6 +495,9 @@ def lower_ufunc(b: GraphBuilder, ufunc, operands, out_dtype) -> str:
     if rule is None:
         raise NotLowered(NOT_LOWERED_WHY.get(name, f"no ONNX lowering for np.{name}"))
     ins, loop_out = resolve_loop(ufunc, operands)
+    for v, d in zip(operands, ins):
+        if isinstance(v, Symbol) and v.meta.is_python:
+            _check_python_operand(v, d)
     xs = [b.operand(v, d) for v, d in zip(operands, ins)]
     if rule is _power:
         r = _power(b, xs, ins, loop_out, exponent=operands[1])
@@ -500,6 +506,21 @@ def lower_ufunc(b: GraphBuilder, ufunc, operands, out_dtype) -> str:
     if b.dtype[r] != loop_out:
         r = b.cast(r, loop_out)
     return b.cast(r, out_dtype)   # only in-place operators cast (f32 += f64)
+
+
+def _check_python_operand(v, dtype) -> None:
+    """A Python number of the graph converts to the loop dtype as NumPy
+    converts it only where that is exact for every value: NumPy raises for
+    an int out of a narrow integer type's range, and rounds a float to
+    float16 in one step (a cast through float32 would round twice)."""
+    from .onnx_builder import F16, I64, NotSymbolic
+    if v.meta.type is bool:
+        return
+    if v.meta.type is int and dtype in (I64,) + FLOATS and dtype != F16:
+        return
+    if v.meta.type is float and dtype in FLOATS and dtype != F16:
+        return
+    raise NotSymbolic(f"a Python {v.meta.type.__name__} computed from shapes, in a {dtype} loop")
 
 
 _UFUNC_KWARGS = ("dtype", "casting", "out")

@@ -1,15 +1,24 @@
-"""Graphs with symbolic dims on backends that need static shapes.
+"""Graphs with symbolic dims (``sot.ir.symbolic``) at the sizes they meet.
 
-The ONNX lowering writes sizes into the model (reshape targets, split
-sizes, expand shapes), so a graph with symbolic dims (see
-``sot.ir.symbolic``) is compiled for onnxruntime once per tuple of concrete
-input shapes: the IR is replayed at those shapes (``concretize``), every
-shape value becoming a constant, and compiled as a static graph.  Up to
-``MAX_SHAPES`` compiled shapes are kept (least recently used dropped).
-Shapes whose concrete graph is not captured (an op that raises at those
-sizes) run the symbolic graph on the NumPy backend, which is exact.
+A symbolic graph holds for every size of its symbolic dims as far as the
+IR can tell; a given tuple of input shapes may still be one where it does
+not (an op raises there, a derived dim is 0, ``squeeze`` meets a 1), so
+``check_sizes`` replays the IR's inference at those shapes and compares
+every value with the symbolic graph.  It gives the Python numbers of the
+graph at those shapes (``x.shape[0] // 2``), computed by Python, or None
+where the symbolic graph does not apply there: those sizes run on the NumPy
+backend, which replays the user's ops exactly (and raises as they do).
 
-The Python trace is not redone for a new shape: only the lowering.
+The onnxruntime and auto backends run a symbolic graph as one ONNX model
+for every size (``onnx_symbolic``) when it lowers with symbolic dims, and
+check each new tuple of shapes once.  Otherwise (a statement is not
+lowered symbolically, the log says which) the graph is compiled once per
+tuple of input shapes (``PerShapeCompiledGraph``): the IR is replayed at
+those shapes (``concretize``), every shape value becoming a constant, and
+compiled as a static graph.  Up to ``MAX_SHAPES`` compiled shapes are kept
+(least recently used dropped).
+
+The Python trace is not redone for a new shape: only the replay.
 """
 
 from __future__ import annotations
@@ -21,9 +30,12 @@ from sot.ir.meta import TensorMeta
 from sot.ir.registry import DIM_OP
 from sot.ir.statement_ir import StatementIR, Symbol
 
-__all__ = ["PerShapeCompiledGraph", "concretize", "MAX_SHAPES"]
+__all__ = ["PerShapeCompiledGraph", "concretize", "check_sizes", "MAX_SHAPES", "PYTHON_INT_LIMIT"]
 
 MAX_SHAPES = 16
+#: a Python int of a graph beyond this runs on NumPy: the ONNX model
+#: computes in int64, and converts ints to float64 exactly below it
+PYTHON_INT_LIMIT = 2 ** 53
 
 
 def _map(tree, env):
@@ -71,6 +83,50 @@ def concretize(graph: StatementIR, inputs) -> tuple[StatementIR, list]:
             plan.append(("const", value))
     ir.set_outputs(outputs)
     return ir, plan
+
+
+def check_sizes(graph: StatementIR, inputs) -> dict | None:
+    """The Python numbers of ``graph`` (symbol name -> value) at the shapes of
+    ``inputs``, or None when the symbolic graph does not hold there: an op
+    raises or differs at those sizes (ndim, dtype, a static size), a value
+    has no elements (zero-size arrays run on NumPy), a Python number changes
+    type or leaves ±PYTHON_INT_LIMIT."""
+    ir = StatementIR(graph.name)
+    env: dict = {}
+    numbers: dict = {}
+    try:
+        for sym, value in zip(graph.inputs, inputs):
+            env[sym.name] = ir.add_input(TensorMeta.of(value))
+            if not _agrees(sym.meta, env[sym.name].meta):
+                return None
+        for st in graph.statements:
+            if st.op is DIM_OP:
+                value = env[st.args[0].name].meta.shape[st.args[1]]
+            elif st.outputs and all(s.meta.is_python for s in st.outputs):
+                value = st.op.call(_map(st.args, env), _map(st.kwargs, env))
+            else:
+                result = ir.add_op(st.op, _map(st.args, env), _map(st.kwargs, env))
+                for sym, new in zip(st.outputs, result if st.multi_output else (result,)):
+                    if not _agrees(sym.meta, new.meta):
+                        return None
+                    env[sym.name] = new
+                continue
+            sym = st.outputs[0]
+            if type(value) is not sym.meta.type or (type(value) is int and abs(value) > PYTHON_INT_LIMIT):
+                return None
+            env[sym.name] = numbers[sym.name] = value
+    except Exception:  # noqa: BLE001 - eager raises here too: NumPy replays it exactly
+        return None
+    return numbers
+
+
+def _agrees(meta, concrete) -> bool:
+    if not isinstance(concrete, TensorMeta) or (meta.dtype, meta.is_scalar, meta.ndim) != \
+            (concrete.dtype, concrete.is_scalar, concrete.ndim):
+        return False
+    symbolic = meta.symbolic_axes
+    return all(c >= 1 if i in symbolic else c == d
+               for i, (d, c) in enumerate(zip(meta.shape, concrete.shape)))
 
 
 _REFERENCE = object()

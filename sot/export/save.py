@@ -1,31 +1,47 @@
 """`save(fn, path, input_spec)`: a function traced as one graph → an .onnx file.
 
-The function is simulated (never run) over zero-filled probe arrays: once
-with every dynamic dimension at a first size, once more for each dynamic
-dimension changed alone to a second size, and once at each bound of the
-spec.  Every probe must give the same ONNX graph — same nodes, attributes
-and initializers — up to the sizes of the dynamic dimensions; otherwise a
-size was baked into the graph (``x.reshape(x.shape[0], ...)``, a branch on a
-shape) and the model would be wrong at other sizes, so ExportError names the
-statement and its line.  The graph of the first probe is written, with the
-dynamic dimensions of inputs and outputs as symbolic ``dim_param``s, the
-weights (arrays reached from attributes, globals, closures) as initializers,
-and the spec in ``metadata_props`` (JSON) for `load` to enforce.
+The function is simulated (never run) over zero-filled probe arrays, once,
+with the spec's dynamic dimensions as symbolic dims (``sot.ir.symbolic``; a
+distinct size >= 2 each): sizes computed from them (``x.reshape(x.shape[0],
+-1)``, ``x / x.shape[-1] ** 0.5``) are computed by the model from its
+inputs' shapes.  The symbolic graph must also hold at the spec's bounds
+(``check_sizes``: ``squeeze`` meeting a size 1 does not).
+
+Where that fails — the trace needs a size in Python (a branch on a shape),
+a statement lowers only at static sizes, the bounds leave no distinct sizes
+— the function is simulated with every dynamic dimension at a first size,
+once more for each dynamic dimension changed alone to a second size, and
+once at each bound of the spec.  Every probe must then give the same ONNX
+graph — same nodes, attributes and initializers — up to the sizes of the
+dynamic dimensions; otherwise a size was baked into the graph and the model
+would be wrong at other sizes, so ExportError names the statement and its
+line.
+
+The model is written with the dynamic dimensions of inputs and outputs as
+``dim_param``s (the spec's names; ``<output>_dim<i>`` for a size computed
+from them), the weights (arrays reached from attributes, globals, closures)
+as initializers, and the spec in ``metadata_props`` (JSON) for `load` to
+enforce.
 """
 from __future__ import annotations
 
+import logging
 import os
 import tempfile
 
 import numpy as np
 
 from sot.breaks.reasons import BreakReason
+from sot.ir.symbolic import SpecializeDims
+from sot.logs import vlog
 
 from .spec import (FORMAT, FORMAT_KEY, OUTPUTS_KEY, SIGNATURE_KEY, ExportError, InputSpec,
                    dump_signature)
 from .trace import SimulationFailed, resolve_target, trace
 
 __all__ = ["save", "export_model"]
+
+log = logging.getLogger("sot.export")
 
 _HOW_TO = {
     "data-dependent": "keep the condition as an array (np.where(cond, a, b)) or move the branch out of "
@@ -76,10 +92,10 @@ def _describe_sizes(sizes: dict) -> str:
     return ", ".join(f"{k}={v}" for k, v in sizes.items()) or "the given shapes"
 
 
-def _simulate(target, inputs, sizes, first: bool):
+def _simulate(target, inputs, sizes, first: bool, symbolic=None):
     arrays = _probe_arrays(inputs, sizes)
     try:
-        return trace(target, arrays)
+        return trace(target, arrays, symbolic)
     except SimulationFailed as e:
         reasons = [e.reason]
         if first:
@@ -98,10 +114,17 @@ def _simulate(target, inputs, sizes, first: bool):
 # ---------------------------------------------------------------------------
 # lowering one trace
 
-class Lowered:
-    """The ONNX graph of one Trace, before dims are made symbolic."""
+class NotSymbolicExport(Exception):
+    """The symbolic trace does not give one model for every size (why)."""
 
-    def __init__(self, tr, target, inputs, output_names, fuse=True):
+
+class Lowered:
+    """The ONNX graph of one Trace, before dims are made symbolic.  With
+    ``names`` ((hint, shadow) of a symbolic dim -> its dim_param), the trace
+    is symbolic: a statement lowered only at static sizes raises
+    NotSymbolicExport."""
+
+    def __init__(self, tr, target, inputs, output_names, fuse=True, names=None):
         from onnx import helper, numpy_helper
         from sot.backends.onnx_builder import GraphBuilder
         from sot.backends.onnx_lowering import OnnxSegment, plan
@@ -113,7 +136,9 @@ class Lowered:
         _copy_returned_views(tr)
         unique = list(dict.fromkeys(tr.outputs))
         ir.set_outputs(unique)
-        p = plan(ir, fuse_patterns)
+        p = plan(ir, fuse_patterns, names)
+        if p.not_symbolic:
+            raise NotSymbolicExport("; ".join(f"{st.expression()}: {why}" for st, why in p.not_symbolic))
         if p.not_lowered:
             lines = []
             for st, why in p.not_lowered:
@@ -124,7 +149,10 @@ class Lowered:
         segments = [s for s in p.segments if isinstance(s, OnnxSegment)]
         if len(segments) > 1:   # pragma: no cover - all lowered gives one segment
             raise ExportError(f"{target.description}: the graph lowered to {len(segments)} ONNX segments")
-        b = segments[0].builder if segments else GraphBuilder(ir.name)
+        b = segments[0].builder if segments else GraphBuilder(ir.name, names)
+        seeded = [sym.name for _, sym in b.inputs if sym.meta.is_python]
+        if seeded:
+            raise NotSymbolicExport(f"the Python numbers {', '.join(seeded)} are not computed in the model")
         out_values = []
         for sym in tr.outputs:
             v = b.env.get(sym.name) or b.value(sym)
@@ -426,9 +454,6 @@ def _probe_plan(inputs) -> tuple[dict, dict, list]:
 
 def export_model(fn, input_spec, output_names=None, fuse: bool = True):
     """The checked ModelProto of ``fn`` (see the module docstring)."""
-    import onnx
-    from onnx import helper
-
     if input_spec is None:
         raise ExportError("save needs input_spec=[InputSpec(...), ...], one per array argument")
     specs = list(input_spec) if isinstance(input_spec, (list, tuple)) else [input_spec]
@@ -441,9 +466,16 @@ def export_model(fn, input_spec, output_names=None, fuse: bool = True):
     if len(set(names)) != len(names):
         raise ExportError(f"input names must differ: {names}")
     params, first, probes = _probe_plan(inputs)
+    if params:
+        try:
+            return _export_symbolic(target, inputs, params, output_names, fuse)
+        except NotSymbolicExport as e:
+            vlog(1, log, "%s: exported by comparing probes, not with symbolic dims: %s", target.description, e)
+    return _export_probes(target, inputs, first, probes, output_names, fuse)
 
-    base_trace = _simulate(target, inputs, first, True)
-    n_out = len(base_trace.outputs)
+
+def _output_names(output_names, n_out: int, inputs) -> list:
+    names = [i.name for i in inputs]
     if output_names is None:
         output_names = ["output"] if n_out == 1 else [f"output_{i}" for i in range(n_out)]
     output_names = list(output_names)
@@ -451,6 +483,82 @@ def export_model(fn, input_spec, output_names=None, fuse: bool = True):
         raise ExportError(f"{len(output_names)} output name(s) for {n_out} output(s)")
     if set(output_names) & set(names):
         raise ExportError(f"output names {output_names} must differ from input names {names}")
+    return output_names
+
+
+def _symbolic_sizes(inputs, params) -> dict:
+    """A distinct trace size >= 2 per dynamic dimension (duck sizing takes
+    equal sizes as one dim), within its bounds, unlike every static size."""
+    taken = {d.size for i in inputs for d in i.dims if not d.dynamic}
+    sizes = {}
+    for p, (lo, hi) in params.items():
+        size = max(lo, 2)
+        while size in taken:
+            size += 1
+        if hi is not None and size > hi:
+            raise NotSymbolicExport(f"the bounds of {p!r} leave no distinct size >= 2 to trace it with")
+        sizes[p] = size
+        taken.add(size)
+    return sizes
+
+
+def _export_symbolic(target, inputs, params, output_names, fuse: bool):
+    """One trace with the dynamic dimensions symbolic (see the module
+    docstring); NotSymbolicExport says why not."""
+    from sot.backends.symbolic_shapes import check_sizes
+    sizes = _symbolic_sizes(inputs, params)
+    axes = [[j for j, d in enumerate(i.dims) if d.dynamic] for i in inputs]
+    try:
+        tr = trace(target, _probe_arrays(inputs, sizes), axes)
+    except SpecializeDims as e:
+        raise NotSymbolicExport(f"the trace needs a size: {e.why}") from None
+    except (SimulationFailed, ExportError) as e:
+        raise NotSymbolicExport(f"the symbolic trace failed: {e}") from None
+    ir = tr.graph.ir
+    names = {}
+    for sym in ir.inputs:
+        k = tr.args.get(sym.name)
+        for j in axes[k] if k is not None else ():
+            if j not in sym.meta.symbolic_axes:
+                raise NotSymbolicExport(f"dimension {j} of {inputs[k].name!r} is not symbolic in the trace")
+            names[(sym.meta.shape[j], sym.meta.shadow[j])] = inputs[k].dims[j].param
+    output_names = _output_names(output_names, len(tr.outputs), inputs)
+    base = Lowered(tr, target, inputs, output_names, fuse, names)
+    for bound in _bounds(params, sizes):   # the symbolic graph holds at the bounds of the spec
+        arrays = _probe_arrays(inputs, bound)
+        values = [arrays[tr.args[s.name]] if s.name in tr.args else _weight(tr, s) for s in ir.inputs]
+        if check_sizes(ir, values) is None:
+            raise NotSymbolicExport(f"the graph does not hold at {_describe_sizes(bound)}")
+    out_params = []
+    for j, vi in enumerate(base.model.graph.output):
+        dims = vi.type.tensor_type.shape.dim
+        out_params.append([d.dim_param if d.dim_param else (None if d.HasField("dim_value")
+                                                            else f"{output_names[j]}_dim{i}")
+                           for i, d in enumerate(dims)])
+    try:
+        return _finish(base, tr, target, inputs, output_names, out_params)
+    except ExportError as e:
+        raise NotSymbolicExport(str(e)) from None
+
+
+def _weight(tr, sym):
+    """A weight's value as the graph takes it (a NumPy scalar stays one)."""
+    value = tr.weights[sym.name][1]
+    return value[()] if sym.meta.is_scalar else value
+
+
+def _bounds(params, sizes) -> list:
+    """The sizes at the spec's bounds that differ from ``sizes`` (size 0
+    stays on NumPy: not checked)."""
+    lows = {p: max(lo, 1) for p, (lo, _hi) in params.items()}
+    highs = {p: sizes[p] if hi is None else hi for p, (_lo, hi) in params.items()}
+    return [b for b in (lows, highs) if b != sizes]
+
+
+def _export_probes(target, inputs, first, probes, output_names, fuse: bool):
+    """Traces at several sizes that must give one graph (the module docstring)."""
+    base_trace = _simulate(target, inputs, first, True)
+    output_names = _output_names(output_names, len(base_trace.outputs), inputs)
     base = Lowered(base_trace, target, inputs, output_names, fuse)
     others = [Lowered(_simulate(target, inputs, sizes, False), target, inputs, output_names, fuse)
               for _changed, sizes in probes]
@@ -477,6 +585,13 @@ def export_model(fn, input_spec, output_names=None, fuse: bool = True):
                     out_params[o][j] = name if known in (None, name) else derived
                 elif known is None or known not in sizes or sizes[known] != y:
                     out_params[o][j] = derived
+    return _finish(base, base_trace, target, inputs, output_names, out_params)
+
+
+def _finish(base, base_trace, target, inputs, output_names, out_params):
+    """The model with its dim_params, names and metadata, checked."""
+    import onnx
+    from onnx import helper
     model = base.model
     g = model.graph
     for vi, spec in zip(g.input, inputs):

@@ -4,7 +4,10 @@
 over zero-filled arrays of the probe shapes (nothing of the function runs)
 and returns a `Trace`: the StatementIR, which graph inputs are arguments and
 which are weights (with their values), the outputs, and the source line of
-every statement.  Anything that is not one graph raises ExportError.
+every statement.  Anything that is not one graph raises ExportError.  With
+``symbolic`` (the dynamic axes of each argument), those dims are symbolic
+in the graph (``sot.ir.symbolic``); a trace that needs their size raises
+SpecializeDims.
 """
 from __future__ import annotations
 
@@ -143,10 +146,31 @@ class SimulationFailed(Exception):
         self.reason = reason
 
 
-def trace(target: Target, arrays: list) -> Trace:
+class SpecShapes:
+    """The shape policy of an export trace: the spec's dynamic axes of each
+    argument are symbolic (as ``sot.executor.shape_policy.ShapePolicy``)."""
+
+    def __init__(self, target: Target, axes: list):
+        self.first = len(target.bound)
+        self.axes = axes    # per spec'd argument: its dynamic axes
+
+    def symbolic_axes(self, tracker, value) -> tuple:
+        if not isinstance(tracker, LocalTracker) or type(value) is not np.ndarray:
+            return ()
+        k = tracker.index - self.first
+        if not 0 <= k < len(self.axes):
+            return ()
+        return tuple(a for a in self.axes[k] if value.shape[a] >= 2)
+
+    def specialise(self, dims) -> None:   # pragma: no cover - an export trace is not redone
+        pass
+
+
+def trace(target: Target, arrays: list, symbolic: list | None = None) -> Trace:
     """Simulate ``target`` over ``arrays``; raises SimulationFailed (with a
     BreakReason) when the simulator cannot capture it, ExportError when the
-    result is not made of graph outputs."""
+    result is not made of graph outputs.  ``symbolic``: the dynamic axes of
+    each argument, made symbolic dims."""
     from sot.translate import _simulate
 
     fn = target.function
@@ -154,7 +178,8 @@ def trace(target: Target, arrays: list) -> Trace:
     args = _argument_vector(target, arrays)
     frame = types.SimpleNamespace(f_code=code, f_globals=fn.__globals__, args=args,
                                   closure=fn.__closure__ or ())
-    graph = FunctionGraph(f"{code.co_name}_export")
+    shapes = SpecShapes(target, symbolic) if symbolic is not None else None
+    graph = FunctionGraph(f"{code.co_name}_export", shapes)
     result = Trace(graph)
     _record_locations(graph, result.locations)
     try:
