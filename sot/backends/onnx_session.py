@@ -21,6 +21,7 @@ import numpy as np
 from sot.ir.registry import substitute
 from sot.ir.statement_ir import StatementIR, Symbol
 
+from .onnx_buffers import OutputSlots
 from .onnx_lowering import NumpySegment, OnnxSegment, plan
 
 __all__ = ["OnnxCompiledGraph", "compile_onnxruntime", "providers_for", "GPU_HELP"]
@@ -48,8 +49,9 @@ def providers_for(device: str) -> list[str]:
 
 
 #: results of at least this many bytes in all are written by onnxruntime
-#: into arrays made for them (IO binding) rather than copied out of its own:
-#: 20 % less time for a 16 MB softmax, but 7 us more per call
+#: into arrays of ours (IO binding) rather than copied out of its own: 20 %
+#: less time for a 16 MB softmax, but 7 us more per call; the arrays are
+#: reused across calls when no one else can see them (onnx_buffers)
 BIND_BYTES = 1 << 20
 
 #: below this many multiply-adds (or elements) in its largest statement, a
@@ -119,6 +121,7 @@ class _RunnableSegment:
         self.output_metas = [(b.shape[n], b.dtype[n]) for n in names]
         out_bytes = sum(math.prod(shape) * dtype.itemsize for shape, dtype in self.output_metas)
         self.bind = providers == ["CPUExecutionProvider"] and out_bytes >= BIND_BYTES
+        self.outputs = OutputSlots(self.output_metas)
         self.call = self._call_bound if self.bind else self._call
 
     def _call(self, values) -> list:
@@ -127,12 +130,14 @@ class _RunnableSegment:
 
     def _call_bound(self, values) -> list:
         """Inputs read and outputs written in place through an IO binding: the
-        results are fresh arrays of ours that onnxruntime fills (no copy)."""
+        results are arrays of ours that onnxruntime fills (no copy), fresh or
+        unreachable ones of an earlier call (``OutputSlots``)."""
         binding = self.session.io_binding()
         arrays = [_as_input(v) for v in values]   # alive until the run returns
         for (n, _), a in zip(self.inputs, arrays):
             binding.bind_input(n, "cpu", 0, a.dtype, a.shape, a.ctypes.data)
-        results = [np.empty(shape, dtype) for shape, dtype in self.output_metas]
+        take = self.outputs.take
+        results = [take(k) for k in range(len(self.output_metas))]
         for n, r in zip(self.output_names, results):
             binding.bind_output(n, "cpu", 0, r.dtype, r.shape, r.ctypes.data)
         self.session.run_with_iobinding(binding)
