@@ -17,9 +17,10 @@ call's array object again when that object is unreachable from the program:
 
 Such an object is, to the program, indistinguishable from a fresh array
 (only ``id()`` can tell, and a fresh array may get a freed address too).
-Anything else gets a fresh array, and that one becomes the slot's.  The cost
-is memory: a compiled graph keeps its last large results alive until its
-next call or until it is dropped.
+Anything else gets a fresh array, and that one becomes the slot's.  The cost:
+a compiled graph keeps its last large results alive until its next call (or
+until it is dropped) -- memory, and a weak reference to a dropped result
+dies at that next call rather than at once.
 """
 
 from __future__ import annotations

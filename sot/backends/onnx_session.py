@@ -95,6 +95,18 @@ def _session(model, providers, threads: int = 0):
     return ort.InferenceSession(model.SerializeToString(), options, providers=providers)
 
 
+def _runner(session, cpu: bool):
+    """``run(output_names, feed)`` of the session.  On the CPU, the binding's
+    own ``run``: the public one checks every input name and ownership in
+    Python first (60 us for the 85 inputs of the 42-layer MLP), which the
+    feed we build cannot fail; elsewhere the public one, which also falls
+    back from a failing execution provider."""
+    inner = getattr(session, "_sess", None)
+    if cpu and inner is not None and hasattr(inner, "run"):
+        return lambda names, feed: inner.run(names, feed, None)
+    return session.run
+
+
 def _as_input(v):
     if type(v) is np.ndarray and v.flags.c_contiguous:
         return v
@@ -120,22 +132,22 @@ class _RunnableSegment:
         b = seg.builder
         self.output_metas = [(b.shape[n], b.dtype[n]) for n in names]
         out_bytes = sum(math.prod(shape) * dtype.itemsize for shape, dtype in self.output_metas)
-        self.bind = providers == ["CPUExecutionProvider"] and out_bytes >= BIND_BYTES
+        cpu = providers == ["CPUExecutionProvider"]
+        self.bind = cpu and out_bytes >= BIND_BYTES
         self.outputs = OutputSlots(self.output_metas)
         self.call = self._call_bound if self.bind else self._call
+        self._run = _runner(self.session, cpu)
 
     def _call(self, values) -> list:
-        return self.session.run(self.output_names,
-                                {n: _as_input(v) for (n, _), v in zip(self.inputs, values)})
+        return self._run(self.output_names, {n: _as_input(v) for (n, _), v in zip(self.inputs, values)})
 
     def _call_bound(self, values) -> list:
         """Inputs read and outputs written in place through an IO binding: the
         results are arrays of ours that onnxruntime fills (no copy), fresh or
         unreachable ones of an earlier call (``OutputSlots``)."""
         binding = self.session.io_binding()
-        arrays = [_as_input(v) for v in values]   # alive until the run returns
-        for (n, _), a in zip(self.inputs, arrays):
-            binding.bind_input(n, "cpu", 0, a.dtype, a.shape, a.ctypes.data)
+        for (n, _), v in zip(self.inputs, values):
+            binding.bind_cpu_input(n, _as_input(v))   # the binding holds the array
         take = self.outputs.take
         results = [take(k) for k in range(len(self.output_metas))]
         for n, r in zip(self.output_names, results):
