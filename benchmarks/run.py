@@ -59,7 +59,9 @@ def workloads(quick: bool):
     yield f"MLP 42x{width} batch 1", mlp, (f32(1, width),)
     yield f"MLP 42x{width} batch 64", mlp, (f32(64, width),)
     seq = 128 if quick else 1024
-    yield f"attention 8x{seq}x64", W.attention, (f32(8, seq, 64), f32(8, seq, 64), f32(8, seq, 64))
+    qkv = (f32(8, seq, 64), f32(8, seq, 64), f32(8, seq, 64))
+    yield f"attention 8x{seq}x64 (f64 scores)", W.attention, qkv
+    yield f"attention 8x{seq}x64 float32", W.attention_f32, qkv
     b = 64 if quick else 1024
     yield f"branch on x.sum(), true {b}", W.branch, (np.abs(f32(b, b)),)
     yield f"branch on x.sum(), false {b}", W.branch, (-np.abs(f32(b, b)),)
@@ -108,14 +110,14 @@ def main(argv=None):
     args = parser.parse_args(argv)
     repeat = args.repeat or (5 if args.quick else 7)
 
-    header = (f"{'workload':<28} {'eager':>10} {'numpy':>10} {'ratio':>6} {'ort':>10} {'ratio':>6} "
+    header = (f"{'workload':<34} {'eager':>10} {'numpy':>10} {'ratio':>6} {'ort':>10} {'ratio':>6} "
               f"{'auto':>10} {'ratio':>6} {'chose':>5} {'first call':>10} {'graphs':>6} {'breaks':>6}")
     print(header)
     print("-" * len(header))
     for name, fn, fargs in workloads(args.quick):
         with contextlib.redirect_stdout(io.StringIO()):  # workloads that print stay quiet
             row = measure(fn, fargs, repeat)
-        print(f"{name:<28} " + row)
+        print(f"{name:<34} " + row)
 
     print()
     for shape in ((8, 8), (4096, 4096)):

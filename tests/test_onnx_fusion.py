@@ -60,6 +60,8 @@ WORKLOADS = {
                   {"Sqrt", "Pow", "Div"}),   # (1.23: a ReduceMean centres the rows first)
     "attention": (W.attention, lambda: (f32(2, 64, 16), f32(2, 64, 16), f32(2, 64, 16)),
                   {"Softmax", "MatMul"}, {"Exp", "ReduceMax", "ReduceSum"}),
+    "attention_f32": (W.attention_f32, lambda: (f32(2, 64, 16), f32(2, 64, 16), f32(2, 64, 16)),
+                      {"Softmax", "MatMul"}, {"Exp", "ReduceMax", "ReduceSum", "Cast"}),
     "mlp": (W.MLP(layers=4, width=32), lambda: (f32(8, 32),), {"Gemm"}, {"Add"}),
 }
 
@@ -88,6 +90,15 @@ def test_attention_keeps_numpys_float64_scores():
     assert out.dtype == np.float64
     assert "double" in graphs[0][1]
     assert_like_eager(W.attention, args, out, rtol=1e-10, atol=1e-12)
+
+
+def test_attention_with_a_python_float_scale_stays_float32_on_onnxruntime():
+    args = WORKLOADS["attention_f32"][1]()
+    static, graphs = onnx_graphs(W.attention_f32, *args)
+    out = static(*args)
+    assert out.dtype == np.float32 and W.attention(*args).dtype == np.float64
+    assert "double" not in graphs[0][1]
+    assert_like_eager(W.attention_f32, args, out)
 
 
 def test_mlp_batch_one_and_wide_agree():
@@ -204,3 +215,4 @@ def test_a_large_float64_matmul_is_left_to_numpy_and_the_softmax_still_fuses():
     assert "Softmax" in op_types(source) and "np.matmul" not in source
     assert "matmul(" in source   # the statements on NumPy are listed
     assert_like_eager(W.attention, args, static(*args), rtol=1e-10, atol=1e-12)
+
