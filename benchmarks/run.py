@@ -6,10 +6,10 @@
 Prints one table: the eager median and, for each backend, its median and its
 ratio to eager (lower is better), what auto chose, the first-call time of the
 NumPy backend (translation + compile + run), graphs and fallbacks.  The
-four are timed round-robin, repeat by repeat, so that a change in the load
-of the machine falls on all of them alike.  It also prints the translation
-time of gelu on 8x8 and on 4096x4096, which must be about equal: tracing
-never reads array data.
+four are timed round-robin, repeat by repeat (in a rotating order), so
+that a change in the load of the machine falls on all of them alike.  It
+also prints the translation time of gelu on 8x8 and on 4096x4096, which
+must be about equal: tracing never reads array data.
 """
 from __future__ import annotations
 
@@ -70,12 +70,17 @@ def workloads(quick: bool):
 
 
 def side_by_side(fns, args, repeat, inner):
-    """Medians of each fn's time per call, timed in turn within each repeat."""
+    """Medians of each fn's time per call, timed in turn within each repeat.
+    The order rotates from repeat to repeat: what ran just before a function
+    matters (NumPy's BLAS threads spin for a while after a matmul and slow
+    the onnxruntime threads that start then; caches hold the last one's
+    arrays), and no function should always follow the same one."""
     for fn in fns:
         fn(*args)  # warm-up (and, for traced, translation)
     times = [[] for _ in fns]
-    for _ in range(repeat):
-        for k, fn in enumerate(fns):
+    for r in range(repeat):
+        order = list(enumerate(fns))
+        for k, fn in order[r % len(fns):] + order[:r % len(fns)]:
             t0 = time.perf_counter()
             for _ in range(inner):
                 fn(*args)
