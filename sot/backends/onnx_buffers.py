@@ -30,7 +30,7 @@ import weakref
 
 import numpy as np
 
-__all__ = ["OutputSlots", "REUSE_BYTES"]
+__all__ = ["OutputSlots", "REUSE_BYTES", "REUSE"]
 
 #: results at least this large are kept for reuse
 REUSE_BYTES = 1 << 20
@@ -46,6 +46,10 @@ def _count_held(slots, k):
 #: of a local differs between interpreters)
 _ALONE = _count_held([np.empty(0)], 0)
 
+#: without the GIL another thread could take the array between the check and
+#: its use, and reference counts are not exact: no reuse there
+REUSE = getattr(sys, "_is_gil_enabled", lambda: True)()
+
 
 class OutputSlots:
     """One slot per result; ``take(k)`` gives the array to write result k into."""
@@ -54,9 +58,9 @@ class OutputSlots:
         self.metas = [(tuple(shape), np.dtype(dtype)) for shape, dtype in metas]
         # (np.empty touches no page: this allocates nothing real)
         self.strides = [np.empty(shape, dtype).strides for shape, dtype in self.metas]
-        self.keep = [_nbytes(shape, dtype) >= REUSE_BYTES for shape, dtype in self.metas]
+        self.keep = [REUSE and _nbytes(shape, dtype) >= REUSE_BYTES for shape, dtype in self.metas]
         self.slots: list = [None] * len(self.metas)
-        self.reused = 0   # for tests and explain()
+        self.reused = 0   # how many times, for tests
 
     def take(self, k: int) -> np.ndarray:
         slots = self.slots
