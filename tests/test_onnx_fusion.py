@@ -282,3 +282,17 @@ def test_matmul_of_any_rank_keeps_numpys_shape_without_a_reshape(a_shape, b_shap
     compiled = run_both(g, f32(*a_shape), f32(*b_shape))
     (model,) = compiled.models
     assert [n.op_type for n in model.graph.node] == ["MatMul"]
+
+
+@pytest.mark.parametrize("name,kernels", [("gelu_tanh", {"FastGelu"}), ("gelu_cube", {"FastGelu"}),
+                                          ("softmax", {"Softmax"}), ("layernorm", {"LayerNormalization"}),
+                                          ("mlp", {"Gemm"})])
+def test_the_fused_kernels_survive_onnxruntimes_optimisations(monkeypatch, tmp_path, name, kernels):
+    fn, make_args, _fused, gone = WORKLOADS[name]
+    args = make_args()
+    _static, out, made = compiled_graphs(monkeypatch, fn, *args)
+    (compiled,) = made
+    (model,) = compiled.models
+    ops = set(optimized_ops(model, tmp_path))
+    assert kernels <= ops and not (gone & ops), ops
+    assert_like_eager(fn, args, out)
