@@ -148,8 +148,11 @@ def measure(fn, fargs, repeat) -> str:
     on_ort = sot.to_static(own_code(fn), backend="onnxruntime")
     on_auto = sot.to_static(own_code(fn), backend="auto")
     before = {id(g) for g in onnx_auto.recent()}
-    for _ in range(2 * (1 + onnx_auto.TRIALS) + 1):   # auto measures, then chooses
+    warm_calls = 2 * (1 + onnx_auto.TRIALS) + 1
+    for _ in range(warm_calls):   # auto measures, then chooses
         on_auto(*fargs)
+    for _ in range(warm_calls):   # as many for onnxruntime alone (a fresh session's first runs are slower)
+        on_ort(*fargs)
     probe = median_time(fn, fargs, 1, 1)
     inner = max(1, min(2000, int(0.05 / max(probe, 1e-7))))
     eager, traced, ort, auto = side_by_side([fn, static, on_ort, on_auto], fargs, repeat, inner)
