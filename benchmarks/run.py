@@ -6,11 +6,11 @@
 Prints one table: the eager median and, for each backend, its median and its
 ratio to eager (lower is better), what auto chose, the first-call time of the
 NumPy backend (translation + compile + run), graphs and fallbacks.  The
-four are timed round-robin, repeat by repeat, so that a change in the load
-of the machine falls on all of them alike.  It also prints the translation
-time of gelu on 8x8 and on 4096x4096, which must be about equal: tracing
-never reads array data (the large one also plans buffers for its
-intermediates, a fraction of a millisecond).
+four are timed round-robin, repeat by repeat (in a rotating order), so
+that a change in the load of the machine falls on all of them alike.  It
+also prints the translation time of gelu on 8x8 and on 4096x4096, which
+must be about equal: tracing never reads array data (the large one also
+plans buffers for its intermediates, a fraction of a millisecond).
 
 With matplotlib (``pip install 'sot[bench]'``) it also draws the ratios as
 a bar chart, ``benchmarks/ratios.png`` (``--chart PATH`` to put it
@@ -65,7 +65,9 @@ def workloads(quick: bool):
     yield f"MLP 42x{width} batch 1", mlp, (f32(1, width),)
     yield f"MLP 42x{width} batch 64", mlp, (f32(64, width),)
     seq = 128 if quick else 1024
-    yield f"attention 8x{seq}x64", W.attention, (f32(8, seq, 64), f32(8, seq, 64), f32(8, seq, 64))
+    qkv = (f32(8, seq, 64), f32(8, seq, 64), f32(8, seq, 64))
+    yield f"attention 8x{seq}x64 (f64 scores)", W.attention, qkv
+    yield f"attention 8x{seq}x64 float32", W.attention_f32, qkv
     b = 64 if quick else 1024
     yield f"branch on x.sum(), true {b}", W.branch, (np.abs(f32(b, b)),)
     yield f"branch on x.sum(), false {b}", W.branch, (-np.abs(f32(b, b)),)
@@ -74,12 +76,17 @@ def workloads(quick: bool):
 
 
 def side_by_side(fns, args, repeat, inner):
-    """Medians of each fn's time per call, timed in turn within each repeat."""
+    """Medians of each fn's time per call, timed in turn within each repeat.
+    The order rotates from repeat to repeat: what ran just before a function
+    matters (NumPy's BLAS threads spin for a while after a matmul and slow
+    the onnxruntime threads that start then; caches hold the last one's
+    arrays), and no function should always follow the same one."""
     for fn in fns:
         fn(*args)  # warm-up (and, for traced, translation)
     times = [[] for _ in fns]
-    for _ in range(repeat):
-        for k, fn in enumerate(fns):
+    for r in range(repeat):
+        order = list(enumerate(fns))
+        for k, fn in order[r % len(fns):] + order[:r % len(fns)]:
             t0 = time.perf_counter()
             for _ in range(inner):
                 fn(*args)
@@ -119,7 +126,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     repeat = args.repeat or (5 if args.quick else 7)
 
-    header = (f"{'workload':<28} {'eager':>10} {'numpy':>10} {'ratio':>6} {'ort':>10} {'ratio':>6} "
+    header = (f"{'workload':<34} {'eager':>10} {'numpy':>10} {'ratio':>6} {'ort':>10} {'ratio':>6} "
               f"{'auto':>10} {'ratio':>6} {'chose':>5} {'first call':>10} {'graphs':>6} {'breaks':>6}")
     print(header)
     print("-" * len(header))
@@ -128,7 +135,7 @@ def main(argv=None):
         with contextlib.redirect_stdout(io.StringIO()):  # workloads that print stay quiet
             row = measure(fn, fargs, repeat)
         rows.append((name, row))
-        print(f"{name:<28} " + row.format())
+        print(f"{name:<34} " + row.format())
 
     print()
     for shape in ((8, 8), (4096, 4096)):
@@ -213,8 +220,11 @@ def measure(fn, fargs, repeat) -> Row:
     on_ort = sot.to_static(own_code(fn), backend="onnxruntime")
     on_auto = sot.to_static(own_code(fn), backend="auto")
     before = {id(g) for g in onnx_auto.recent()}
-    for _ in range(2 * (1 + onnx_auto.TRIALS) + 1):   # auto measures, then chooses
+    warm_calls = 2 * (1 + onnx_auto.TRIALS) + 1
+    for _ in range(warm_calls):   # auto measures, then chooses
         on_auto(*fargs)
+    for _ in range(warm_calls):   # as many for onnxruntime alone (a fresh session's first runs are slower)
+        on_ort(*fargs)
     probe = median_time(fn, fargs, 1, 1)
     inner = max(1, min(2000, int(0.05 / max(probe, 1e-7))))
     eager, traced, ort, auto = side_by_side([fn, static, on_ort, on_auto], fargs, repeat, inner)

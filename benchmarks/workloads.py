@@ -24,8 +24,22 @@ def layernorm(x, weight, bias, eps=1e-5):
 
 
 def attention(q, k, v):
+    """Scaled dot-product attention as often written: ``np.sqrt(d)`` is a
+    float64 NumPy scalar, so under NumPy 2's rules (NEP 50) the scores, the
+    softmax and the result are float64 even for float32 q, k, v."""
     d = q.shape[-1]
     scores = q @ k.transpose(0, 2, 1) / np.sqrt(d)
+    scores = scores - scores.max(-1, keepdims=True)
+    p = np.exp(scores)
+    p = p / p.sum(-1, keepdims=True)
+    return p @ v
+
+
+def attention_f32(q, k, v):
+    """The same, as a float32 user writes it: the scale is a Python float
+    (weak under NEP 50), so everything stays float32."""
+    d = q.shape[-1]
+    scores = q @ k.transpose(0, 2, 1) / d ** 0.5
     scores = scores - scores.max(-1, keepdims=True)
     p = np.exp(scores)
     p = p / p.sum(-1, keepdims=True)

@@ -60,6 +60,8 @@ WORKLOADS = {
                   {"Sqrt", "Pow", "Div"}),   # (1.23: a ReduceMean centres the rows first)
     "attention": (W.attention, lambda: (f32(2, 64, 16), f32(2, 64, 16), f32(2, 64, 16)),
                   {"Softmax", "MatMul"}, {"Exp", "ReduceMax", "ReduceSum"}),
+    "attention_f32": (W.attention_f32, lambda: (f32(2, 64, 16), f32(2, 64, 16), f32(2, 64, 16)),
+                      {"Softmax", "MatMul"}, {"Exp", "ReduceMax", "ReduceSum", "Cast"}),
     "mlp": (W.MLP(layers=4, width=32), lambda: (f32(8, 32),), {"Gemm"}, {"Add"}),
 }
 
@@ -88,6 +90,15 @@ def test_attention_keeps_numpys_float64_scores():
     assert out.dtype == np.float64
     assert "double" in graphs[0][1]
     assert_like_eager(W.attention, args, out, rtol=1e-10, atol=1e-12)
+
+
+def test_attention_with_a_python_float_scale_stays_float32_on_onnxruntime():
+    args = WORKLOADS["attention_f32"][1]()
+    static, graphs = onnx_graphs(W.attention_f32, *args)
+    out = static(*args)
+    assert out.dtype == np.float32 and W.attention(*args).dtype == np.float64
+    assert "double" not in graphs[0][1]
+    assert_like_eager(W.attention_f32, args, out)
 
 
 def test_mlp_batch_one_and_wide_agree():
@@ -204,3 +215,84 @@ def test_a_large_float64_matmul_is_left_to_numpy_and_the_softmax_still_fuses():
     assert "Softmax" in op_types(source) and "np.matmul" not in source
     assert "matmul(" in source   # the statements on NumPy are listed
     assert_like_eager(W.attention, args, static(*args), rtol=1e-10, atol=1e-12)
+
+
+# ----------------------------------------------------------------------------
+# what onnxruntime makes of the emitted graph
+
+def compiled_graphs(monkeypatch, fn, *args, backend="onnxruntime"):
+    """Run ``fn`` under sot and return the compiled graphs (the objects)."""
+    import sot.translate
+    made = []
+    real = sot.translate.compile_graph
+
+    def recording(*a, **k):
+        made.append(real(*a, **k))
+        return made[-1]
+    monkeypatch.setattr(sot.translate, "compile_graph", recording)
+    static = sot.to_static(fn, backend=backend)
+    out = static(*args)
+    return static, out, made
+
+
+def optimized_ops(model, tmp_path) -> list:
+    """Op types of ``model`` after onnxruntime's graph optimisations (level ALL,
+    as the sessions are made), read back from the optimised model it writes."""
+    import onnx
+    import onnxruntime as ort
+    path = str(tmp_path / "optimized.onnx")
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.optimized_model_filepath = path
+    options.log_severity_level = 3
+    ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    return sorted(n.op_type for n in onnx.load(path).graph.node)
+
+
+def test_float32_attention_is_two_matmuls_and_a_softmax_once_optimised(monkeypatch, tmp_path):
+    # no Reshape after the first MatMul (the IR knows its shape), so
+    # onnxruntime folds the scale into it (FusedMatMul with alpha)
+    args = (f32(2, 64, 16), f32(2, 64, 16), f32(2, 64, 16))
+    _static, out, made = compiled_graphs(monkeypatch, W.attention_f32, *args)
+    (compiled,) = made
+    assert compiled.explain()["fused"] == ["attention"]
+    (model,) = compiled.models
+    assert "Reshape" not in {n.op_type for n in model.graph.node}
+    assert optimized_ops(model, tmp_path) == ["FusedMatMul", "MatMul", "Softmax"]
+    assert_like_eager(W.attention_f32, args, out)
+
+
+@pytest.mark.parametrize("d", [24, 7])
+def test_attention_whose_scale_is_not_a_power_of_two_agrees_with_eager(d):
+    # the folded scale multiplies by 1/sqrt(d) where NumPy divides by sqrt(d):
+    # equal up to rounding
+    args = tuple(f32(3, 40, d) for _ in range(3))
+    static = sot.to_static(W.attention_f32, backend="onnxruntime")
+    for _ in range(2):
+        assert_like_eager(W.attention_f32, args, static(*args), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("a_shape,b_shape", [((5,), (5,)), ((5,), (5, 3)), ((4, 5), (5,)), ((2, 4, 5), (5, 3)),
+                                             ((3, 1, 4, 5), (2, 5, 3))])
+def test_matmul_of_any_rank_keeps_numpys_shape_without_a_reshape(a_shape, b_shape):
+    g = StatementIR("mm")
+    a = g.add_input(TensorMeta(a_shape, np.float32))
+    b = g.add_input(TensorMeta(b_shape, np.float32))
+    g.set_outputs([g.add_op(O("matmul"), (a, b))])
+    compiled = run_both(g, f32(*a_shape), f32(*b_shape))
+    (model,) = compiled.models
+    assert [n.op_type for n in model.graph.node] == ["MatMul"]
+
+
+@pytest.mark.parametrize("name,kernels", [("gelu_tanh", {"FastGelu"}), ("gelu_cube", {"FastGelu"}),
+                                          ("softmax", {"Softmax"}), ("layernorm", {"LayerNormalization"}),
+                                          ("mlp", {"Gemm"})])
+def test_the_fused_kernels_survive_onnxruntimes_optimisations(monkeypatch, tmp_path, name, kernels):
+    fn, make_args, _fused, gone = WORKLOADS[name]
+    args = make_args()
+    _static, out, made = compiled_graphs(monkeypatch, fn, *args)
+    (compiled,) = made
+    (model,) = compiled.models
+    ops = set(optimized_ops(model, tmp_path))
+    assert kernels <= ops and not (gone & ops), ops
+    assert_like_eager(fn, args, out)

@@ -259,12 +259,16 @@ def _lower_cumsum(b, st):
 # ----------------------------------------------------------------------------
 # matmul, dot
 
-def _matmul_values(b, x, y, out):
+def _matmul_values(b, x, y, out, shape):
+    """MatMul of x and y (already of dtype ``out``) in ``out``; ``shape`` is
+    the result's, known to the IR (ONNX MatMul is numpy.matmul, 1-d operands
+    included), so that no Reshape is needed after it: a Reshape, even a no-op
+    one, keeps onnxruntime from folding a following scale into the MatMul."""
     if out == BOOL:
-        r = _matmul_values(b, b.cast(x, np.dtype(np.int64)), b.cast(y, np.dtype(np.int64)), I64)
-        return b.node("Greater", [r, b.const(np.zeros((), np.int64))], BOOL)
+        r = _matmul_values(b, b.cast(x, np.dtype(np.int64)), b.cast(y, np.dtype(np.int64)), I64, shape)
+        return b.node("Greater", [r, b.const(np.zeros((), np.int64))], BOOL, shape)
     compute = b.compute_dtype("MatMul", out, MODULAR if out in INTS else {F16: (F32,)})
-    r = b.node("MatMul", [b.cast(x, compute), b.cast(y, compute)], compute)
+    r = b.node("MatMul", [b.cast(x, compute), b.cast(y, compute)], compute, shape)
     return b.cast(r, out)
 
 
@@ -306,10 +310,10 @@ def _lower_matmul(b, st):
             if k != "out":
                 raise NotLowered(f"matmul: keyword {k}= is not lowered")
     out = meta.dtype
-    r = _matmul_values(b, b.operand(x, out), b.operand(y, out), out)
-    if meta.symbolic_axes:   # matmul and dot of <= 2-d operands: MatMul's shape is NumPy's
-        return [r]
-    return [_reshape(b, r, meta.shape)]
+    # MatMul's result shape is NumPy's (matmul, and dot of <= 2-d operands), so
+    # no Reshape follows it; a result with a symbolic dim records no static shape
+    shape = None if meta.symbolic_axes else meta.shape
+    return [_matmul_values(b, b.operand(x, out), b.operand(y, out), out, shape)]
 
 
 # ----------------------------------------------------------------------------

@@ -21,6 +21,7 @@ import numpy as np
 from sot.ir.registry import substitute
 from sot.ir.statement_ir import StatementIR, Symbol
 
+from .onnx_buffers import OutputSlots
 from .onnx_lowering import NumpySegment, OnnxSegment, plan
 
 __all__ = ["OnnxCompiledGraph", "compile_onnxruntime", "providers_for", "GPU_HELP"]
@@ -48,8 +49,9 @@ def providers_for(device: str) -> list[str]:
 
 
 #: results of at least this many bytes in all are written by onnxruntime
-#: into arrays made for them (IO binding) rather than copied out of its own:
-#: 20 % less time for a 16 MB softmax, but 7 us more per call
+#: into arrays of ours (IO binding) rather than copied out of its own: 20 %
+#: less time for a 16 MB softmax, but 7 us more per call; the arrays are
+#: reused across calls when no one else can see them (onnx_buffers)
 BIND_BYTES = 1 << 20
 
 #: below this many multiply-adds (or elements) in its largest statement, a
@@ -93,6 +95,18 @@ def _session(model, providers, threads: int = 0):
     return ort.InferenceSession(model.SerializeToString(), options, providers=providers)
 
 
+def _runner(session, cpu: bool):
+    """``run(output_names, feed)`` of the session.  On the CPU, the binding's
+    own ``run``: the public one checks every input name and ownership in
+    Python first (60 us for the 85 inputs of the 42-layer MLP), which the
+    feed we build cannot fail; elsewhere the public one, which also falls
+    back from a failing execution provider."""
+    inner = getattr(session, "_sess", None)
+    if cpu and inner is not None and hasattr(inner, "run"):
+        return lambda names, feed: inner.run(names, feed, None)
+    return session.run
+
+
 def _as_input(v):
     if type(v) is np.ndarray and v.flags.c_contiguous:
         return v
@@ -118,21 +132,24 @@ class _RunnableSegment:
         b = seg.builder
         self.output_metas = [(b.shape[n], b.dtype[n]) for n in names]
         out_bytes = sum(math.prod(shape) * dtype.itemsize for shape, dtype in self.output_metas)
-        self.bind = providers == ["CPUExecutionProvider"] and out_bytes >= BIND_BYTES
+        cpu = providers == ["CPUExecutionProvider"]
+        self.bind = cpu and out_bytes >= BIND_BYTES
+        self.outputs = OutputSlots(self.output_metas)
         self.call = self._call_bound if self.bind else self._call
+        self._run = _runner(self.session, cpu)
 
     def _call(self, values) -> list:
-        return self.session.run(self.output_names,
-                                {n: _as_input(v) for (n, _), v in zip(self.inputs, values)})
+        return self._run(self.output_names, {n: _as_input(v) for (n, _), v in zip(self.inputs, values)})
 
     def _call_bound(self, values) -> list:
         """Inputs read and outputs written in place through an IO binding: the
-        results are fresh arrays of ours that onnxruntime fills (no copy)."""
+        results are arrays of ours that onnxruntime fills (no copy), fresh or
+        unreachable ones of an earlier call (``OutputSlots``)."""
         binding = self.session.io_binding()
-        arrays = [_as_input(v) for v in values]   # alive until the run returns
-        for (n, _), a in zip(self.inputs, arrays):
-            binding.bind_input(n, "cpu", 0, a.dtype, a.shape, a.ctypes.data)
-        results = [np.empty(shape, dtype) for shape, dtype in self.output_metas]
+        for (n, _), v in zip(self.inputs, values):
+            binding.bind_cpu_input(n, _as_input(v))   # the binding holds the array
+        take = self.outputs.take
+        results = [take(k) for k in range(len(self.output_metas))]
         for n, r in zip(self.output_names, results):
             binding.bind_output(n, "cpu", 0, r.dtype, r.shape, r.ctypes.data)
         self.session.run_with_iobinding(binding)
