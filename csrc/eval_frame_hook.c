@@ -37,13 +37,15 @@
  * replacement runs with it enabled (its callees are intercepted), except for
  * the replacement's own frame, which is let through once ("bypass").
  *
- * Version-specific frame access and release live in frame_adapter.h.
+ * Version-specific frame access and release live in frame_adapter.h; the
+ * per-code state and the module functions over it in code_state.c.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
 #include "frame_adapter.h"
 #include "frame_info.h"
+#include "code_state.h"
 #include "guard_program.h"
 #include "static_function.h"
 
@@ -62,7 +64,6 @@ typedef struct {
 static _Thread_local sot_thread_state tls_state;
 
 /* Interpreter-wide, protected by the GIL. */
-static Py_ssize_t extra_index = -1;
 static Py_ssize_t install_count = 0;  /* threads with a callback */
 static PyInterpreterState *hook_interp = NULL;
 static _PyFrameEvalFunction previous_eval = NULL;
@@ -71,58 +72,6 @@ static PyObject *rerun_natively = NULL;  /* the RerunNatively exception type */
 static Py_ssize_t frames_seen = 0;
 static Py_ssize_t intercepts = 0;     /* like frames_seen, never reset */
 static int quiet_depth = 0;           /* nesting of quiet runs */
-
-/* Per code object, in co_extra[extra_index]. */
-typedef struct {
-    int skip;
-    PyObject *cache;         /* owned list of (guard, replacement), or NULL */
-    PyObject *last_func;     /* owned: function last made for a replacement
-                              * without free variables, reused while its code
-                              * and globals match; dropped with the cache */
-    unsigned calm;           /* consecutive watched native runs that saw no
-                              * frame intercepted (see "quiet runs") */
-    unsigned quiet_runs;     /* runs since it became calm */
-} sot_code_state;
-
-static void
-code_state_free(void *p)
-{
-    sot_code_state *st = (sot_code_state *)p;
-    if (st != NULL) {
-        Py_XDECREF(st->cache);
-        Py_XDECREF(st->last_func);
-        PyMem_Free(st);
-    }
-}
-
-static inline sot_code_state *
-code_state_peek(PyCodeObject *co)
-{
-    sot_code_extra *extra = (sot_code_extra *)co->co_extra;
-    if (extra == NULL || extra_index >= extra->ce_size) {
-        return NULL;
-    }
-    return (sot_code_state *)extra->ce_extras[extra_index];
-}
-
-static sot_code_state *
-code_state_get_or_create(PyObject *code)
-{
-    sot_code_state *st = code_state_peek((PyCodeObject *)code);
-    if (st != NULL) {
-        return st;
-    }
-    st = PyMem_Calloc(1, sizeof(*st));
-    if (st == NULL) {
-        PyErr_NoMemory();
-        return NULL;
-    }
-    if (sot_code_set_extra(code, extra_index, st) < 0) {
-        PyMem_Free(st);
-        return NULL;
-    }
-    return st;
-}
 
 /* The SKIP sentinel: its own little type, so that it prints as itself. */
 static PyObject *
@@ -732,121 +681,6 @@ sot_hook_installed(PyObject *module, PyObject *unused)
                            (_PyFrameEvalFunction)sot_eval_frame);
 }
 
-static int
-check_code(PyObject *code)
-{
-    if (!PyCode_Check(code)) {
-        PyErr_Format(PyExc_TypeError, "expected a code object, not %.200s",
-                     Py_TYPE(code)->tp_name);
-        return -1;
-    }
-    return 0;
-}
-
-static PyObject *
-sot_set_skip(PyObject *code, int skip)
-{
-    if (check_code(code) < 0) {
-        return NULL;
-    }
-    sot_code_state *st = skip ? code_state_get_or_create(code)
-                              : code_state_peek((PyCodeObject *)code);
-    if (skip && st == NULL) {
-        return NULL;
-    }
-    if (st != NULL) {
-        st->skip = skip;
-    }
-    Py_RETURN_NONE;
-}
-
-static PyObject *
-sot_skip_code(PyObject *module, PyObject *code)
-{
-    (void)module;
-    return sot_set_skip(code, 1);
-}
-
-static PyObject *
-sot_unskip_code(PyObject *module, PyObject *code)
-{
-    (void)module;
-    return sot_set_skip(code, 0);
-}
-
-static PyObject *
-sot_is_skipped(PyObject *module, PyObject *code)
-{
-    (void)module;
-    if (check_code(code) < 0) {
-        return NULL;
-    }
-    sot_code_state *st = code_state_peek((PyCodeObject *)code);
-    return PyBool_FromLong(st != NULL && st->skip);
-}
-
-static PyObject *
-sot_set_cache(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
-{
-    (void)module;
-    if (nargs != 2) {
-        PyErr_Format(PyExc_TypeError, "set_cache() takes 2 arguments (%zd given)", nargs);
-        return NULL;
-    }
-    PyObject *code = args[0], *entries = args[1];
-    if (check_code(code) < 0) {
-        return NULL;
-    }
-    if (!PyList_Check(entries)) {
-        PyErr_Format(PyExc_TypeError, "cache entries must be a list, not %.200s",
-                     Py_TYPE(entries)->tp_name);
-        return NULL;
-    }
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(entries); i++) {
-        PyObject *e = PyList_GET_ITEM(entries, i);
-        if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) < 2 || PyTuple_GET_SIZE(e) > 3) {
-            PyErr_Format(PyExc_TypeError, "cache entry %zd must be a (guard, "
-                         "replacement[, direct]) tuple", i);
-            return NULL;
-        }
-    }
-    sot_code_state *st = code_state_get_or_create(code);
-    if (st == NULL) {
-        return NULL;
-    }
-    Py_XSETREF(st->cache, Py_NewRef(entries));
-    Py_CLEAR(st->last_func);
-    st->calm = st->quiet_runs = 0;
-    Py_RETURN_NONE;
-}
-
-static PyObject *
-sot_get_cache(PyObject *module, PyObject *code)
-{
-    (void)module;
-    if (check_code(code) < 0) {
-        return NULL;
-    }
-    sot_code_state *st = code_state_peek((PyCodeObject *)code);
-    return Py_NewRef(st != NULL && st->cache != NULL ? st->cache : Py_None);
-}
-
-static PyObject *
-sot_clear_cache(PyObject *module, PyObject *code)
-{
-    (void)module;
-    if (check_code(code) < 0) {
-        return NULL;
-    }
-    sot_code_state *st = code_state_peek((PyCodeObject *)code);
-    if (st != NULL) {
-        Py_CLEAR(st->cache);
-        Py_CLEAR(st->last_func);
-    st->calm = st->quiet_runs = 0;
-    }
-    Py_RETURN_NONE;
-}
-
 static PyObject *
 sot_frames_seen(PyObject *module, PyObject *unused)
 {
@@ -871,13 +705,6 @@ static PyMethodDef sot_methods[] = {
      "get_callback() -> this thread's callback or None"},
     {"hook_installed", sot_hook_installed, METH_NOARGS,
      "hook_installed() -> whether the interpreter's eval-frame function is sot's"},
-    {"skip_code", sot_skip_code, METH_O, "skip_code(code): never intercept this code"},
-    {"unskip_code", sot_unskip_code, METH_O, "unskip_code(code): undo skip_code"},
-    {"is_skipped", sot_is_skipped, METH_O, "is_skipped(code) -> bool"},
-    {"set_cache", (PyCFunction)(void (*)(void))sot_set_cache, METH_FASTCALL,
-     "set_cache(code, entries): entries is a list of (guard, replacement)"},
-    {"get_cache", sot_get_cache, METH_O, "get_cache(code) -> list or None"},
-    {"clear_cache", sot_clear_cache, METH_O, "clear_cache(code)"},
     {"frames_seen", sot_frames_seen, METH_NOARGS,
      "frames_seen() -> frames intercepted while a callback was set"},
     {"reset_counters", sot_reset_counters, METH_NOARGS, "reset_counters()"},
@@ -895,12 +722,8 @@ static struct PyModuleDef sot_module = {
 PyMODINIT_FUNC
 PyInit__C(void)
 {
-    if (extra_index < 0) {
-        extra_index = sot_request_extra_index(code_state_free);
-        if (extra_index < 0) {
-            PyErr_SetString(PyExc_RuntimeError, "sot._C: no co_extra index left");
-            return NULL;
-        }
+    if (sot_code_state_init() < 0) {
+        return NULL;
     }
     if (PyType_Ready(&FrameInfo_Type) < 0 || PyType_Ready(&ThreadOwner_Type) < 0 ||
         PyType_Ready(&ResumeType) < 0 || sot_guard_program_init() < 0 ||
@@ -933,7 +756,8 @@ PyInit__C(void)
         PyModule_AddObjectRef(m, "RerunNatively", rerun_natively) < 0 ||
         PyModule_AddObjectRef(m, "GuardProgram", (PyObject *)&GuardProgram_Type) < 0 ||
         PyModule_AddObjectRef(m, "StaticFunction", (PyObject *)&StaticFunction_Type) < 0 ||
-        PyModule_AddFunctions(m, sot_guard_methods) < 0) {
+        PyModule_AddFunctions(m, sot_guard_methods) < 0 ||
+        PyModule_AddFunctions(m, sot_code_state_methods) < 0) {
         Py_DECREF(m);
         return NULL;
     }
