@@ -69,8 +69,8 @@ static PyInterpreterState *hook_interp = NULL;
 static _PyFrameEvalFunction previous_eval = NULL;
 static PyObject *skip_sentinel = NULL;
 static PyObject *rerun_natively = NULL;  /* the RerunNatively exception type */
-static Py_ssize_t frames_seen = 0;
-static Py_ssize_t intercepts = 0;     /* like frames_seen, never reset */
+static Py_ssize_t intercepts = 0;     /* frames intercepted, never reset */
+static Py_ssize_t intercepts_at_reset = 0;  /* frames_seen() counts from here */
 static int quiet_depth = 0;           /* nesting of quiet runs */
 
 /* The SKIP sentinel: its own little type, so that it prints as itself. */
@@ -529,7 +529,6 @@ sot_eval_frame(PyThreadState *tstate, sot_frame *frame, int throwflag)
         sot_tstate_tracing(tstate)) {
         return run_default(tstate, frame, throwflag);
     }
-    frames_seen++;
     intercepts++;
     return intercept(tstate, ts, frame, co, st);
 }
@@ -686,7 +685,7 @@ sot_frames_seen(PyObject *module, PyObject *unused)
 {
     (void)module;
     (void)unused;
-    return PyLong_FromSsize_t(frames_seen);
+    return PyLong_FromSsize_t(intercepts - intercepts_at_reset);
 }
 
 static PyObject *
@@ -694,7 +693,7 @@ sot_reset_counters(PyObject *module, PyObject *unused)
 {
     (void)module;
     (void)unused;
-    frames_seen = 0;
+    intercepts_at_reset = intercepts;
     Py_RETURN_NONE;
 }
 

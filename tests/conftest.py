@@ -19,6 +19,20 @@ def _fresh_sot():
     sot.reset()
 
 
+@pytest.fixture
+def sessions(monkeypatch):
+    """The onnxruntime sessions created while the test runs."""
+    import onnxruntime as ort
+    created = []
+    real = ort.InferenceSession
+
+    def counting(*args, **kwargs):
+        created.append(1)
+        return real(*args, **kwargs)
+    monkeypatch.setattr(ort, "InferenceSession", counting)
+    return created
+
+
 def pytest_addoption(parser):
     """`--fuzz-examples=N`: run the long differential fuzz profile (tests marked
     `fuzz`, e.g. `pytest -m fuzz --fuzz-examples=10000`) with N fresh random programs."""

@@ -14,7 +14,7 @@ import pytest
 
 import sot
 from sot.backends import compile_graph
-from sot.backends.onnx_buffers import REUSE, REUSE_BYTES
+from sot.backends.onnx_buffers import REUSE_BYTES
 from sot.ir import StatementIR, TensorMeta
 from test_ir_oracle import F, O
 from test_onnx_lowering import assert_close
@@ -52,7 +52,6 @@ def reused(c) -> int:
     return c._steps[0].outputs.reused
 
 
-@pytest.mark.skipif(not REUSE, reason="no reuse without the GIL")
 def test_a_dropped_result_is_written_again_and_holds_the_new_values(compiled):
     xs = inputs(4)
     first = id(compiled(xs[0])[0])   # dropped at once

@@ -18,6 +18,7 @@ from sot.backends.onnx_symbolic import SymbolicOnnxGraph
 from sot.backends.symbolic_shapes import PerShapeCompiledGraph, check_sizes
 from sot.ir import StatementIR, TensorMeta
 from test_ir_oracle import F, O
+from test_dynamic_shapes import first_half, reshape_rows, scaled, zeros_rows  # the acceptance cases
 from test_onnx_lowering import assert_close
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
@@ -35,19 +36,6 @@ def close(want, got, path="result"):
             close(w, g, f"{path}[{i}]")
     else:
         assert_close(got, want, path, rtol=1e-5)
-
-
-@pytest.fixture
-def sessions(monkeypatch):
-    """The onnxruntime sessions created while the test runs."""
-    created = []
-    real = ort.InferenceSession
-
-    def counting(*args, **kwargs):
-        created.append(1)
-        return real(*args, **kwargs)
-    monkeypatch.setattr(ort, "InferenceSession", counting)
-    return created
 
 
 def graphs_of(static, *args):
@@ -94,22 +82,6 @@ def f32(*shape, seed=0):
 
 
 # -- shape arithmetic -----------------------------------------------------------------
-
-def reshape_rows(x):
-    return x.reshape(x.shape[0], -1) * 2
-
-
-def scaled(x):
-    return x / x.shape[-1] ** 0.5 + x.shape[0]
-
-
-def zeros_rows(x):
-    return np.zeros((x.shape[0], 4)) + x.sum(axis=(1, 2))[:, None]
-
-
-def first_half(x):
-    return x[: x.shape[0] // 2] - 1
-
 
 def python_numbers(x):
     n = x.shape[0]

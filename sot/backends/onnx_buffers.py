@@ -21,6 +21,9 @@ Anything else gets a fresh array, and that one becomes the slot's.  The cost:
 a compiled graph keeps its last large results alive until its next call (or
 until it is dropped) -- memory, and a weak reference to a dropped result
 dies at that next call rather than at once.
+
+The check and the hand-out rely on the GIL (as all of sot does: the C hook
+refuses a free-threaded build).
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ import weakref
 
 import numpy as np
 
-__all__ = ["OutputSlots", "REUSE_BYTES", "REUSE"]
+__all__ = ["OutputSlots", "REUSE_BYTES"]
 
 #: results at least this large are kept for reuse
 REUSE_BYTES = 1 << 20
@@ -46,9 +49,6 @@ def _count_held(slots, k):
 #: of a local differs between interpreters)
 _ALONE = _count_held([np.empty(0)], 0)
 
-#: without the GIL another thread could take the array between the check and
-#: its use, and reference counts are not exact: no reuse there
-REUSE = getattr(sys, "_is_gil_enabled", lambda: True)()
 
 
 class OutputSlots:
@@ -58,7 +58,7 @@ class OutputSlots:
         self.metas = [(tuple(shape), np.dtype(dtype)) for shape, dtype in metas]
         # (np.empty touches no page: this allocates nothing real)
         self.strides = [np.empty(shape, dtype).strides for shape, dtype in self.metas]
-        self.keep = [REUSE and _nbytes(shape, dtype) >= REUSE_BYTES for shape, dtype in self.metas]
+        self.keep = [_nbytes(shape, dtype) >= REUSE_BYTES for shape, dtype in self.metas]
         self.slots: list = [None] * len(self.metas)
         self.reused = 0   # how many times, for tests
 

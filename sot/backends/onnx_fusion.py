@@ -448,12 +448,7 @@ def _times_x(g, st, x):
     """``st`` is ``y * x`` or ``x * y``: return y."""
     if st is None or _binary_operands(st) is None:
         return None
-    a, b = st.args
-    if b is x:
-        return a
-    if a is x:
-        return b
-    return None
+    return _other(st.args, x)
 
 
 def fuse_gelu(g: Graph, st: Statement):

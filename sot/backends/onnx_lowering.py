@@ -89,6 +89,12 @@ def lower_statement(b: GraphBuilder, st: Statement) -> list[str]:
         return lower_ufunc_statement(b, st)
     if op.kind == "function" and isinstance(op.target, np.ufunc):
         return lower_ufunc_statement(b, st)
+    return _lower_special(b, st)
+
+
+def _lower_special(b: GraphBuilder, st: Statement) -> list[str]:
+    """The rules outside the array table and the ufuncs (static or symbolic)."""
+    op = st.op
     if op.kind == "function" and op.name == "where":
         return lower_where(b, st)
     if op.name == "clip":
@@ -123,15 +129,7 @@ def _lower_symbolic(b: GraphBuilder, st: Statement) -> list[str]:
         return lower_ufunc_statement(b, st)
     if python_args:
         raise NotSymbolic(f"{op.name} of a Python number computed from shapes")
-    if op.kind == "function" and op.name == "where":
-        return lower_where(b, st)
-    if op.name == "clip":
-        return lower_clip(b, st)
-    if op.name in ("round", "around"):
-        return lower_round(b, st)
-    if op.kind == "function" and op.name == "nan_to_num":
-        return lower_nan_to_num(b, st)
-    raise NotLowered(f"no ONNX lowering for {op.kind} {op.name}")
+    return _lower_special(b, st)
 
 
 # ----------------------------------------------------------------------------

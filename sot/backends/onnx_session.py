@@ -113,6 +113,19 @@ def _as_input(v):
     return np.array(v, order="C")
 
 
+def steps_source(steps, segment_type, header=()) -> str:
+    """Readable text of a compiled graph's steps: each ONNX model printed,
+    each NumPy part as its statements."""
+    import onnx.printer
+    parts = list(header)
+    for step in steps:
+        if isinstance(step, segment_type):
+            parts.append(onnx.printer.to_text(step.model))
+        else:
+            parts.append("# on NumPy:\n" + "\n".join(f"    {st}" for st in step.statements))
+    return "\n\n".join(parts)
+
+
 class _RunnableSegment:
     """One ONNX segment with its session: reads env, writes its exports."""
 
@@ -276,14 +289,7 @@ class OnnxCompiledGraph:
 
     @property
     def source(self) -> str:
-        import onnx.printer
-        parts = []
-        for step in self._steps:
-            if isinstance(step, _RunnableSegment):
-                parts.append(onnx.printer.to_text(step.model))
-            else:
-                parts.append("# on NumPy:\n" + "\n".join(f"    {st}" for st in step.statements))
-        return "\n\n".join(parts)
+        return steps_source(self._steps, _RunnableSegment)
 
     def explain(self) -> dict:
         return {

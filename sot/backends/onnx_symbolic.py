@@ -23,7 +23,8 @@ import numpy as np
 from sot.ir.statement_ir import StatementIR
 
 from .onnx_lowering import NumpySegment, OnnxSegment, plan
-from .onnx_session import _as_input, _as_numpys, _run_numpy, _session, providers_for, threads_for
+from .onnx_session import (_as_input, _as_numpys, _run_numpy, _session, providers_for, steps_source,
+                           threads_for)
 from .symbolic_shapes import check_sizes
 
 __all__ = ["SymbolicOnnxGraph", "NotSymbolicGraph", "MAX_CHECKED"]
@@ -158,14 +159,7 @@ class SymbolicOnnxGraph:
 
     @property
     def source(self) -> str:
-        import onnx.printer
-        parts = ["# symbolic dims: one ONNX model for every size"]
-        for step in self._steps:
-            if isinstance(step, _Segment):
-                parts.append(onnx.printer.to_text(step.model))
-            else:
-                parts.append("# on NumPy:\n" + "\n".join(f"    {st}" for st in step.statements))
-        return "\n\n".join(parts)
+        return steps_source(self._steps, _Segment, ["# symbolic dims: one ONNX model for every size"])
 
     def explain(self) -> dict:
         checked = [list(k) for k, v in self._checked.items() if v is not _REFERENCE]
