@@ -111,6 +111,21 @@ def test_relying_on_the_traced_size_specialises():
     assert len(ir) == 0                         # nothing recorded
 
 
+def test_only_the_dim_an_op_relies_on_specialises():
+    # x (s0, s1) @ w (4, 4): the contraction needs s1 == 4; the batch s0 stays symbolic
+    ir, x = _graph((7, 4), axes=(0, 1))
+    w = ir.add_input(TensorMeta((4, 4), np.float32))
+    with pytest.raises(SpecializeDims) as e:
+        ir.add_op(op("matmul"), (x, w))
+    assert e.value.dims == {"x1"}
+    # where no one dim suffices, all of them
+    ir, x = _graph((7, 4), axes=(0, 1))
+    other = ir.add_input(TensorMeta((7, 4), np.float32))
+    with pytest.raises(SpecializeDims) as e:
+        ir.add_op(op("add"), (x, other))
+    assert e.value.dims == {"x0", "x1"}
+
+
 def test_divisibility_at_the_traced_size_only_specialises():
     ir, x = _graph((8, 3))
     with pytest.raises(SpecializeDims):

@@ -211,6 +211,10 @@ class StatementIR:
         self._input_dims: dict[tuple, object] = {}  # (input name, axis) -> its source
         self._dim_of_size: dict[int, int] = {}      # trace-time size -> symbolic dim k
         self.dim_ties: list[tuple] = []             # (source, source of the dim it shares)
+        #: input name -> its value, for inputs fixed for the graph's life
+        #: (to_static(freeze=True), sot/executor/freeze.py): a backend may
+        #: take them as constants
+        self.frozen: dict[str, object] = {}
 
     # -- building -----------------------------------------------------------
 
@@ -266,7 +270,7 @@ class StatementIR:
         elif all(s.meta.is_python for s in used) and op.kind == "operator":
             metas = _python_scalar_meta(op, args, kwargs, deps)
         else:
-            metas = _two_world_metas(op, args, kwargs, deps)
+            metas = _two_world_metas(op, args, kwargs, deps, self._dims)
         multi = not isinstance(metas, (TensorMeta, ScalarMeta))
         if multi:
             outputs = tuple(self._new_temp(m, deps) for m in metas)
@@ -352,39 +356,73 @@ class StatementIR:
 # ----------------------------------------------------------------------------
 # inference with symbolic dims (see sot.ir.symbolic)
 
-def _in_world(tree, shadow: bool, memo: dict):
+def _in_world(tree, shadow: bool, memo: dict, pin: int = 0):
     """``tree`` as inference sees it in one world: Python-number Symbols
     become their value there; in the shadow world, arrays with symbolic dims
-    become stand-in Symbols of their shadow shape."""
+    become stand-in Symbols of their shadow shape.  ``pin`` (k >= 1): in the
+    shadow world, what moved with symbolic dim k alone keeps its hint."""
     if isinstance(tree, Symbol):
         meta = tree.meta
         if meta.is_python:
-            return meta.shadow if shadow else meta.hint
+            return _pinned(meta.shadow, meta.hint, pin) if shadow else meta.hint
         if not shadow or meta.shadow is None:
             return tree
         proxy = memo.get(tree.name)
         if proxy is None:
-            proxy = memo[tree.name] = Symbol(tree.name, meta.shadow_meta())
+            shadow_meta = meta.shadow_meta()
+            if pin:
+                dims = tuple(_pinned(s, h, pin) for s, h in zip(meta.shadow, meta.shape))
+                shadow_meta = TensorMeta(dims, meta.dtype, meta.is_scalar)
+            proxy = memo[tree.name] = Symbol(tree.name, shadow_meta)
         return proxy
     if isinstance(tree, tuple):
-        return tuple(_in_world(v, shadow, memo) for v in tree)
+        return tuple(_in_world(v, shadow, memo, pin) for v in tree)
     if isinstance(tree, list):
-        return [_in_world(v, shadow, memo) for v in tree]
+        return [_in_world(v, shadow, memo, pin) for v in tree]
     if isinstance(tree, dict):
-        return {k: _in_world(v, shadow, memo) for k, v in tree.items()}
+        return {k: _in_world(v, shadow, memo, pin) for k, v in tree.items()}
     if isinstance(tree, slice):
-        return slice(*(_in_world(v, shadow, memo) for v in (tree.start, tree.stop, tree.step)))
+        return slice(*(_in_world(v, shadow, memo, pin) for v in (tree.start, tree.stop, tree.step)))
     return tree
 
 
-def _two_world_metas(op, args, kwargs, deps):
-    """Infer in both worlds; the result's dims are symbolic where they differ."""
+def _pinned(shadow, hint, pin: int):
+    """A shadow size that differs from its hint by symbolic dim ``pin``'s
+    offset alone, back at its hint (the dim taken as static)."""
+    if pin and type(shadow) is int and type(hint) is int and shadow - hint == SHADOW_OFFSET * pin:
+        return hint
+    return shadow
+
+
+def _fewest_dims(op, args, kwargs, deps, dims) -> frozenset:
+    """The symbolic dims to make static so that ``op`` holds: one alone when
+    one suffices (``x @ w`` with ``w`` static: x's contracted dim, not its
+    batch), else all of ``deps``.  A guess, never trusted: the trace is redone
+    and specialises further if the op still fails."""
+    if len(deps) < 2:
+        return deps
+    for k, source in enumerate(dims, 1):
+        if source not in deps:
+            continue
+        memo: dict = {}
+        try:
+            op.infer(_in_world(args, True, memo, k), _in_world(kwargs, True, memo, k))
+        except UnsupportedOp:
+            continue
+        return frozenset([source])
+    return deps
+
+
+def _two_world_metas(op, args, kwargs, deps, dims=()):
+    """Infer in both worlds; the result's dims are symbolic where they differ.
+    ``dims``: the sources of symbolic dims 1, 2, ... (``StatementIR._dims``)."""
     hint = op.infer(_in_world(args, False, {}), _in_world(kwargs, False, {}))
     memo: dict = {}
     try:
         shadow = op.infer(_in_world(args, True, memo), _in_world(kwargs, True, memo))
     except UnsupportedOp as e:
-        raise SpecializeDims(deps, f"{op.name} holds only for the traced sizes ({e})") from None
+        raise SpecializeDims(_fewest_dims(op, args, kwargs, deps, dims),
+                             f"{op.name} holds only for the traced sizes ({e})") from None
     if isinstance(hint, TensorMeta):
         return _merge(op, hint, shadow, deps)
     if isinstance(shadow, TensorMeta) or len(hint) != len(shadow):
