@@ -68,6 +68,7 @@ class ExplainReport:
                     "fallback": e.fallback.to_dict() if e.fallback else None,
                     "graph_break": e.graph_break.to_dict() if e.graph_break else None,
                     "native_ops": e.native_ops,
+                    "frozen": list(e.frozen), "not_frozen": [list(p) for p in e.not_frozen],
                     "guards": list(e.guards), "translate_seconds": e.translate_seconds,
                     "phase_seconds": dict(e.phases),
                 }
@@ -89,6 +90,10 @@ class ExplainReport:
                 lines.append(f"    graph {i}: {ops} ops on {backend}")
             if e.native_ops:
                 lines.append(f"    {e.native_ops} ops before the break run natively (below min_graph_size)")
+            if e.frozen:
+                lines.append(f"    frozen, read-only until sot.reset() ({len(e.frozen)}): " + ", ".join(e.frozen))
+            for source, why in e.not_frozen:
+                lines.append(f"    not frozen: {source}, {why}")
             if e.graph_break is not None:
                 lines.append("    graph break: " + str(e.graph_break).replace("\n", "\n    "))
             if e.fallback is not None:

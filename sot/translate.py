@@ -22,6 +22,7 @@ from . import _hook, _skip
 from .backends import compile_graph
 from .breaks.reasons import INTERNAL, UNSUPPORTED_BREAK, BreakReason, FallbackError
 from .breaks import resume as breaks
+from .executor import freeze
 from .executor.codegen import make_calling_code, uniform_arg_names
 from .executor.executor import BreakHere, OpcodeExecutor
 from .executor.function_graph import FunctionGraph
@@ -58,6 +59,9 @@ class EntryInfo:
     phases: dict = field(default_factory=dict)        # seconds per translation phase (see _phase)
     _phase_stack: list = field(default_factory=list, repr=False)
     direct: object = None                             # runner the hook calls in place of the replacement
+    frozen: list = field(default_factory=list)        # inputs held fixed (freeze=True), by source
+    frozen_values: list = field(default_factory=list, repr=False)  # their arrays, made read-only when stored
+    not_frozen: list = field(default_factory=list)    # [(source, why)] under freeze=True
 
     @property
     def state(self) -> str:
@@ -108,6 +112,7 @@ class Options:
     cache_size: int = cache.DEFAULT_CACHE_SIZE
     min_graph_size: int = 10
     dynamic: bool | None = None   # symbolic dims: None automatic, True all, False none (see shape_policy)
+    freeze: bool = False          # arrays from outside the arguments held fixed (executor/freeze.py)
     strict: bool = False
     top_code: object = None
 
@@ -166,8 +171,9 @@ class Translator:
         vlog(3, log_guards, "new entry for %s (%.2f ms), %d guard(s):\n  %s", name,
              info.translate_seconds * 1e3, len(info.guards), "\n  ".join(info.guards))
         dump_translation(name, info, replacement)
-        cache.add_entry(code, guard.hot, replacement, info, self.options.cache_size,
-                        direct=info.direct if replacement is not None else None)
+        if cache.add_entry(code, guard.hot, replacement, info, self.options.cache_size,
+                           direct=info.direct if replacement is not None else None):
+            freeze.hold(info.frozen_values)
         for rec in _recorders:
             rec.append(info)
         return replacement
@@ -233,7 +239,7 @@ def translate(frame, info: EntryInfo, options: Options, allow_break: bool = True
     """(replacement code or None, the FunctionGraph whose guards select it).
     `shapes`: the ShapePolicy choosing symbolic dims (None: all static)."""
     code = frame.f_code
-    graph = FunctionGraph(f"{code.co_name}_graph", shapes)
+    graph = FunctionGraph(f"{code.co_name}_graph", shapes, options.freeze)
     try:
         with _phase(info, "simulate"):
             result = _simulate(frame, graph).run()
@@ -279,7 +285,7 @@ def make_break(frame, instr, reason: BreakReason, info: EntryInfo, options: Opti
     if isinstance(stop, str):
         raise FallbackError(UNSUPPORTED_BREAK, stop)
     stop_at, loop = stop
-    graph = FunctionGraph(f"{code.co_name}_graph", shapes)
+    graph = FunctionGraph(f"{code.co_name}_graph", shapes, options.freeze)
     executor = _simulate(frame, graph, break_at=stop_at)
     try:
         with _phase(info, "simulate"):
@@ -334,7 +340,13 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
     trackers, runs the compiled graph, rebuilds the values in `ret`."""
     graph.ir.set_outputs(builder.symbols)
     nargs, ncells = len(uniform_arg_names(code)), len(code.co_freevars)
-    load_lines, load_exprs, load_namespace = load_statements(builder.trackers, nargs, ncells)
+    # A frozen input is the object its identity guard names: bound, not loaded.
+    frozen = {k: graph.ir.frozen[sym.name] for k, sym in enumerate(graph.ir.inputs) if sym.name in graph.ir.frozen}
+    loaded = [t for k, t in enumerate(builder.trackers) if k not in frozen]
+    load_lines, exprs, load_namespace = load_statements(loaded, nargs, ncells)
+    exprs = iter(exprs)
+    load_exprs = [f"__frozen{k}" if k in frozen else next(exprs) for k in range(len(builder.trackers))]
+    load_namespace.update({f"__frozen{k}": v for k, v in frozen.items()})
     _counter[0] += 1
     filename = f"{_skip.GENERATED_PREFIX}-runner-{_counter[0]} {code.co_name}>"
     params = ", ".join(["g"] + [f"a{i}" for i in range(nargs)] + [f"c{i}" for i in range(ncells)])
@@ -356,6 +368,12 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
         namespace["__rerun"] = _hook.RerunNatively
         lines += ["    try:", f"        {call}", "    except Exception:", "        raise __rerun from None"]
         info.graphs.append((len(graph.ir), compiled.backend, compiled.source))
+    # read-only: the arrays whose values the graph reads (not only a shape)
+    read = {s.name for st in graph.ir.statements for s in st.symbols_used()} | {s.name for s in builder.symbols}
+    held = [k for k, sym in enumerate(graph.ir.inputs) if k in frozen and sym.name in read]
+    info.frozen += [builder.trackers[k].name() for k in held]
+    info.frozen_values += [frozen[k] for k in held]
+    info.not_frozen += graph.not_frozen
     lines += [f"    {stmt}" for stmt in builder.prelude]
     lines.append(f"    return {ret}")
     source = "\n".join(lines) + "\n"

@@ -174,6 +174,18 @@ def test_specialising_one_dim_keeps_the_other_symbolic():
     assert any("(?, 3)" in g for g in guard_shapes(static, np.ones((5, 3), np.float32)))
 
 
+def test_matmul_with_a_static_weight_keeps_the_batch_symbolic():
+    w = RNG.standard_normal((3, 5))   # frozen: static dims, while x's are all symbolic
+
+    def f(x):
+        return np.tanh(x @ w)
+    static = sot.to_static(f, dynamic=True, freeze=True)
+    for b in (2, 3, 4, 9):
+        check(f, (RNG.standard_normal((b, 3)),), calls=1, static=static)
+    assert sot.translation_count(static) == 1
+    assert any("(?, 3)" in g for g in guard_shapes(static, np.ones((5, 3))))
+
+
 def test_two_inputs_with_the_same_batch_share_one_symbolic_dim():
     # duck sizing: equal symbolic dims are one dim, guarded to stay equal
     def f(x, y):

@@ -122,8 +122,13 @@ def onnx_type(dtype) -> int:
 class GraphBuilder:
     """Nodes, constants, inputs and outputs of one ONNX graph, with dtypes."""
 
-    def __init__(self, name: str = "sot_graph", dim_names: dict | None = None):
+    def __init__(self, name: str = "sot_graph", dim_names: dict | None = None, frozen: dict | None = None):
         self.name = name
+        #: symbol name -> value of the graph's frozen inputs (StatementIR.frozen)
+        self.frozen = frozen or {}
+        #: onnx name -> C-contiguous array: the frozen inputs this graph reads,
+        #: initializers whose data the session takes from our arrays
+        self.frozen_used: dict[str, np.ndarray] = {}
         #: (hint, shadow) size of a symbolic dim -> its dim_param in the model
         self.dim_names = dict(dim_names or {})
         #: onnx value -> the IR meta it holds (for symbolic dims in to_model)
@@ -146,12 +151,13 @@ class GraphBuilder:
 
     def snapshot(self):
         return (len(self.nodes), dict(self.initializers), len(self.inputs), dict(self.env),
-                dict(self._const_cache), dict(self.memo))
+                dict(self._const_cache), dict(self.memo), dict(self.frozen_used))
 
     def restore(self, snap) -> None:
-        n, inits, n_in, env, cache, memo = snap
+        n, inits, n_in, env, cache, memo, frozen_used = snap
         del self.nodes[n:]
         self.initializers = inits
+        self.frozen_used = frozen_used
         del self.inputs[n_in:]
         self.env = env
         self._const_cache = cache
@@ -171,7 +177,10 @@ class GraphBuilder:
             if dtype not in ALL:
                 raise NotLowered(f"{sym.name}: dtype {dtype} has no ONNX lowering")
             name = sym.name
-            self.inputs.append((name, sym))
+            if name in self.frozen:
+                self.frozen_used[name] = np.asarray(self.frozen[name], order="C")
+            else:
+                self.inputs.append((name, sym))
             self.env[sym.name] = name
             self.dtype[name] = dtype
             self.shape[name] = sym.meta.shape
@@ -295,7 +304,7 @@ class GraphBuilder:
         renames = {}
         final = []
         for o in outputs:  # an output that is an input or a constant (or repeated) gets an Identity
-            if o in final or o in self.initializers or any(o == n for n, _ in self.inputs):
+            if o in final or o in self.initializers or o in self.frozen_used or any(o == n for n, _ in self.inputs):
                 alias = self.fresh("out")
                 nodes.append(helper.make_node("Identity", [o], [alias]))
                 self.dtype[alias], self.shape[alias] = self.dtype[o], self.shape.get(o)
@@ -309,13 +318,20 @@ class GraphBuilder:
         graph_outputs = [helper.make_tensor_value_info(o, onnx_type(self.dtype[o]), self.model_dims(o))
                          for o in final]
         inits = [numpy_helper.from_array(a, n) for n, a in self.initializers.items()]
-        graph = helper.make_graph(body + nodes, self.name, graph_inputs, graph_outputs, inits)
+        # The checker wants an external initializer's file: it checks the
+        # model with the frozen values as inputs of the same type instead.
+        frozen = [helper.make_tensor_value_info(n, onnx_type(a.dtype), list(a.shape))
+                  for n, a in self.frozen_used.items()]
+        graph = helper.make_graph(body + nodes, self.name, graph_inputs + frozen, graph_outputs, inits)
         opsets = [helper.make_opsetid("", OPSET)]
         if any(domain == "com.microsoft" for *_, domain in self.nodes):
             opsets.append(helper.make_opsetid("com.microsoft", 1))
         model = helper.make_model(graph, opset_imports=opsets, producer_name="sot")
         model.ir_version = IR_VERSION
         onnx.checker.check_model(model)
+        if frozen:
+            del model.graph.input[len(graph_inputs):]
+            model.graph.initializer.extend(_external_initializer(n, a) for n, a in self.frozen_used.items())
         return model, final
 
     def model_dims(self, name: str):
@@ -328,6 +344,19 @@ class GraphBuilder:
                     for i, d in enumerate(meta.shape)]
         shape = self.shape.get(name)
         return None if shape is None else list(shape)
+
+
+def _external_initializer(name: str, array: np.ndarray):
+    """An initializer whose data the model does not hold: the session is
+    given it from our array (``SessionOptions.add_external_initializers``),
+    so a frozen weight is neither copied into the model nor serialised."""
+    from onnx import TensorProto
+    t = TensorProto(name=name, data_type=onnx_type(array.dtype), dims=array.shape,
+                    data_location=TensorProto.EXTERNAL)
+    for key, value in (("location", f"sot-frozen-{name}"), ("offset", "0"), ("length", str(array.nbytes))):
+        entry = t.external_data.add()
+        entry.key, entry.value = key, value
+    return t
 
 
 def exact_constant(v, dtype) -> np.ndarray:

@@ -295,7 +295,7 @@ def plan(graph: StatementIR, fuse=None, names: dict | None = None) -> Plan:
                 seeded.append((item, "not read by any statement"))
                 continue
             if current is None:
-                current = OnnxSegment(GraphBuilder(f"{graph.name}_{len(segments)}", names), groups=groups)
+                current = OnnxSegment(GraphBuilder(f"{graph.name}_{len(segments)}", names, graph.frozen), groups=groups)
             snap = current.builder.snapshot(), dict(current.defined)
             try:
                 _bind(current, item, list(item.outputs), lower_statement(current.builder, item))
@@ -311,7 +311,7 @@ def plan(graph: StatementIR, fuse=None, names: dict | None = None) -> Plan:
         reason = next((forced[index[id(st)]] for st in group if index[id(st)] in forced), None)
         if reason is None:
             if current is None:
-                current = OnnxSegment(GraphBuilder(f"{graph.name}_{len(segments)}", names), groups=groups)
+                current = OnnxSegment(GraphBuilder(f"{graph.name}_{len(segments)}", names, graph.frozen), groups=groups)
             snap = current.builder.snapshot(), dict(current.defined)
             try:
                 if fused:

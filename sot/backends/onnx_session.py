@@ -82,9 +82,15 @@ def threads_for(statements) -> int:
     return 1 if work < SMALL_WORK else 0
 
 
-def _session(model, providers, threads: int = 0):
+def _session(model, providers, threads: int = 0, frozen: dict | None = None):
+    """``frozen``: onnx name -> array, the data of the model's external
+    initializers; the session reads it in place (CPU) while it lives, so the
+    caller keeps the arrays alive (they are read-only: executor/freeze.py)."""
     import onnxruntime as ort
     options = ort.SessionOptions()
+    values = [ort.OrtValue.ortvalue_from_numpy(a) for a in (frozen or {}).values()]
+    if values:
+        options.add_external_initializers(list(frozen), values)
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     options.log_severity_level = 3
     options.intra_op_num_threads = threads
@@ -92,7 +98,9 @@ def _session(model, providers, threads: int = 0):
         # idle pool threads sleep instead of spinning: a spinning pool of one
         # graph slows the next graph's (and NumPy's own) threads
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    return ort.InferenceSession(model.SerializeToString(), options, providers=providers)
+    session = ort.InferenceSession(model.SerializeToString(), options, providers=providers)
+    session.sot_frozen = values   # they must outlive the session
+    return session
 
 
 def _runner(session, cpu: bool):
@@ -136,7 +144,8 @@ class _RunnableSegment:
             seg.builder.shape[v] = sym.meta.shape
         self.model, names = seg.builder.to_model(unique)
         self.threads = threads_for(seg.statements)
-        self.session = _session(self.model, providers, self.threads)
+        self.frozen = seg.builder.frozen_used
+        self.session = _session(self.model, providers, self.threads, self.frozen)
         self.output_names = names
         position = {v: i for i, v in enumerate(unique)}
         self.exports = [(sym.name, position[v], sym.meta.is_scalar, sym.meta.dtype)

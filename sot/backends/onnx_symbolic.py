@@ -49,7 +49,8 @@ class _Segment:
         unique = list(dict.fromkeys(v for _, v in seg.exports))
         self.model, self.output_names = seg.builder.to_model(unique)
         self.threads = threads_for(seg.statements)
-        self.session = _session(self.model, providers, self.threads)
+        self.frozen = seg.builder.frozen_used
+        self.session = _session(self.model, providers, self.threads, self.frozen)
         position = {v: i for i, v in enumerate(unique)}
         self.exports = [(sym.name, position[v], sym.meta.is_scalar) for sym, v in seg.exports]
         self.inputs = [(onnx_name, sym.name) for onnx_name, sym in seg.builder.inputs]

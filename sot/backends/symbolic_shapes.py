@@ -59,6 +59,7 @@ def concretize(graph: StatementIR, inputs) -> tuple[StatementIR, list]:
     from the shapes).  Raises UnsupportedOp when an op is not captured at
     these shapes."""
     ir = StatementIR(graph.name)
+    ir.frozen = dict(graph.frozen)   # frozen inputs have static dims: same names, same values
     env: dict = {}
     for sym, value in zip(graph.inputs, inputs):
         env[sym.name] = ir.add_input(TensorMeta.of(value), graph.hint(sym))

@@ -22,6 +22,7 @@ from ..guards.guard import DictKeysGuard, DimEqualGuard, IdGuard, LenGuard, Tens
 from ..ir import StatementIR, TensorMeta, UnsupportedOp
 from ..ir import registry
 from ..ir.meta import dtype_is_supported
+from . import freeze
 from .variables import (
     BuiltinVariable, ClassVariable, ConstVariable, DictVariable, DynamicScalarVariable, ListVariable,
     ModuleVariable, NumpyCallableVariable, ObjectVariable, OpaqueVariable, SymScalarVariable,
@@ -57,9 +58,11 @@ BUILTIN_ITERATORS = frozenset(type(it) for it in (
 
 
 class FunctionGraph:
-    def __init__(self, name: str = "graph", shapes=None):
+    def __init__(self, name: str = "graph", shapes=None, freeze: bool = False):
         self.ir = StatementIR(name)
         self.shapes = shapes  # a ShapePolicy (symbolic dims), or None: every dim static
+        self.freeze = freeze  # to_static(freeze=True): see executor/freeze.py
+        self.not_frozen: list[tuple[str, str]] = []  # (input, why) under freeze
         self.inputs: list[tuple[object, TensorVariable]] = []  # (tracker, variable)
         self.guards: list = []
         self._guard_keys: set = set()
@@ -107,10 +110,20 @@ class FunctionGraph:
             if not dtype_is_supported(value.dtype):
                 self.add_guard(TypeGuard(tracker, t))
                 return OpaqueVariable(value, tracker)
-            axes = self.shapes.symbolic_axes(tracker, value) if self.shapes is not None else ()
+            frozen = False
+            if self.freeze and freeze.candidate(tracker, value):
+                why = freeze.cannot_freeze(value)
+                frozen = why is None
+                if why is not None:
+                    self.not_frozen.append((tracker.name(), why))
+            axes = self.shapes.symbolic_axes(tracker, value) if self.shapes is not None and not frozen else ()
             self.add_guard(TensorGuard(tracker, value, axes))
+            if frozen:
+                self.add_guard(IdGuard(tracker, value))
             symbol = self.ir.add_input(TensorMeta.of(value), hint=tracker.name() if tracker else None,
                                        symbolic=[(a, (tracker, a)) for a in axes])
+            if frozen:
+                self.ir.frozen[symbol.name] = value
             while self.ir.dim_ties:  # symbolic dims taken as one: guard they stay equal
                 (t, a), (other, other_axis) = self.ir.dim_ties.pop(0)
                 self.add_guard(DimEqualGuard(t, a, other, other_axis))

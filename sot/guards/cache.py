@@ -44,8 +44,8 @@ def record(code) -> CodeRecord:
         return rec
 
 
-def add_entry(code, guard, replacement, info, cache_size: int, direct=None) -> None:
-    """Store one translation. Past `cache_size` entries the code runs natively
+def add_entry(code, guard, replacement, info, cache_size: int, direct=None) -> bool:
+    """Store one translation (True), unless the cache is full (False). Past `cache_size` entries the code runs natively
     (a catch-all entry after the existing ones), and that is logged.
 
     `direct`, when given, is called by the hook as `direct(globals, *args,
@@ -59,16 +59,17 @@ def add_entry(code, guard, replacement, info, cache_size: int, direct=None) -> N
         pairs = []
         _hook.set_cache(code, pairs)
     if rec.overflowed:
-        return
+        return False
     if len(rec.entries) >= cache_size:
         rec.overflowed = True
         pairs.append((_always, None))
         vlog(1, log, "%s (%s:%d): cache limit of %d entries reached; it runs natively from now on "
                     "for inputs that match no cached entry",
                     code.co_name, code.co_filename, code.co_firstlineno, cache_size)
-        return
+        return False
     rec.entries.append(info)
     pairs.append((guard, replacement) if direct is None else (guard, replacement, direct))
+    return True
 
 
 GRAPHLESS_LIMIT = 2

@@ -1,0 +1,75 @@
+"""``to_static(freeze=True)``: arrays read from outside the arguments are held fixed.
+
+By default every array is a graph input, fetched and type-guarded on every
+call, so that an in-place update of a weight between calls is seen.  That
+costs onnxruntime its pre-packed matmul weights (it packs only constants):
+the 42-layer MLP at batch 1 runs at ~1.2x eager with its weights as inputs
+and ~0.5x with them as initializers.
+
+With freeze, an array the function reaches through an attribute, a global, a
+closure cell or a container item -- anything but an argument itself -- is a
+*frozen* input of the graph (``StatementIR.frozen``):
+
+- it is guarded by identity (besides type, dtype and shape), and its dims are
+  static: another object there is a new entry;
+- it is made read-only (``flags.writeable = False``) once a compiled graph
+  holds it, so an in-place update raises NumPy's "assignment destination is
+  read-only" at the user's line instead of going unseen by a graph that took
+  the values as constants;
+- backends may treat it as a constant (onnxruntime makes it an initializer).
+
+Only arrays that own their memory are frozen: a view's base could still be
+written through, so a view stays an ordinary input.  ``sot.reset()`` drops
+every entry and makes the arrays frozen here writeable again.
+"""
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from sot.guards.tracker import ConstTracker, LocalTracker
+
+__all__ = ["candidate", "cannot_freeze", "hold", "release_all", "held_count"]
+
+#: id -> weakref of each array this module made read-only (to undo on reset)
+_held: dict[int, weakref.ref] = {}
+
+
+def candidate(tracker, value) -> bool:
+    """An array reached through `tracker` from outside the arguments.  NumPy
+    scalars are not: cheap as inputs, and often a fresh object per call
+    (``self.scale = np.float32(s)``), which an identity guard would turn
+    into a translation per call."""
+    return type(value) is np.ndarray and tracker is not None \
+        and not isinstance(tracker, (LocalTracker, ConstTracker))
+
+
+def cannot_freeze(value: np.ndarray) -> str | None:
+    """Why a candidate array is not frozen, or None when it is."""
+    if value.base is not None:
+        return "a view of another array, which could be written through it"
+    return None
+
+
+def hold(values) -> None:
+    """Make the frozen arrays a compiled graph relies on read-only."""
+    for v in values:
+        if type(v) is np.ndarray and v.flags.writeable:
+            v.flags.writeable = False
+            key = id(v)
+            _held[key] = weakref.ref(v, lambda _ref, key=key: _held.pop(key, None))
+
+
+def release_all() -> None:
+    """Writeable again, every array `hold` made read-only (``sot.reset``)."""
+    refs = list(_held.values())
+    _held.clear()
+    for ref in refs:
+        v = ref()
+        if v is not None:
+            v.flags.writeable = True
+
+
+def held_count() -> int:
+    return len(_held)
