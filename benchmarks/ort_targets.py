@@ -64,7 +64,7 @@ def main(argv=None):
     parser.add_argument("--max-others", type=float, default=0.1, help="cores others may use")
     parser.add_argument("--tries", type=int, default=10)
     args = parser.parse_args(argv)
-    for name, fn, fargs in run.workloads(False):
+    for name, fn, fargs, options in run.workloads(False):
         target = target_of(name)
         if target is None or (args.only and not any(w in name for w in args.only)):
             continue
@@ -72,12 +72,11 @@ def main(argv=None):
             while others_during(lambda: time.sleep(1.0))[1] >= args.max_others:
                 pass   # wait for a quiet second
             with contextlib.redirect_stdout(io.StringIO()):
-                row, others = others_during(lambda: run.measure(fn, fargs, args.repeat))
+                row, others = others_during(lambda: run.measure(fn, fargs, args.repeat, options))
             if others < args.max_others:
                 break
-        ratio = float(row.split()[7])   # eager, numpy (value unit) ratio, ort (value unit) ratio
-        verdict = "met" if ratio <= target else "MISSED"
-        print(f"{name:<34} {row}  others {others:4.2f}  target {target:<5} {verdict}", flush=True)
+        verdict = "met" if row.ratios()["onnxruntime"] <= target else "MISSED"
+        print(f"{name:<34} {row.format()}  others {others:4.2f}  target {target:<5} {verdict}", flush=True)
 
 
 if __name__ == "__main__":

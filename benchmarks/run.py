@@ -48,6 +48,7 @@ def median_time(fn, args, repeat, inner):
 
 
 def workloads(quick: bool):
+    """(name, function, arguments, to_static options) of each row."""
     rng = np.random.default_rng(0)
 
     def f32(*shape):
@@ -56,37 +57,48 @@ def workloads(quick: bool):
     n = 256 if quick else 4096
     rows = 128 if quick else 4096
     mlp = W.MLP(layers=42, width=64 if quick else 512)
-    yield "tiny (x*y+1).sum() (8,)", W.tiny, (f32(8), f32(8))
-    yield f"gelu-tanh {n}x{n}", W.gelu_tanh, (f32(n, n),)
-    yield f"gelu x*x*x {n}x{n}", W.gelu_cube, (f32(n, n),)
-    yield f"softmax {rows}x1024", W.softmax, (f32(rows, 1024),)
-    yield f"layernorm {2 * rows}x1024", W.layernorm, (f32(2 * rows, 1024), f32(1024), f32(1024))
+    yield "tiny (x*y+1).sum() (8,)", W.tiny, (f32(8), f32(8)), {}
+    yield f"gelu-tanh {n}x{n}", W.gelu_tanh, (f32(n, n),), {}
+    yield f"gelu x*x*x {n}x{n}", W.gelu_cube, (f32(n, n),), {}
+    yield f"softmax {rows}x1024", W.softmax, (f32(rows, 1024),), {}
+    yield f"layernorm {2 * rows}x1024", W.layernorm, (f32(2 * rows, 1024), f32(1024), f32(1024)), {}
     width = mlp.layers[0].w.shape[0]
-    yield f"MLP 42x{width} batch 1", mlp, (f32(1, width),)
-    yield f"MLP 42x{width} batch 64", mlp, (f32(64, width),)
+    yield f"MLP 42x{width} batch 1", mlp, (f32(1, width),), {}
+    yield f"MLP 42x{width} batch 64", mlp, (f32(64, width),), {}
+    # the weights as constants (to_static(freeze=True)): onnxruntime pre-packs them
+    yield f"MLP 42x{width} batch 1, freeze", mlp, (f32(1, width),), {"freeze": True}
+    yield f"MLP 42x{width} batch 64, freeze", mlp, (f32(64, width),), {"freeze": True}
     seq = 128 if quick else 1024
     qkv = (f32(8, seq, 64), f32(8, seq, 64), f32(8, seq, 64))
-    yield f"attention 8x{seq}x64 (f64 scores)", W.attention, qkv
-    yield f"attention 8x{seq}x64 float32", W.attention_f32, qkv
+    yield f"attention 8x{seq}x64 (f64 scores)", W.attention, qkv, {}
+    yield f"attention 8x{seq}x64 float32", W.attention_f32, qkv, {}
     b = 64 if quick else 1024
-    yield f"branch on x.sum(), true {b}", W.branch, (np.abs(f32(b, b)),)
-    yield f"branch on x.sum(), false {b}", W.branch, (-np.abs(f32(b, b)),)
-    yield f"print in the middle {b}", W.with_print, (f32(b, b),)
-    yield "10,000 Python helpers", W.many_helpers, (f32(8),)
+    yield f"branch on x.sum(), true {b}", W.branch, (np.abs(f32(b, b)),), {}
+    yield f"branch on x.sum(), false {b}", W.branch, (-np.abs(f32(b, b)),), {}
+    yield f"print in the middle {b}", W.with_print, (f32(b, b),), {}
+    yield "10,000 Python helpers", W.many_helpers, (f32(8),), {}
 
 
-def side_by_side(fns, args, repeat, inner):
+#: pause before each timed block of calls that take a millisecond or more:
+#: OpenBLAS's threads spin for about 0.1 s after a matmul, and on 2 cores
+#: they slow whatever runs next (onnxruntime's pool, NumPy's own threads)
+SETTLE_SECONDS = 0.15
+
+
+def side_by_side(fns, args, repeat, inner, settle=0.0):
     """Medians of each fn's time per call, timed in turn within each repeat.
     The order rotates from repeat to repeat: what ran just before a function
-    matters (NumPy's BLAS threads spin for a while after a matmul and slow
-    the onnxruntime threads that start then; caches hold the last one's
-    arrays), and no function should always follow the same one."""
+    matters (caches hold the last one's arrays), and no function should
+    always follow the same one. ``settle``: seconds of pause before each
+    block, so that threads left spinning by the previous one are idle."""
     for fn in fns:
         fn(*args)  # warm-up (and, for traced, translation)
     times = [[] for _ in fns]
     for r in range(repeat):
         order = list(enumerate(fns))
         for k, fn in order[r % len(fns):] + order[:r % len(fns)]:
+            if settle:
+                time.sleep(settle)
             t0 = time.perf_counter()
             for _ in range(inner):
                 fn(*args)
@@ -131,9 +143,9 @@ def main(argv=None):
     print(header)
     print("-" * len(header))
     rows = []
-    for name, fn, fargs in workloads(args.quick):
+    for name, fn, fargs, options in workloads(args.quick):
         with contextlib.redirect_stdout(io.StringIO()):  # workloads that print stay quiet
-            row = measure(fn, fargs, repeat)
+            row = measure(fn, fargs, repeat, options)
         rows.append((name, row))
         print(f"{name:<34} " + row.format())
 
@@ -204,12 +216,14 @@ def write_chart(rows, path: str, title: str) -> str:
     return f"chart of the ratios: {path}"
 
 
-def measure(fn, fargs, repeat) -> Row:
-    """One table row: all backends timed side by side."""
+def measure(fn, fargs, repeat, options=None) -> Row:
+    """One table row: all backends timed side by side; ``options`` are
+    to_static's keyword arguments for all three."""
     from sot.backends import onnx_auto
+    options = options or {}
     sot.reset()
     report = sot.explain(fn, *fargs)
-    static = sot.to_static(fn)
+    static = sot.to_static(fn, **options)
     t0 = time.perf_counter()
     static(*fargs)
     first = time.perf_counter() - t0
@@ -217,8 +231,8 @@ def measure(fn, fargs, repeat) -> Row:
     t0 = time.perf_counter()
     static(*fargs)
     first = time.perf_counter() - t0
-    on_ort = sot.to_static(own_code(fn), backend="onnxruntime")
-    on_auto = sot.to_static(own_code(fn), backend="auto")
+    on_ort = sot.to_static(own_code(fn), backend="onnxruntime", **options)
+    on_auto = sot.to_static(own_code(fn), backend="auto", **options)
     before = {id(g) for g in onnx_auto.recent()}
     warm_calls = 2 * (1 + onnx_auto.TRIALS) + 1
     for _ in range(warm_calls):   # auto measures, then chooses
@@ -227,7 +241,9 @@ def measure(fn, fargs, repeat) -> Row:
         on_ort(*fargs)
     probe = median_time(fn, fargs, 1, 1)
     inner = max(1, min(2000, int(0.05 / max(probe, 1e-7))))
-    eager, traced, ort, auto = side_by_side([fn, static, on_ort, on_auto], fargs, repeat, inner)
+    settle = SETTLE_SECONDS if probe >= 1e-3 else 0.0
+    eager, traced, ort, auto = side_by_side([fn, static, on_ort, on_auto], fargs, repeat, inner, settle)
+    sot.reset()   # frozen arrays writeable again, for the rows that do not freeze them
     return Row(eager, traced, ort, auto, auto_choice(before), first, report.graph_count, len(report.breaks))
 
 
