@@ -85,20 +85,31 @@ def workloads(quick: bool):
 SETTLE_SECONDS = 0.15
 
 
-def side_by_side(fns, args, repeat, inner, settle=0.0):
+#: seconds each timed block of calls lasts, about
+BLOCK_SECONDS = 0.05
+
+
+def side_by_side(fns, args, repeat, settle=0.0):
     """Medians of each fn's time per call, timed in turn within each repeat.
     The order rotates from repeat to repeat: what ran just before a function
     matters (caches hold the last one's arrays), and no function should
-    always follow the same one. ``settle``: seconds of pause before each
-    block, so that threads left spinning by the previous one are idle."""
+    always follow the same one.  Each block is as many calls of its function
+    as fill BLOCK_SECONDS, so that the first call after a switch (cold
+    caches, sleeping pool threads) weighs alike for a fast function and a
+    slow one.  ``settle``: seconds of pause before each block, so that
+    threads left spinning by the previous one are idle."""
+    inners = []
     for fn in fns:
         fn(*args)  # warm-up (and, for traced, translation)
+        probe = median_time(fn, args, 1, 1)
+        inners.append(max(1, min(2000, int(BLOCK_SECONDS / max(probe, 1e-7)))))
     times = [[] for _ in fns]
     for r in range(repeat):
         order = list(enumerate(fns))
         for k, fn in order[r % len(fns):] + order[:r % len(fns)]:
             if settle:
                 time.sleep(settle)
+            inner = inners[k]
             t0 = time.perf_counter()
             for _ in range(inner):
                 fn(*args)
@@ -234,15 +245,15 @@ def measure(fn, fargs, repeat, options=None) -> Row:
     on_ort = sot.to_static(own_code(fn), backend="onnxruntime", **options)
     on_auto = sot.to_static(own_code(fn), backend="auto", **options)
     before = {id(g) for g in onnx_auto.recent()}
-    warm_calls = 2 * (1 + onnx_auto.TRIALS) + 1
+    # auto's two rounds of measuring (a close call is measured again) and one call more
+    warm_calls = 4 * (1 + onnx_auto.TRIALS) + onnx_auto.RECHECK_AFTER + 1
     for _ in range(warm_calls):   # auto measures, then chooses
         on_auto(*fargs)
     for _ in range(warm_calls):   # as many for onnxruntime alone (a fresh session's first runs are slower)
         on_ort(*fargs)
     probe = median_time(fn, fargs, 1, 1)
-    inner = max(1, min(2000, int(0.05 / max(probe, 1e-7))))
     settle = SETTLE_SECONDS if probe >= 1e-3 else 0.0
-    eager, traced, ort, auto = side_by_side([fn, static, on_ort, on_auto], fargs, repeat, inner, settle)
+    eager, traced, ort, auto = side_by_side([fn, static, on_ort, on_auto], fargs, repeat, settle)
     sot.reset()   # frozen arrays writeable again, for the rows that do not freeze them
     return Row(eager, traced, ort, auto, auto_choice(before), first, report.graph_count, len(report.breaks))
 

@@ -253,3 +253,21 @@ def test_numpy_scalars_are_not_frozen_a_fresh_one_per_call_is_one_entry():
 def test_freeze_off_by_default_and_validated():
     assert sot.to_static(lambda x: x).__sot_static__.options.freeze is False
     assert sot.to_static(lambda x: x, freeze=True).__sot_static__.options.freeze is True
+
+
+def _cuda() -> bool:
+    import onnxruntime as ort
+    return "CUDAExecutionProvider" in ort.get_available_providers()
+
+
+@pytest.mark.skipif(not _cuda(), reason="needs onnxruntime-gpu and a CUDA GPU")
+def test_frozen_weights_on_the_gpu():
+    net = Net()
+    f = sot.to_static(net, backend="onnxruntime", device="gpu", freeze=True)
+    for seed in range(3):
+        x = x_of(seed=seed)
+        out = f(x)
+        want = eager_net(net, x)
+        assert out.dtype == want.dtype and out.shape == want.shape
+        np.testing.assert_allclose(out, want, rtol=1e-3, atol=1e-4)   # the GPU's matmul may round coarser
+    assert not net.layers[0].w.flags.writeable and sot.translation_count(f) == 1

@@ -66,6 +66,52 @@ def test_a_statement_without_exact_lowering_splits_the_graph_and_says_why():
     assert "on NumPy" in compiled.source
 
 
+def _handover_graph():
+    """e crosses the NumPy segment without NumPy reading it; a is read by
+    NumPy and c is returned.  Returns (graph, e, a)."""
+    g, (x,) = graph_of(((4, 8), np.float32))
+    e = g.add_op(F(np.tanh), (x,))
+    a = g.add_op(F(np.exp), (x,))
+    b = g.add_op(F(np.expm1), (a,))             # NumPy
+    c = g.add_op(O("mul"), (a, 2.0))
+    d = g.add_op(O("mul"), (b, e))
+    g.set_outputs([d, c])
+    return g, e, a
+
+
+def _handed_over(compiled, names) -> dict:
+    """What the first segment of ``compiled`` leaves in env under ``names``, on a call."""
+    seen = {}
+    first = compiled._steps[0]
+    real = first.run
+
+    def spy(env):
+        real(env)
+        seen.update({k: v for k, v in env.items() if k in names})
+    first.run = spy
+    compiled(f32(4, 8))
+    first.run = real
+    return seen
+
+
+def test_a_value_between_two_onnxruntime_segments_stays_an_ortvalue():
+    # onnxruntime keeps e (on the GPU it would stay on the device); a and c
+    # come back as arrays
+    g, e, a = _handover_graph()
+    compiled, _ = both(g, f32(4, 8))
+    reference = compile_graph(g, "numpy")
+    for seed in range(3):                       # kept values, call after call
+        d_out, c_out = compiled(f32(4, 8, seed=seed))
+        for got, want in zip((d_out, c_out), reference(f32(4, 8, seed=seed))):
+            assert_close(got, want)
+        assert type(d_out) is np.ndarray and type(c_out) is np.ndarray
+    report = compiled.explain()
+    assert [kind for kind, _ in report["segments"]] == ["onnxruntime", "numpy", "onnxruntime"]
+    assert report["kept_in_onnxruntime"] == [e.name]
+    seen = _handed_over(compiled, (e.name, a.name))
+    assert {k: type(v).__name__ for k, v in seen.items()} == {e.name: "OrtValue", a.name: "ndarray"}
+
+
 def test_nothing_lowered_is_the_numpy_backend_with_the_reasons():
     g, (x,) = graph_of(((4,), np.float32))
     g.set_outputs([g.add_op(F(np.log1p), (x,))])
@@ -157,6 +203,19 @@ def test_gpu_runs_on_cuda_and_agrees():
     assert "CUDAExecutionProvider" in compiled.explain()["providers"]
 
 
+@pytest.mark.skipif("CUDAExecutionProvider" not in ort.get_available_providers(),
+                    reason="needs onnxruntime-gpu and a CUDA GPU")
+def test_gpu_keeps_a_handed_over_value_on_the_device():
+    g, e, a = _handover_graph()
+    compiled = compile_graph(g, "onnxruntime", device="gpu")
+    reference = compile_graph(g, "numpy")
+    for seed in range(3):
+        for got, want in zip(compiled(f32(4, 8, seed=seed)), reference(f32(4, 8, seed=seed))):
+            assert_close(got, want)
+    seen = _handed_over(compiled, (e.name,))
+    assert seen[e.name].device_name().lower() == "cuda"
+
+
 def test_unknown_backend_or_device_is_a_value_error():
     g, (x,) = graph_of(((3,), np.float32))
     g.set_outputs([x])
@@ -207,6 +266,60 @@ def test_auto_moves_a_large_reduction_graph_to_onnxruntime():
     assert report["chosen"] == ("onnxruntime" if best["onnxruntime"] < best["numpy"] else "numpy")
     assert compiled.backend == ("onnxruntime" if report["chosen"] == "onnxruntime" else "numpy")
     assert "us" in report["why"]
+
+
+class _Clock:
+    """auto's time.perf_counter, advanced by the backends' made-up costs."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def perf_counter(self):
+        return self.now
+
+
+def _auto_with_costs(monkeypatch, costs):
+    from sot.backends import onnx_auto
+    clock = _Clock()
+    monkeypatch.setattr(onnx_auto, "time", clock)
+    g, (x,) = graph_of(((4, 8), np.float32))
+    g.set_outputs([g.add_op(F(np.tanh), (g.add_op(O("mul"), (x, 2.0)),))])
+    compiled = compile_graph(g, "auto")
+    for name, graph in (("numpy", compiled.numpy), ("onnxruntime", compiled.onnx)):
+        def timed(*inputs, name=name, real=graph._fn):
+            clock.now += costs[name]
+            return real(*inputs)
+        graph._fn = timed
+    return compiled
+
+
+def test_auto_measures_a_close_call_again_and_the_second_round_decides(monkeypatch):
+    from sot.backends import onnx_auto
+    costs = {"numpy": 1.0, "onnxruntime": 1.5}
+    compiled = _auto_with_costs(monkeypatch, costs)
+    x_value = f32(4, 8)
+    first = 2 * (1 + onnx_auto.TRIALS)
+    for _ in range(first):
+        compiled(x_value)
+    assert compiled.backend == "numpy"            # provisional
+    costs["numpy"] = 3.0                           # NumPy slows down (or onnxruntime warmed up)
+    for _ in range(onnx_auto.RECHECK_AFTER + first + 5):
+        (out,) = compiled(x_value)
+        np.testing.assert_allclose(out, np.tanh(x_value * 2.0), rtol=1e-6)
+    report = compiled.explain()
+    assert compiled.backend == "onnxruntime" and report["chosen"] == "onnxruntime"
+    assert report["rounds"] == [{"numpy": 1.0, "onnxruntime": 1.5}, {"numpy": 3.0, "onnxruntime": 1.5}]
+    assert "second round" in report["why"]
+
+
+def test_auto_does_not_measure_a_clear_win_again(monkeypatch):
+    from sot.backends import onnx_auto
+    compiled = _auto_with_costs(monkeypatch, {"numpy": 1.0, "onnxruntime": 5.0})
+    for _ in range(4 * (1 + onnx_auto.TRIALS) + onnx_auto.RECHECK_AFTER + 5):
+        compiled(f32(4, 8))
+    report = compiled.explain()
+    assert report["chosen"] == "numpy" and len(report["rounds"]) == 1
+    assert len(report["times"]["onnxruntime"]) == onnx_auto.TRIALS
 
 
 def test_auto_of_a_graph_that_does_not_lower_is_numpy_without_timing():

@@ -159,6 +159,15 @@ class _RunnableSegment:
         self.outputs = OutputSlots(self.output_metas)
         self.call = self._call_bound if self.bind else self._call
         self._run = _runner(self.session, cpu)
+        self.device_type = "cpu" if cpu else "cuda"
+        #: positions of the results handed to a later onnxruntime segment
+        #: only: kept as OrtValues on the device (OnnxCompiledGraph._keep)
+        self.kept: frozenset = frozenset()
+
+    def keep(self, positions, reads_kept: bool) -> None:
+        self.kept = frozenset(positions)
+        if self.kept or reads_kept:
+            self.run = self._run_keeping
 
     def _call(self, values) -> list:
         return self._run(self.output_names, {n: _as_input(v) for (n, _), v in zip(self.inputs, values)})
@@ -181,6 +190,35 @@ class _RunnableSegment:
         results = _as_numpys(self.call([env[name] for _, name in self.inputs]), self.output_metas)
         for name, i, scalar, dtype in self.exports:
             env[name] = results[i][()] if scalar else results[i]
+
+    def _run_keeping(self, env: dict) -> None:
+        """``run`` through an IO binding: OrtValue inputs (kept by an earlier
+        segment) are bound as they are, and the kept results stay
+        onnxruntime's, on its device; the others are written into arrays of
+        ours, as in ``_call_bound``."""
+        from onnxruntime import OrtValue
+        binding = self.session.io_binding()
+        for n, name in self.inputs:
+            v = env[name]
+            if isinstance(v, OrtValue):
+                binding.bind_ortvalue_input(n, v)
+            else:
+                binding.bind_cpu_input(n, _as_input(v))
+        results = {}
+        for k, n in enumerate(self.output_names):
+            if k in self.kept:
+                binding.bind_output(n, self.device_type, 0)
+            else:
+                r = results[k] = self.outputs.take(k)
+                binding.bind_output(n, "cpu", 0, r.dtype, r.shape, r.ctypes.data)
+        self.session.run_with_iobinding(binding)
+        kept = binding.get_outputs()
+        for name, i, scalar, dtype in self.exports:
+            if i in self.kept:
+                env[name] = kept[i]
+            else:
+                r = results[i] if results[i].dtype.type is dtype.type else results[i].view(dtype)
+                env[name] = r[()] if scalar else r
 
 
 def _as_numpys(results, metas) -> list:
@@ -242,7 +280,27 @@ class OnnxCompiledGraph:
             self.backend = "numpy+onnxruntime"
         self._input_names = [s.name for s in graph.inputs]
         self._outputs = [(s.name, s.meta.is_scalar) for s in graph.outputs]
+        self.kept = self._keep()
         self._fn = self._build_fn()
+
+    def _keep(self) -> list[str]:
+        """Values one onnxruntime segment hands to a later one, which no NumPy
+        segment reads and the graph does not return, stay onnxruntime's
+        (OrtValues: on the GPU, on the device) between the two; their names."""
+        numpy_reads = {s.name for step in self._steps if isinstance(step, NumpySegment)
+                       for st in step.statements for s in st.symbols_used()}
+        leaving = numpy_reads | {name for name, _ in self._outputs}
+        kept_names: list[str] = []
+        for step in self._steps:
+            if not isinstance(step, _RunnableSegment):
+                continue
+            names_of: dict[int, list[str]] = {}
+            for name, i, _scalar, _dtype in step.exports:
+                names_of.setdefault(i, []).append(name)
+            kept = [i for i, names in names_of.items() if not leaving.intersection(names)]
+            step.keep(kept, reads_kept=any(name in kept_names for _, name in step.inputs))
+            kept_names += [n for i in kept for n in names_of[i]]
+        return kept_names
 
     def _build_fn(self):
         steps = self._steps
@@ -315,6 +373,7 @@ class OnnxCompiledGraph:
             "fused": [p.kind for s in self._steps if isinstance(s, _RunnableSegment)
                       for p in s.segment.patterns],
             "threads": [s.threads for s in self._steps if isinstance(s, _RunnableSegment)],
+            "kept_in_onnxruntime": list(self.kept),
         }
 
     def __repr__(self) -> str:
