@@ -245,9 +245,14 @@ def measure(fn, fargs, repeat, options=None) -> Row:
     on_ort = sot.to_static(own_code(fn), backend="onnxruntime", **options)
     on_auto = sot.to_static(own_code(fn), backend="auto", **options)
     before = {id(g) for g in onnx_auto.recent()}
-    # auto's two rounds of measuring (a close call is measured again) and one call more
-    warm_calls = 4 * (1 + onnx_auto.TRIALS) + onnx_auto.RECHECK_AFTER + 1
+    warm_calls = 2 * (1 + onnx_auto.TRIALS) + 1
     for _ in range(warm_calls):   # auto measures, then chooses
+        on_auto(*fargs)
+    # ... and checks its choice later (a graph's first calls can mislead):
+    # its steady state is after the first check, when that comes within 3 s
+    deadline = time.perf_counter() + 3.0
+    while time.perf_counter() < deadline and any(
+            g.awaiting_first_check for g in onnx_auto.recent() if id(g) not in before):
         on_auto(*fargs)
     for _ in range(warm_calls):   # as many for onnxruntime alone (a fresh session's first runs are slower)
         on_ort(*fargs)

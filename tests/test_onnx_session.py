@@ -293,7 +293,7 @@ def _auto_with_costs(monkeypatch, costs):
     return compiled
 
 
-def test_auto_measures_a_close_call_again_and_the_second_round_decides(monkeypatch):
+def test_auto_checks_its_choice_and_switches_when_the_loser_became_faster(monkeypatch):
     from sot.backends import onnx_auto
     costs = {"numpy": 1.0, "onnxruntime": 1.5}
     compiled = _auto_with_costs(monkeypatch, costs)
@@ -301,25 +301,45 @@ def test_auto_measures_a_close_call_again_and_the_second_round_decides(monkeypat
     first = 2 * (1 + onnx_auto.TRIALS)
     for _ in range(first):
         compiled(x_value)
-    assert compiled.backend == "numpy"            # provisional
+    assert compiled.backend == "numpy" and compiled.awaiting_first_check
     costs["numpy"] = 3.0                           # NumPy slows down (or onnxruntime warmed up)
-    for _ in range(onnx_auto.RECHECK_AFTER + first + 5):
+    # the check comes after CHECK_FACTOR * 1.5 / 1.0 calls on the winner
+    for _ in range(int(onnx_auto.CHECK_FACTOR * 1.5) + 1):
         (out,) = compiled(x_value)
         np.testing.assert_allclose(out, np.tanh(x_value * 2.0), rtol=1e-6)
     report = compiled.explain()
     assert compiled.backend == "onnxruntime" and report["chosen"] == "onnxruntime"
-    assert report["rounds"] == [{"numpy": 1.0, "onnxruntime": 1.5}, {"numpy": 3.0, "onnxruntime": 1.5}]
-    assert "second round" in report["why"]
+    assert report["checks"] == [{"numpy": 3.0, "onnxruntime": 1.5, "switched": True}]
+    assert "check 1" in report["why"] and "first calls: numpy" in report["why"]
 
 
-def test_auto_does_not_measure_a_clear_win_again(monkeypatch):
+def test_auto_checks_cost_a_bounded_share_and_end(monkeypatch):
     from sot.backends import onnx_auto
-    compiled = _auto_with_costs(monkeypatch, {"numpy": 1.0, "onnxruntime": 5.0})
-    for _ in range(4 * (1 + onnx_auto.TRIALS) + onnx_auto.RECHECK_AFTER + 5):
-        compiled(f32(4, 8))
+    costs = {"numpy": 1.0, "onnxruntime": 5.0}
+    compiled = _auto_with_costs(monkeypatch, costs)
+    calls = {"numpy": 0, "onnxruntime": 0}
+    for name, graph in (("numpy", compiled.numpy), ("onnxruntime", compiled.onnx)):
+        def counted(*inputs, name=name, real=graph._fn):
+            calls[name] += 1
+            return real(*inputs)
+        graph._fn = counted
+    x_value = f32(4, 8)
+    for _ in range(2 * (1 + onnx_auto.TRIALS)):
+        compiled(x_value)
+    calls.update(numpy=0, onnxruntime=0)
+    total = 0
+    while len(compiled.explain()["checks"]) < onnx_auto.CHECKS:
+        compiled(x_value)
+        total += 1
+        assert total < 10 ** 6
     report = compiled.explain()
-    assert report["chosen"] == "numpy" and len(report["rounds"]) == 1
-    assert len(report["times"]["onnxruntime"]) == onnx_auto.TRIALS
+    assert report["chosen"] == "numpy" and not any(c["switched"] for c in report["checks"])
+    # one onnxruntime call per check, each after at least CHECK_FACTOR times its cost on NumPy
+    assert calls["onnxruntime"] == onnx_auto.CHECKS
+    assert calls["onnxruntime"] * costs["onnxruntime"] <= calls["numpy"] * costs["numpy"] / onnx_auto.CHECK_FACTOR
+    for _ in range(1000):                          # then no more checks
+        compiled(x_value)
+    assert calls["onnxruntime"] == onnx_auto.CHECKS and not compiled.awaiting_first_check
 
 
 def test_auto_of_a_graph_that_does_not_lower_is_numpy_without_timing():

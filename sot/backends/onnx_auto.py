@@ -6,13 +6,16 @@ graphs (each call is answered by the one that ran it: both give NumPy's
 results); each backend's first call is a warm-up, and the best of its next
 ``TRIALS`` times is its time.  Then every call goes straight to the winner.
 
-A close call (the loser within ``CLOSE`` times the winner) is measured once
-more, ``RECHECK_AFTER`` calls later, and that second round decides: a graph
-with large intermediates speeds up over its first calls (the NumPy backend's
-buffers, onnxruntime's arena, the kernel's huge pages settle: attention on
-8x1024x1024 float64 scores takes 90 ms per call on NumPy at first, 56 ms from
-about the tenth call), so the first round can pick the backend that is
-slower for the rest of the run.
+The choice is then checked, at a bounded cost: once the winner has run for
+``CHECK_FACTOR`` times the loser's last time, one call is timed on each, and
+the loser takes over if it is faster by more than ``SWITCH``.  The factor
+doubles after each check, so checking costs at most 1/CHECK_FACTOR of the
+time, less and less, and stops after ``CHECKS`` checks.  A graph with large
+intermediates speeds up over its first calls (the NumPy backend's buffers,
+onnxruntime's arena, the kernel's huge pages settle: attention on
+8x1024x1024 float64 scores takes 90-170 ms per call on NumPy at first, 56 ms
+from about the tenth call), so the first calls alone can pick the backend
+that is slower for the rest of the run.
 
 A graph that does not lower at all is NumPy from the start (no timing).
 ``explain()`` gives the times and the choice.
@@ -26,16 +29,20 @@ from collections import deque
 
 from sot.ir.statement_ir import StatementIR
 
-__all__ = ["AutoCompiledGraph", "compile_auto", "recent", "TRIALS", "RECHECK_AFTER", "CLOSE"]
+__all__ = ["AutoCompiledGraph", "compile_auto", "recent", "TRIALS", "CHECK_FACTOR", "CHECKS", "SWITCH"]
 
-#: timed calls per backend and round, after one warm-up each
+#: timed calls per backend, after one warm-up each
 TRIALS = 3
 
-#: calls on the first round's winner before a close call is measured again
-RECHECK_AFTER = 16
+#: the choice is checked once the winner has run this many times as long as
+#: the loser's last time (doubling after each check)
+CHECK_FACTOR = 10
 
-#: a first round whose loser is within this factor of the winner is a close call
-CLOSE = 2.0
+#: checks after which the choice is final
+CHECKS = 6
+
+#: a check switches backends when the loser took less than this times the winner
+SWITCH = 0.9
 
 
 def _is_onnxruntime_error(e: Exception) -> bool:
@@ -57,11 +64,15 @@ class AutoCompiledGraph:
         # ``onnx``: the graph already compiled for onnxruntime (a symbolic one)
         self.onnx = compile_onnxruntime(graph, device) if onnx is None else onnx
         self.times: dict[str, list[float]] = {"numpy": [], "onnxruntime": []}
-        self.rounds: list[dict] = []   # per round: the best time of each backend
+        self.checks: list[dict] = []   # after the choice: each check's times and outcome
         self.chosen: str | None = None
         self.why = ""
         self._calls = 0
-        self._since = 0   # calls on the winner since the first round
+        self._best: dict[str, float] = {}
+        self._factor = CHECK_FACTOR
+        self._countdown = 0
+        self._winner_time = 0.0
+        self._final = False
         self._first_why = ""
         if self.onnx.backend == "numpy":
             self._choose("numpy", "no statement lowers to ONNX")
@@ -97,33 +108,75 @@ class AutoCompiledGraph:
         if n >= 2:   # calls 0 and 1 are the warm-ups
             self.times[name].append(elapsed)
         if n + 1 >= 2 * (1 + TRIALS):
-            self._end_round()
+            self._best = {k: min(v) for k, v in self.times.items()}
+            t_np, t_ort = self._best["numpy"], self._best["onnxruntime"]
+            if t_ort < t_np:
+                self._choose("onnxruntime", f"onnxruntime {t_ort * 1e6:.1f} us < numpy {t_np * 1e6:.1f} us")
+            else:
+                self._choose("numpy", f"numpy {t_np * 1e6:.1f} us <= onnxruntime {t_ort * 1e6:.1f} us")
+            self._first_why = self.why
+            self._arm()
         return result
 
-    def _end_round(self) -> None:
-        best = {k: min(v) for k, v in self.times.items()}
-        self.rounds.append(best)
-        t_np, t_ort = best["numpy"], best["onnxruntime"]
-        if t_ort < t_np:
-            self._choose("onnxruntime", f"onnxruntime {t_ort * 1e6:.1f} us < numpy {t_np * 1e6:.1f} us")
-        else:
-            self._choose("numpy", f"numpy {t_np * 1e6:.1f} us <= onnxruntime {t_ort * 1e6:.1f} us")
-        if len(self.rounds) > 1:
-            self.why += f" (second round; first: {self._first_why})"
-        close = max(t_np, t_ort) <= CLOSE * min(t_np, t_ort)
-        if len(self.rounds) == 1 and close:
-            self._first_why = self.why
-            self._current = self._winner_then_recheck
-        else:
-            self._current = self._winner_fn()
+    # -- checking the choice --------------------------------------------------
 
-    def _winner_then_recheck(self, *inputs):
-        self._since += 1
-        if self._since > RECHECK_AFTER:
-            self.times = {"numpy": [], "onnxruntime": []}
-            self._calls = 0
-            self._current = self._measure
-        return self._winner_fn()(*inputs)
+    @property
+    def awaiting_first_check(self) -> bool:
+        """Chosen from the first calls, and not checked yet (benchmarks wait)."""
+        return bool(self._best) and not self.checks and not self._final
+
+    def _loser(self) -> str:
+        return "numpy" if self.chosen == "onnxruntime" else "onnxruntime"
+
+    def _arm(self) -> None:
+        """Run the winner; count down to the next check, if any is left."""
+        winner = self._winner_fn()
+        if self._final or len(self.checks) >= CHECKS:
+            self._current = winner
+            return
+        ratio = self._best[self._loser()] / max(self._best[self.chosen], 1e-9)
+        self._countdown = max(1, int(self._factor * ratio))
+        self._current = self._count_down
+
+    def _count_down(self, *inputs):
+        self._countdown -= 1
+        if self._countdown > 0:
+            return self._winner_fn()(*inputs)
+        t0 = time.perf_counter()   # the check: this call on the winner, the next on the loser
+        result = self._winner_fn()(*inputs)
+        self._winner_time = time.perf_counter() - t0
+        self._current = self._check_loser
+        return result
+
+    def _check_loser(self, *inputs):
+        loser, winner = self._loser(), self.chosen
+        graph = self.numpy if loser == "numpy" else self.onnx
+        prepare = getattr(graph, "prepare", None)
+        if prepare is not None:
+            prepare(*inputs)
+        t0 = time.perf_counter()
+        try:
+            result = graph._fn(*inputs)
+        except Exception as e:
+            if loser == "onnxruntime" and _is_onnxruntime_error(e):
+                self._choose("numpy", f"onnxruntime failed: {type(e).__name__}: {e}")
+                self._final = True
+                self._current = self._winner_fn()
+                return self.numpy._fn(*inputs)
+            raise
+        t_loser = time.perf_counter() - t0
+        t_winner = self._winner_time
+        switched = t_loser < SWITCH * t_winner
+        self.checks.append({winner: t_winner, loser: t_loser, "switched": switched})
+        self._best = {winner: t_winner, loser: t_loser}
+        if switched:
+            self._choose(loser, f"{loser} {t_loser * 1e6:.1f} us < {winner} {t_winner * 1e6:.1f} us "
+                                f"(check {len(self.checks)}; first calls: {self._first_why})")
+            self._factor = CHECK_FACTOR
+        else:
+            self._factor *= 2
+        self._arm()
+        return result
 
     def _choose(self, name: str, why: str) -> None:
         self.chosen = name
@@ -159,7 +212,7 @@ class AutoCompiledGraph:
             "why": self.why,
             "times": {k: list(v) for k, v in self.times.items()},
             "best": {k: min(v) for k, v in self.times.items() if v},
-            "rounds": [dict(r) for r in self.rounds],
+            "checks": [dict(c) for c in self.checks],
             "onnxruntime": self.onnx.explain(),
         }
 
