@@ -7,10 +7,11 @@ results); each backend's first call is a warm-up, and the best of its next
 ``TRIALS`` times is its time.  Then every call goes straight to the winner.
 
 The choice is then checked, at a bounded cost: once the winner has run for
-``CHECK_FACTOR`` times the loser's last time, one call is timed on each, and
-the loser takes over if it is faster by more than ``SWITCH``.  The factor
-doubles after each check, so checking costs at most 1/CHECK_FACTOR of the
-time, less and less, and stops after ``CHECKS`` checks.  A graph with large
+``CHECK_FACTOR`` times the loser's last time, ``CHECK_CALLS`` calls are
+timed on each (alternating), and the loser takes over if its best is faster
+by more than ``SWITCH``.  The factor doubles after each check, so checking
+costs at most CHECK_CALLS / CHECK_FACTOR of the time (a tenth), less and
+less, and stops after ``CHECKS`` checks.  A graph with large
 intermediates speeds up over its first calls (the NumPy backend's buffers,
 onnxruntime's arena, the kernel's huge pages settle: attention on
 8x1024x1024 float64 scores takes 90-170 ms per call on NumPy at first, 56 ms
@@ -29,14 +30,19 @@ from collections import deque
 
 from sot.ir.statement_ir import StatementIR
 
-__all__ = ["AutoCompiledGraph", "compile_auto", "recent", "TRIALS", "CHECK_FACTOR", "CHECKS", "SWITCH"]
+__all__ = ["AutoCompiledGraph", "compile_auto", "recent", "TRIALS", "CHECK_FACTOR", "CHECK_CALLS", "CHECKS",
+           "SWITCH"]
 
 #: timed calls per backend, after one warm-up each
 TRIALS = 3
 
 #: the choice is checked once the winner has run this many times as long as
-#: the loser's last time (doubling after each check)
-CHECK_FACTOR = 10
+#: the loser's last time (doubling after each check): with CHECK_CALLS calls
+#: on the loser per check, checking costs at most CHECK_CALLS / CHECK_FACTOR
+CHECK_FACTOR = 20
+
+#: timed calls on each backend per check (the best counts)
+CHECK_CALLS = 2
 
 #: checks after which the choice is final
 CHECKS = 6
@@ -71,7 +77,7 @@ class AutoCompiledGraph:
         self._best: dict[str, float] = {}
         self._factor = CHECK_FACTOR
         self._countdown = 0
-        self._winner_time = 0.0
+        self._check_times: dict[str, list[float]] = {}
         self._final = False
         self._first_why = ""
         if self.onnx.backend == "numpy":
@@ -87,24 +93,32 @@ class AutoCompiledGraph:
 
     # -- measuring ------------------------------------------------------------
 
+    def _timed(self, name: str, inputs):
+        """(result, seconds) of one call on backend ``name``; (result, None)
+        when onnxruntime failed: NumPy answered, and is chosen for good."""
+        graph = self.numpy if name == "numpy" else self.onnx
+        prepare = getattr(graph, "prepare", None)
+        if prepare is not None:
+            prepare(*inputs)   # a symbolic graph's once-per-shape check is not its speed
+        t0 = time.perf_counter()
+        try:
+            result = graph._fn(*inputs)
+        except Exception as e:
+            if name == "onnxruntime" and _is_onnxruntime_error(e):
+                self._choose("numpy", f"onnxruntime failed: {type(e).__name__}: {e}")
+                self._final = True
+                self._current = self._winner_fn()
+                return self.numpy._fn(*inputs), None
+            raise
+        return result, time.perf_counter() - t0
+
     def _measure(self, *inputs):
         n = self._calls
         self._calls += 1
         name = "numpy" if n % 2 == 0 else "onnxruntime"
-        fn = self.numpy._fn if name == "numpy" else self.onnx._fn
-        prepare = getattr(self.onnx, "prepare", None)
-        if name == "onnxruntime" and prepare is not None:
-            prepare(*inputs)   # a symbolic graph's once-per-shape check is not its speed
-        t0 = time.perf_counter()
-        try:
-            result = fn(*inputs)
-        except Exception as e:
-            if name == "onnxruntime" and _is_onnxruntime_error(e):
-                self._choose("numpy", f"onnxruntime failed: {type(e).__name__}: {e}")
-                self._current = self._winner_fn()
-                return self.numpy._fn(*inputs)
-            raise
-        elapsed = time.perf_counter() - t0
+        result, elapsed = self._timed(name, inputs)
+        if elapsed is None:
+            return result
         if n >= 2:   # calls 0 and 1 are the warm-ups
             self.times[name].append(elapsed)
         if n + 1 >= 2 * (1 + TRIALS):
@@ -142,30 +156,23 @@ class AutoCompiledGraph:
         self._countdown -= 1
         if self._countdown > 0:
             return self._winner_fn()(*inputs)
-        t0 = time.perf_counter()   # the check: this call on the winner, the next on the loser
-        result = self._winner_fn()(*inputs)
-        self._winner_time = time.perf_counter() - t0
-        self._current = self._check_loser
-        return result
+        self._check_times = {"numpy": [], "onnxruntime": []}
+        self._current = self._check
+        return self._check(*inputs)
 
-    def _check_loser(self, *inputs):
-        loser, winner = self._loser(), self.chosen
-        graph = self.numpy if loser == "numpy" else self.onnx
-        prepare = getattr(graph, "prepare", None)
-        if prepare is not None:
-            prepare(*inputs)
-        t0 = time.perf_counter()
-        try:
-            result = graph._fn(*inputs)
-        except Exception as e:
-            if loser == "onnxruntime" and _is_onnxruntime_error(e):
-                self._choose("numpy", f"onnxruntime failed: {type(e).__name__}: {e}")
-                self._final = True
-                self._current = self._winner_fn()
-                return self.numpy._fn(*inputs)
-            raise
-        t_loser = time.perf_counter() - t0
-        t_winner = self._winner_time
+    def _check(self, *inputs):
+        """CHECK_CALLS timed calls on each backend, alternating, winner first;
+        then the best of each decides."""
+        winner, loser = self.chosen, self._loser()
+        times = self._check_times
+        name = winner if len(times[winner]) <= len(times[loser]) else loser
+        result, elapsed = self._timed(name, inputs)
+        if elapsed is None:
+            return result
+        times[name].append(elapsed)
+        if len(times[loser]) < CHECK_CALLS:
+            return result
+        t_winner, t_loser = min(times[winner]), min(times[loser])
         switched = t_loser < SWITCH * t_winner
         self.checks.append({winner: t_winner, loser: t_loser, "switched": switched})
         self._best = {winner: t_winner, loser: t_loser}
