@@ -38,12 +38,6 @@ class Net:
         return x * self.scale
 
 
-def eager_net(net, x):
-    for layer in net.layers:
-        x = np.maximum(x @ layer.w + layer.b, 0)
-    return x * net.scale
-
-
 def close(traced, eager):
     assert type(traced) is type(eager) and traced.dtype == eager.dtype and traced.shape == eager.shape
     np.testing.assert_allclose(traced, eager, rtol=1e-5, atol=1e-6)
@@ -59,7 +53,7 @@ def test_results_as_eager_and_cache_hits(backend):
     f = sot.to_static(net, backend=backend, freeze=True)
     for seed in range(4):
         x = x_of(seed=seed)
-        close(f(x), eager_net(net, x))
+        close(f(x), net(x))
     assert sot.translation_count(f) == 1
 
 
@@ -75,7 +69,7 @@ def test_frozen_weights_are_read_only_and_in_place_updates_raise(backend):
         net.layers[0].w += 1
     with pytest.raises(ValueError, match="read-only"):
         net.layers[1].b[0] = 3.0
-    close(f(x), eager_net(net, x))   # nothing changed, nothing missed
+    close(f(x), net(x))   # nothing changed, nothing missed
     assert x.flags.writeable          # an argument is never frozen
 
 
@@ -86,7 +80,7 @@ def test_a_new_array_recompiles(backend):
     x = x_of()
     f(x)
     net.layers[2].w = net.layers[2].w * 2   # a new object: the identity guard fails
-    close(f(x), eager_net(net, x))
+    close(f(x), net(x))
     assert sot.translation_count(f) == 2
     report = sot.explain(f, x)
     assert "self.layers[2].w" in " ".join(report.entries[0].frozen)
@@ -99,7 +93,7 @@ def test_without_freeze_nothing_is_read_only_and_updates_are_seen():
     f(x)
     net.layers[0].w += 1
     assert net.layers[0].w.flags.writeable
-    close(f(x), eager_net(net, x))
+    close(f(x), net(x))
     assert freeze.held_count() == 0
 
 
@@ -114,7 +108,7 @@ def test_reset_makes_them_writeable_again_but_not_those_read_only_before():
     assert not net.layers[0].w.flags.writeable
     net.layers[1].w += 1                       # now seen: the entry is gone
     x = x_of()
-    close(f(x), eager_net(net, x))
+    close(f(x), net(x))
 
 
 def test_a_view_is_not_frozen_and_its_update_is_seen():
@@ -131,10 +125,10 @@ def test_a_view_is_not_frozen_and_its_update_is_seen():
     m = Model()
     f = sot.to_static(m, backend="onnxruntime", freeze=True)
     x = x_of()
-    close(f(x), np.tanh(x @ m.w) + x @ m.own)
+    close(f(x), m(x))
     assert m.w.flags.writeable and not m.own.flags.writeable
     base[0] += 1
-    close(f(x), np.tanh(x @ m.w) + x @ m.own)
+    close(f(x), m(x))
     report = sot.explain(f, x)
     assert report.entries[0].not_frozen == [("self.w", "a view of another array, which could be written through it")]
     assert "not frozen: self.w" in str(report)
@@ -152,7 +146,7 @@ def test_shape_only_reads_are_not_made_read_only():
     m = Model()
     f = sot.to_static(m, backend="onnxruntime", freeze=True)
     x = x_of()
-    close(f(x), x @ m.w * 5)
+    close(f(x), m(x))
     assert m.buffer.flags.writeable and not m.w.flags.writeable
 
 
@@ -186,7 +180,6 @@ def test_closure_arrays_are_frozen():
 
 
 def test_onnx_model_takes_the_weights_as_initializers():
-    from sot.backends import onnx_auto  # noqa: F401 (loads the backends)
     net = Net()
     f = sot.to_static(net, backend="onnxruntime", freeze=True)
     report = sot.explain(f, x_of())
@@ -203,7 +196,7 @@ def test_dynamic_batch_with_frozen_weights():
     f = sot.to_static(net, backend="onnxruntime", freeze=True, dynamic=True)
     for batch in (2, 3, 5, 9):
         x = x_of(batch=batch)
-        close(f(x), eager_net(net, x))
+        close(f(x), net(x))
     assert sot.translation_count(f) == 1
 
 
@@ -217,11 +210,11 @@ def test_graph_break_with_frozen_weights(capsys):
 
     f = sot.to_static(fn, backend="onnxruntime", freeze=True, min_graph_size=1)
     x = x_of()
-    expected = np.maximum(np.maximum(x @ net.layers[0].w + net.layers[0].b, 0) @ net.layers[1].w
-                          + net.layers[1].b, 0) * 2
-    close(f(x), expected)
+    expected = fn(x)
     assert capsys.readouterr().out == "between (2, 4)\n"
-    close(f(x), expected)
+    for _ in range(2):
+        close(f(x), expected)
+        assert capsys.readouterr().out == "between (2, 4)\n"
     assert not net.layers[0].w.flags.writeable and not net.layers[1].w.flags.writeable
 
 
@@ -246,7 +239,7 @@ def test_numpy_scalars_are_not_frozen_a_fresh_one_per_call_is_one_entry():
     for k in range(4):
         net.scale = np.float32(0.25 * k)
         x = x_of()
-        close(f(x), eager_net(net, x))
+        close(f(x), net(x))
     assert sot.translation_count(f) == 1
 
 
@@ -267,7 +260,7 @@ def test_frozen_weights_on_the_gpu():
     for seed in range(3):
         x = x_of(seed=seed)
         out = f(x)
-        want = eager_net(net, x)
+        want = net(x)
         assert out.dtype == want.dtype and out.shape == want.shape
         np.testing.assert_allclose(out, want, rtol=1e-3, atol=1e-4)   # the GPU's matmul may round coarser
     assert not net.layers[0].w.flags.writeable and sot.translation_count(f) == 1

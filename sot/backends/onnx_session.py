@@ -121,6 +121,20 @@ def _as_input(v):
     return np.array(v, order="C")
 
 
+def plan_report(compiled) -> dict:
+    """What every onnxruntime-compiled graph's explain() starts with: where
+    it runs and which statements did not lower, and why."""
+    return {
+        "backend": compiled.backend,
+        "device": compiled.device,
+        "providers": list(compiled.providers),
+        "statements": len(compiled.graph),
+        "lowered": compiled.plan.lowered,
+        "not_lowered": [{"statement": str(st), "op": st.op.name, "reason": why}
+                        for st, why in compiled.plan.not_lowered],
+    }
+
+
 def steps_source(steps, segment_type, header=()) -> str:
     """Readable text of a compiled graph's steps: each ONNX model printed,
     each NumPy part as its statements."""
@@ -179,12 +193,15 @@ class _RunnableSegment:
         binding = self.session.io_binding()
         for (n, _), v in zip(self.inputs, values):
             binding.bind_cpu_input(n, _as_input(v))   # the binding holds the array
-        take = self.outputs.take
-        results = [take(k) for k in range(len(self.output_metas))]
-        for n, r in zip(self.output_names, results):
-            binding.bind_output(n, "cpu", 0, r.dtype, r.shape, r.ctypes.data)
+        results = [self._bind_slot(binding, k) for k in range(len(self.output_names))]
         self.session.run_with_iobinding(binding)
         return results
+
+    def _bind_slot(self, binding, k: int) -> np.ndarray:
+        """Result k bound to be written into an array of ours (``OutputSlots``)."""
+        r = self.outputs.take(k)
+        binding.bind_output(self.output_names[k], "cpu", 0, r.dtype, r.shape, r.ctypes.data)
+        return r
 
     def run(self, env: dict) -> None:
         results = _as_numpys(self.call([env[name] for _, name in self.inputs]), self.output_metas)
@@ -209,29 +226,27 @@ class _RunnableSegment:
             if k in self.kept:
                 binding.bind_output(n, self.device_type, 0)
             else:
-                r = results[k] = self.outputs.take(k)
-                binding.bind_output(n, "cpu", 0, r.dtype, r.shape, r.ctypes.data)
+                results[k] = self._bind_slot(binding, k)
         self.session.run_with_iobinding(binding)
         kept = binding.get_outputs()
         for name, i, scalar, dtype in self.exports:
             if i in self.kept:
                 env[name] = kept[i]
             else:
-                r = results[i] if results[i].dtype.type is dtype.type else results[i].view(dtype)
+                r = _as_numpy(results[i], dtype)
                 env[name] = r[()] if scalar else r
 
 
-def _as_numpys(results, metas) -> list:
-    """ORT's results as eager NumPy has them: onnxruntime makes int64 arrays of
+def _as_numpy(value: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """An ORT result as eager NumPy has it: onnxruntime makes int64 arrays of
     C ``long long`` (``np.longlong``, not ``np.int64`` on Linux): each is
     viewed once as the dtype NumPy gives, so that scalars taken from it have
     NumPy's type and two names of one result stay one object."""
-    out = []
-    for value, (_shape, dtype) in zip(results, metas):
-        if value.dtype.type is not dtype.type:
-            value = value.view(dtype)
-        out.append(value)
-    return out
+    return value if value.dtype.type is dtype.type else value.view(dtype)
+
+
+def _as_numpys(results, metas) -> list:
+    return [_as_numpy(value, dtype) for value, (_shape, dtype) in zip(results, metas)]
 
 
 def _run_numpy(statements, env: dict) -> None:
@@ -360,13 +375,7 @@ class OnnxCompiledGraph:
 
     def explain(self) -> dict:
         return {
-            "backend": self.backend,
-            "device": self.device,
-            "providers": list(self.providers),
-            "statements": len(self.graph),
-            "lowered": self.plan.lowered,
-            "not_lowered": [{"statement": str(st), "op": st.op.name, "reason": why}
-                            for st, why in self.plan.not_lowered],
+            **plan_report(self),
             "segments": [("onnxruntime" if isinstance(s, _RunnableSegment) else "numpy",
                           len(s.segment.statements if isinstance(s, _RunnableSegment) else s.statements))
                          for s in self._steps],

@@ -23,7 +23,7 @@ import numpy as np
 from sot.ir.statement_ir import StatementIR
 
 from .onnx_lowering import NumpySegment, OnnxSegment, plan
-from .onnx_session import (_as_input, _as_numpys, _run_numpy, _session, providers_for, steps_source,
+from .onnx_session import (_as_input, _as_numpys, _run_numpy, _session, plan_report, providers_for, steps_source,
                            threads_for)
 from .symbolic_shapes import check_sizes
 
@@ -165,13 +165,7 @@ class SymbolicOnnxGraph:
     def explain(self) -> dict:
         checked = [list(k) for k, v in self._checked.items() if v is not _REFERENCE]
         return {
-            "backend": self.backend,
-            "device": self.device,
-            "providers": list(self.providers),
-            "statements": len(self.graph),
-            "lowered": self.plan.lowered,
-            "not_lowered": [{"statement": str(st), "op": st.op.name, "reason": why}
-                            for st, why in self.plan.not_lowered],
+            **plan_report(self),
             "sessions": self.sessions,
             "checked_shapes": checked,
             "numpy_shapes": [list(k) for k, v in self._checked.items() if v is _REFERENCE],
