@@ -16,23 +16,32 @@ import numpy as np
 import sot
 
 
-def assert_same(eager, traced, path="result"):
+def assert_same(eager, traced, path="result", *, bitwise=False):
+    """Same types, dtypes, shapes and values, recursively through lists,
+    tuples, dicts and plain objects.  ``bitwise``: arrays also have the same
+    strides and the same bytes (NaN payloads, signed zeros)."""
     assert type(eager) is type(traced), f"{path}: type {type(eager).__name__} != {type(traced).__name__}"
     if isinstance(eager, (np.ndarray, np.generic)):
         assert eager.dtype == traced.dtype, f"{path}: dtype {eager.dtype} != {traced.dtype}"
         assert np.shape(eager) == np.shape(traced), f"{path}: shape {np.shape(eager)} != {np.shape(traced)}"
-        assert np.array_equal(eager, traced, equal_nan=eager.dtype.kind in "fc"), f"{path}: values differ"
+        if not bitwise:
+            assert np.array_equal(eager, traced, equal_nan=eager.dtype.kind in "fc"), f"{path}: values differ"
+            return
+        if isinstance(eager, np.ndarray):
+            assert eager.strides == traced.strides, f"{path}: strides {eager.strides} != {traced.strides}"
+        e, t = np.ascontiguousarray(eager).tobytes(), np.ascontiguousarray(traced).tobytes()
+        assert e == t, f"{path}: bytes differ"
     elif isinstance(eager, (list, tuple)):
         assert len(eager) == len(traced), f"{path}: length {len(eager)} != {len(traced)}"
         for i, (a, b) in enumerate(zip(eager, traced)):
-            assert_same(a, b, f"{path}[{i}]")
+            assert_same(a, b, f"{path}[{i}]", bitwise=bitwise)
     elif isinstance(eager, dict):
         assert list(eager) == list(traced), f"{path}: keys differ"
         for k in eager:
-            assert_same(eager[k], traced[k], f"{path}[{k!r}]")
+            assert_same(eager[k], traced[k], f"{path}[{k!r}]", bitwise=bitwise)
     elif hasattr(eager, "__dict__") and not isinstance(eager, type) and type(eager).__eq__ is object.__eq__ \
             and not hasattr(eager, "__code__"):
-        assert_same(vars(eager), vars(traced), f"{path}.__dict__")
+        assert_same(vars(eager), vars(traced), f"{path}.__dict__", bitwise=bitwise)
     elif isinstance(eager, float) and eager != eager:
         assert traced != traced, f"{path}: NaN != {traced}"
     else:

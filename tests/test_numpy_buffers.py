@@ -24,6 +24,7 @@ import sot
 from sot.backends import compile_numpy, numpy_buffers
 from sot.backends.numpy_buffer_plan import plan_buffers
 from sot.ir import StatementIR, TensorMeta
+from difftest import assert_same
 from test_ir_oracle import F, M, O
 
 rng = np.random.default_rng(0)
@@ -42,26 +43,7 @@ def data(shape=(N, N), dtype=np.float32, scale=1.0):
 
 
 def assert_identical(actual, expected, path="result"):
-    assert type(actual) is type(expected), f"{path}: {type(actual).__name__} != {type(expected).__name__}"
-    if isinstance(expected, (np.ndarray, np.generic)):
-        assert actual.dtype == expected.dtype, f"{path}: dtype {actual.dtype} != {expected.dtype}"
-        assert actual.shape == expected.shape, f"{path}: shape {actual.shape} != {expected.shape}"
-        if isinstance(expected, np.ndarray):
-            assert actual.strides == expected.strides, f"{path}: strides {actual.strides} != {expected.strides}"
-        a, e = np.ascontiguousarray(actual).tobytes(), np.ascontiguousarray(expected).tobytes()
-        assert a == e, f"{path}: bytes differ"
-    elif isinstance(expected, (tuple, list)):
-        assert len(actual) == len(expected), f"{path}: length"
-        for k, (a, e) in enumerate(zip(actual, expected)):
-            assert_identical(a, e, f"{path}[{k}]")
-    elif isinstance(expected, dict):
-        assert list(actual) == list(expected), f"{path}: keys"
-        for k in expected:
-            assert_identical(actual[k], expected[k], f"{path}[{k!r}]")
-    elif isinstance(expected, Holder):
-        assert_identical(vars(actual), vars(expected), f"{path}.__dict__")
-    else:
-        assert actual == expected, f"{path}: {actual!r} != {expected!r}"
+    assert_same(expected, actual, path, bitwise=True)
 
 
 def check_calls(fn, *arg_sets, buffered=True):
