@@ -17,7 +17,8 @@ from ..breaks.reasons import (
 from ..guards.tracker import AttrTracker, ConstTracker
 from .. import psdb
 from ..ir import registry
-from . import dispatch
+from ..ir.ops_api import TUPLE_RESULTS
+from . import dispatch, introspect
 from .dispatch import SEQUENCES, const
 from .variables import (
     BoundMethodVariable, BuiltinMethodVariable, BuiltinVariable, ClassVariable, ConstVariable,
@@ -60,6 +61,9 @@ def call(executor, fn: Variable, args: list[Variable], kwargs: dict[str, Variabl
         if op is not None:
             return graph.call_op(op, args, kwargs)
     if isinstance(fn, ClassVariable):
+        known = introspect.class_call(fn.value, args, kwargs)
+        if known is not None:
+            return known
         raise FallbackError(UNSUPPORTED_CALL, f"creating an instance of {fn.value.__qualname__} is not captured")
     value = getattr(fn, "value", None)
     raise _unsupported_call(value) if value is not None else FallbackError(
@@ -82,9 +86,15 @@ def _unsupported_call(value) -> FallbackError:
 
 
 def call_numpy(graph, fn: NumpyCallableVariable, args, kwargs) -> Variable:
+    known = introspect.numpy_call(graph, fn.value, args, kwargs)
+    if known is not None:
+        return known
     if fn.op is None:
         raise _unsupported_call(fn.value)
-    return graph.call_op(fn.op, args, kwargs)
+    result = graph.call_op(fn.op, args, kwargs)
+    if fn.op.name in TUPLE_RESULTS and isinstance(result, ListVariable):
+        return TupleVariable(result.items)  # eager gives a tuple of arrays
+    return result
 
 
 def call_method(executor, obj: Variable, name: str, args, kwargs) -> Variable:

@@ -25,6 +25,7 @@ from .variables import (
     is_const_value,
 )
 from .function_graph import function_variable
+from . import introspect
 
 SEQUENCES = (TupleVariable, ListVariable)
 
@@ -207,6 +208,8 @@ def contains_op(graph, item: Variable, container: Variable) -> bool:
 def getitem(graph, obj: Variable, key: Variable) -> Variable:
     if isinstance(obj, TensorVariable):
         return graph.call_op(registry.lookup_operator("getitem"), (obj, key))
+    if isinstance(obj, introspect.FlagsVariable):
+        return obj.item(key)
     concrete("indexing", obj, key)
     if isinstance(obj, SEQUENCES) and isinstance(key, ConstVariable):
         if isinstance(key.value, slice):
@@ -264,6 +267,9 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
         op = registry.lookup_attribute(name)
         if op is not None:
             return graph.call_op(op, (obj,))
+        layout = introspect.layout_attr(graph, obj, name)
+        if layout is not None:
+            return layout
         if registry.lookup_method(name) is not None or callable(getattr(np.ndarray, name, None)):
             return BuiltinMethodVariable(obj, name)  # an uncaptured method breaks when called
         raise FallbackError(UNSUPPORTED_OBJECT, f"attribute .{name} of {obj.describe()} is not captured")
@@ -281,9 +287,16 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
         return class_getattr(executor, obj, name)
     if isinstance(obj, (ListVariable, DictVariable)) and name in LIST_METHODS | DICT_METHODS:
         return BuiltinMethodVariable(obj, name)
+    if isinstance(obj, introspect.FlagsVariable):
+        return obj.attr(name)
+    if isinstance(obj, NumpyCallableVariable) and isinstance(obj.value, np.ufunc):
+        known = introspect.ufunc_attr(obj.value, name)
+        if known is not None:
+            return known
     if isinstance(obj, ConstVariable):
-        if isinstance(obj.value, np.dtype) and name in ("itemsize", "kind", "name", "char"):
-            return const(getattr(obj.value, name))
+        known = introspect.const_attr(obj.value, name)
+        if known is not None:
+            return known
         if type(obj.value) in (int, float, complex) and name in ("real", "imag"):
             return const(getattr(obj.value, name))
         if type(obj.value) is str and name in STR_METHODS:

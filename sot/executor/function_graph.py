@@ -128,6 +128,7 @@ class FunctionGraph:
                 (t, a), (other, other_axis) = self.ir.dim_ties.pop(0)
                 self.add_guard(DimEqualGuard(t, a, other, other_axis))
             var = TensorVariable(symbol, tracker)
+            var.input_strides = value.strides if t is np.ndarray else None  # see introspect.layout_attr
             self.inputs.append((tracker, var))
             return var
         if t in VALUE_GUARDED:
@@ -228,6 +229,8 @@ def to_ir_arg(v):
         return v.value
     if isinstance(v, ConstVariable):
         return v.value
+    if isinstance(v, (BuiltinVariable, ClassVariable)) and v.value in (bool, int, float, complex):
+        return v.value  # a Python type as a dtype argument
     if isinstance(v, TupleVariable):
         return tuple(to_ir_arg(i) for i in v.items)
     if isinstance(v, ListVariable):

@@ -9,7 +9,32 @@ import operator
 import numpy as np
 
 from .errors import UnsupportedOp
-from .registry import bind, broadcast, const_axes, const_int, shape_of, simple_op
+from .registry import (Op, bind, broadcast, const_axes, const_int, meta_of_probe, probe_shape, register,
+                       run_probe, shape_of, simple_op)
+from .statement_ir import Symbol
+
+
+def _operand_probe(value):
+    """A constant operand (``[1., 2., 3.]``) probed like an array operand: an
+    array of its dtype with every dim at most 1.  Core dims must agree with
+    the probes of the traced operands, which are shrunk the same way."""
+    if isinstance(value, (list, tuple)) and not isinstance(value, Symbol):
+        shape_of(value)  # refuses sequences holding traced values
+        array = np.asarray(value)
+        if array.dtype.kind in "biufc":
+            return np.ones(probe_shape(array.shape), array.dtype)
+    return value
+
+
+def operand_op(name: str, kind: str, target, shape_rule, first: int = 0) -> Op:
+    """``simple_op`` for ops with core dims, whose positional operands from
+    ``first`` on may be constant sequences (see _operand_probe)."""
+
+    def infer(op, args, kwargs):
+        probed = args[:first] + tuple(_operand_probe(a) for a in args[first:])
+        return meta_of_probe(op, run_probe(op, probed, kwargs), shape_rule(args, kwargs))
+
+    return register(Op(name, kind, target, infer))
 
 _UFUNC_KWARGS = frozenset({"dtype", "casting"})
 
@@ -53,8 +78,8 @@ def _imatmul_shape(args, kwargs):
     return shape
 
 
-simple_op("matmul", "function", np.matmul, _matmul_function_shape)
-simple_op("matmul", "operator", operator.matmul, _matmul_operator_shape)
+operand_op("matmul", "function", np.matmul, _matmul_function_shape)
+operand_op("matmul", "operator", operator.matmul, _matmul_operator_shape)
 simple_op("imatmul", "operator", operator.imatmul, _imatmul_shape)
 
 
@@ -76,8 +101,8 @@ def _dot_shape(args, kwargs):
     return dot_shape(shape_of(bound["a"]), shape_of(bound["b"]))
 
 
-simple_op("dot", "function", np.dot, _dot_shape)
-simple_op("dot", "method", "dot", _dot_shape)
+operand_op("dot", "function", np.dot, _dot_shape)
+operand_op("dot", "method", "dot", _dot_shape)
 
 
 def _inner_shape(args, kwargs):
@@ -93,7 +118,7 @@ def _inner_shape(args, kwargs):
     return tuple(a[:-1]) + tuple(b[:-1])
 
 
-simple_op("inner", "function", np.inner, _inner_shape)
+operand_op("inner", "function", np.inner, _inner_shape)
 
 
 def _outer_shape(args, kwargs):
@@ -137,7 +162,7 @@ def _tensordot_shape(args, kwargs):
             + tuple(d for j, d in enumerate(b) if j not in axes_b))
 
 
-simple_op("tensordot", "function", np.tensordot, _tensordot_shape)
+operand_op("tensordot", "function", np.tensordot, _tensordot_shape)
 
 
 def einsum_shape(subscripts: str, shapes) -> tuple[int, ...]:
@@ -202,7 +227,7 @@ def _einsum_shape(args, kwargs):
     return einsum_shape(args[0], [shape_of(a) for a in args[1:]])
 
 
-simple_op("einsum", "function", np.einsum, _einsum_shape)
+operand_op("einsum", "function", np.einsum, _einsum_shape, first=1)
 
 
 def diagonal_shape(shape, offset, axis1, axis2) -> tuple[int, ...]:

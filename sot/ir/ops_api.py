@@ -1,0 +1,385 @@
+"""More of NumPy's API: conversions (asarray, array, ascontiguousarray,
+asfortranarray, ndarray.view), elementwise helpers (angle, sinc), ptp and
+nancumsum/nancumprod, partition/argpartition, searchsorted,
+take_along_axis, convolve/correlate, quantiles, interp, cov/corrcoef, and
+constructors from sizes (tri, indices, tril/triu_indices, meshgrid, diag,
+histogram with static bins).
+
+Same contract as every ``ops_*`` module: the shape from a rule in pure
+Python (valid for symbolic dims), dtype and Python type from a probe run.
+Where a probe (every dim at most 1) would fail on arguments that are valid
+for the real sizes (``kth``, a bin count), the rule checks them against the
+real shape and the probe gets a stand-in that is valid at size 1.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .errors import UnsupportedOp
+from .ops_linalg import diagonal_shape
+from .ops_reduction import _cumulative_shape, _reduction_shape
+from .registry import (Op, bind, broadcast, call_quietly, const_axes, const_int, meta_of_probe, register,
+                       run_probe, shape_of, simple_op)
+from .statement_ir import Symbol
+
+#: ops whose eager result is a tuple of arrays (the IR's multi-output ops give a list)
+TUPLE_RESULTS = frozenset({"meshgrid", "tril_indices", "triu_indices", "histogram"})
+
+
+def _probed(op, args, kwargs, shape):
+    return meta_of_probe(op, run_probe(op, args, kwargs), shape)
+
+
+# ----------------------------------------------------------------------------
+# conversions
+
+def _nested_shape(value) -> tuple[int, ...]:
+    """The shape ``np.array`` gives a (nested) sequence of arrays and numbers;
+    ragged nests (an error in NumPy 2) are refused."""
+    if isinstance(value, Symbol):
+        return value.meta.shape
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return (0,)
+        inner = {_nested_shape(v) for v in value}
+        if len(inner) != 1:
+            raise UnsupportedOp("array: ragged nested sequence")
+        return (len(value),) + inner.pop()
+    if isinstance(value, (bool, int, float, complex, np.generic)):
+        return ()
+    raise UnsupportedOp(f"array: operand of type {type(value).__name__}")
+
+
+def _array_infer(op, args, kwargs):
+    if op.name == "array":
+        b = bind("array", ("object", "dtype"), args, kwargs, {"object", "dtype", "ndmin", "order", "copy"},
+                 kwonly=("copy", "order", "ndmin"))
+        if b.get("copy", True) is not True:
+            raise UnsupportedOp("array: copy= other than True may share memory")
+        ndmin = const_int(b.get("ndmin", 0), "ndmin")
+    else:
+        b = bind(op.name, ("a", "dtype", "order"), args, kwargs, {"a", "dtype", "order"})
+        ndmin = 0
+    obj = b.get("object", b.get("a"))
+    if obj is None and "object" not in b and "a" not in b:
+        raise UnsupportedOp(f"{op.name}: expects an operand")
+    shape = _nested_shape(obj)
+    shape = (1,) * max(0, ndmin - len(shape)) + shape
+    return _probed(op, args, kwargs, shape)
+
+
+register(Op("array", "function", np.array, _array_infer))
+register(Op("asarray", "function", np.asarray, _array_infer))
+
+
+def _contiguous_infer(op, args, kwargs):
+    b = bind(op.name, ("a", "dtype"), args, kwargs, {"a", "dtype"})
+    shape = _nested_shape(b["a"]) if "a" in b else None
+    if shape is None:
+        raise UnsupportedOp(f"{op.name}: expects an operand")
+    return _probed(op, args, kwargs, shape or (1,))  # 0-d becomes 1-d
+
+
+register(Op("ascontiguousarray", "function", np.ascontiguousarray, _contiguous_infer))
+register(Op("asfortranarray", "function", np.asfortranarray, _contiguous_infer))
+
+
+def _view_infer(op, args, kwargs):
+    if kwargs or len(args) > 2:
+        raise UnsupportedOp("view: only view() and view(dtype) are captured")
+    a = args[0]
+    if len(args) == 2:
+        try:
+            dtype = np.dtype(args[1])
+        except TypeError:
+            raise UnsupportedOp("view: the argument is not a dtype") from None
+        if dtype.itemsize != a.meta.dtype.itemsize:
+            raise UnsupportedOp("view: a dtype of another size depends on the strides")
+    return _probed(op, args, kwargs, a.meta.shape)
+
+
+register(Op("view", "method", "view", _view_infer))
+
+
+# ----------------------------------------------------------------------------
+# elementwise helpers, ptp, nancumsum/nancumprod
+
+def _same_shape(name, params, allowed):
+    def rule(args, kwargs):
+        return shape_of(bind(name, params, args, kwargs, allowed)["x" if "x" in params else "z"])
+    return rule
+
+
+simple_op("angle", "function", np.angle, _same_shape("angle", ("z", "deg"), {"z", "deg"}))
+simple_op("sinc", "function", np.sinc, _same_shape("sinc", ("x",), {"x"}))
+simple_op("ptp", "function", np.ptp, _reduction_shape("ptp", ("axis", "out", "keepdims")))
+for _name in ("nancumsum", "nancumprod"):
+    simple_op(_name, "function", getattr(np, _name), _cumulative_shape(_name, ("axis", "dtype", "out")))
+
+
+# ----------------------------------------------------------------------------
+# partition, searchsorted, take_along_axis
+
+def _partition_infer(op, args, kwargs):
+    b = bind(op.name, ("a", "kth", "axis", "kind", "order"), args, kwargs, {"a", "kth", "axis", "kind"})
+    if "kth" not in b:
+        raise UnsupportedOp(f"{op.name}: expects kth")
+    shape = shape_of(b["a"])
+    if "axis" in b and b["axis"] is None:
+        n, out = math.prod(shape), (math.prod(shape),)
+    else:
+        if not shape:
+            raise UnsupportedOp(f"{op.name}: 0-d operand")
+        (axis,) = const_axes(b.get("axis", -1), len(shape))
+        n, out = shape[axis], shape
+    kth = b["kth"]
+    kths = [const_int(k, "kth") for k in (kth if isinstance(kth, (list, tuple)) else [kth])]
+    if any(not -n <= k < n for k in kths):  # eager raises ValueError
+        raise UnsupportedOp(f"{op.name}: kth out of bounds")
+    probe_kth = [0] * len(kths) if isinstance(kth, (list, tuple)) else 0
+    b["kth"] = probe_kth if n else kth
+    return _probed(op, (), b, out)
+
+
+register(Op("partition", "function", np.partition, _partition_infer))
+register(Op("argpartition", "function", np.argpartition, _partition_infer))
+
+
+def _searchsorted_shape(args, kwargs):
+    b = bind("searchsorted", ("a", "v", "side", "sorter"), args, kwargs, {"a", "v", "side"})
+    if len(shape_of(b["a"])) != 1:
+        raise UnsupportedOp("searchsorted: the sorted operand must be 1-d")
+    return shape_of(b["v"])
+
+
+simple_op("searchsorted", "function", np.searchsorted, _searchsorted_shape)
+simple_op("searchsorted", "method", "searchsorted", _searchsorted_shape)
+
+
+def _take_along_axis_shape(args, kwargs):
+    b = bind("take_along_axis", ("arr", "indices", "axis"), args, kwargs, {"arr", "indices", "axis"})
+    arr, idx = shape_of(b["arr"]), shape_of(b["indices"])
+    if "axis" not in b:
+        raise UnsupportedOp("take_along_axis: axis must be given")
+    if b["axis"] is None:
+        if len(idx) != 1:
+            raise UnsupportedOp("take_along_axis: indices must be 1-d with axis=None")
+        return idx
+    if len(arr) != len(idx) or not arr:
+        raise UnsupportedOp("take_along_axis: indices and arr differ in ndim")
+    (axis,) = const_axes(b["axis"], len(arr))
+    outer = broadcast(arr[:axis] + (1,) + arr[axis + 1:], idx[:axis] + (1,) + idx[axis + 1:])
+    return outer[:axis] + (idx[axis],) + outer[axis + 1:]
+
+
+def _take_along_axis_infer(op, args, kwargs):
+    shape = _take_along_axis_shape(args, kwargs)
+    b = bind("take_along_axis", ("arr", "indices", "axis"), args, kwargs, {"arr", "indices", "axis"})
+    idx = b["indices"]
+    if isinstance(idx, Symbol):  # index 0 is in bounds of every probe (out of bounds raises at run time)
+        b["indices"] = np.zeros(tuple(min(d, 1) for d in idx.meta.shape), idx.meta.dtype)
+    return _probed(op, (), b, shape)
+
+
+register(Op("take_along_axis", "function", np.take_along_axis, _take_along_axis_infer))
+
+
+# ----------------------------------------------------------------------------
+# convolve, correlate, quantiles, interp, cov
+
+def _convolve_shape(name, default_mode):
+    def rule(args, kwargs):
+        b = bind(name, ("a", "v", "mode"), args, kwargs, {"a", "v", "mode"})
+        a, v = shape_of(b["a"]), shape_of(b["v"])
+        if len(a) > 1 or len(v) > 1:
+            raise UnsupportedOp(f"{name}: operands must be 1-d")
+        n, m = math.prod(a), math.prod(v)
+        if n == 0 or m == 0:
+            raise UnsupportedOp(f"{name}: empty operand")
+        mode = b.get("mode", default_mode)
+        sizes = {"full": n + m - 1, "same": max(n, m), "valid": max(n, m) - min(n, m) + 1}
+        if mode not in sizes:
+            raise UnsupportedOp(f"{name}: mode {mode!r}")
+        return (sizes[mode],)
+    return rule
+
+
+simple_op("convolve", "function", np.convolve, _convolve_shape("convolve", "full"))
+simple_op("correlate", "function", np.correlate, _convolve_shape("correlate", "valid"))
+
+
+def _quantile_infer(op, args, kwargs):
+    b = bind(op.name, ("a", "q", "axis", "out", "overwrite_input", "method", "keepdims"), args, kwargs,
+             {"a", "q", "axis", "method", "keepdims"})
+    if "q" not in b or isinstance(b["q"], Symbol) and b["q"].meta.shape:
+        raise UnsupportedOp(f"{op.name}: q must be constant or a traced scalar")
+    q = np.shape(b["q"]) if not isinstance(b["q"], Symbol) else ()
+    rest = _reduction_shape(op.name, ("axis",))((b["a"],), {"axis": b.get("axis"),
+                                                             "keepdims": b.get("keepdims", False)})
+    return _probed(op, args, kwargs, tuple(q) + tuple(rest))
+
+
+for _name in ("percentile", "quantile", "nanpercentile", "nanquantile"):
+    register(Op(_name, "function", getattr(np, _name), _quantile_infer))
+
+
+def _interp_shape(args, kwargs):
+    b = bind("interp", ("x", "xp", "fp", "left", "right", "period"), args, kwargs,
+             {"x", "xp", "fp", "left", "right"})
+    xp, fp = shape_of(b["xp"]), shape_of(b["fp"])
+    if len(xp) != 1 or xp != fp or not xp[0]:
+        raise UnsupportedOp("interp: xp and fp must be non-empty 1-d of one length")
+    return shape_of(b["x"])
+
+
+simple_op("interp", "function", np.interp, _interp_shape)
+
+
+def _cov_infer(op, args, kwargs):
+    params = ("m", "y", "rowvar", "bias", "ddof", "fweights", "aweights") if op.name == "cov" else \
+        ("x", "y", "rowvar")
+    b = bind(op.name, params, args, kwargs, {params[0], "rowvar", "bias", "ddof", "dtype"}, kwonly=("dtype",))
+    m = b[params[0]]
+    shape = shape_of(m)
+    rowvar = b.get("rowvar", True)
+    if len(shape) > 2 or type(rowvar) is not bool or not isinstance(m, Symbol):
+        raise UnsupportedOp(f"{op.name}: one traced operand of at most 2 dims")
+    n = (shape[0] if rowvar else shape[1]) if len(shape) == 2 else 1
+    # the result squeezes one variable to 0-d: the probe keeps two variables apart from one
+    pshape = tuple(min(d, 2) for d in shape)
+    b[params[0]] = np.ones(pshape, m.meta.dtype) if not m.meta.is_scalar else m.meta.dtype.type(1)
+    result = call_quietly(op, (), b)
+    return meta_of_probe(op, result, () if n == 1 else (n, n))
+
+
+register(Op("cov", "function", np.cov, _cov_infer))
+register(Op("corrcoef", "function", np.corrcoef, _cov_infer))
+
+
+# ----------------------------------------------------------------------------
+# constructors from sizes: tri, indices, tril/triu_indices, meshgrid, diag, histogram
+
+def _size(value, what):
+    n = const_int(value, what)
+    if n < 0:
+        raise UnsupportedOp(f"{what} is negative")
+    return n
+
+
+def _tri_infer(op, args, kwargs):
+    b = bind("tri", ("N", "M", "k", "dtype"), args, kwargs, {"N", "M", "k", "dtype"}, kwonly=("like",))
+    n = _size(b["N"], "N")
+    m = n if b.get("M") is None else _size(b["M"], "M")
+    const_int(b.get("k", 0), "k")
+    return _probed(op, (), dict(b, N=min(n, 1), M=min(m, 1)), (n, m))
+
+
+register(Op("tri", "function", np.tri, _tri_infer))
+
+
+def _indices_infer(op, args, kwargs):
+    b = bind("indices", ("dimensions", "dtype", "sparse"), args, kwargs, {"dimensions", "dtype"})
+    dims = b["dimensions"]
+    if not isinstance(dims, (tuple, list)):
+        raise UnsupportedOp("indices: dimensions must be a sequence")
+    dims = tuple(_size(d, "dimensions") for d in dims)
+    return _probed(op, (), dict(b, dimensions=tuple(min(d, 1) for d in dims)), (len(dims),) + dims)
+
+
+register(Op("indices", "function", np.indices, _indices_infer))
+
+
+def _tri_indices_infer(op, args, kwargs):
+    b = bind(op.name, ("n", "k", "m"), args, kwargs, {"n", "k", "m"})
+    n = _size(b["n"], "n")
+    k = const_int(b.get("k", 0), "k")
+    m = n if b.get("m") is None else _size(b["m"], "m")
+    result = call_quietly(op, (1,), {})
+    return tuple(meta_of_probe(op, r, (_tri_count(op.name, n, m, k),)) for r in result)
+
+
+def _tri_count(name, n, m, k) -> int:
+    """How many (i, j) of an n x m grid have j - i <= k (tril) or j - i >= k (triu)."""
+    if name == "tril_indices":
+        return sum(min(max(i + k + 1, 0), m) for i in range(n))
+    return sum(m - min(max(i + k, 0), m) for i in range(n))
+
+
+register(Op("tril_indices", "function", np.tril_indices, _tri_indices_infer))
+register(Op("triu_indices", "function", np.triu_indices, _tri_indices_infer))
+
+
+def _meshgrid_infer(op, args, kwargs):
+    for k, v in kwargs.items():
+        if k not in ("indexing", "sparse", "copy"):
+            raise UnsupportedOp(f"meshgrid: keyword {k}=")
+    if kwargs.get("copy", True) is not True:
+        raise UnsupportedOp("meshgrid: copy=False gives views")
+    if not args:
+        raise UnsupportedOp("meshgrid: no operands")
+    sizes = [math.prod(shape_of(a)) for a in args]
+    sparse, indexing = kwargs.get("sparse", False), kwargs.get("indexing", "xy")
+    if indexing not in ("xy", "ij") or type(sparse) is not bool:
+        raise UnsupportedOp("meshgrid: bad indexing or sparse")
+    full = list(sizes)
+    if indexing == "xy" and len(full) > 1:
+        full[0], full[1] = full[1], full[0]
+    shapes = []
+    for i in range(len(sizes)):
+        if not sparse:
+            shapes.append(tuple(full))
+            continue
+        s = [1] * len(sizes)
+        axis = i if indexing == "ij" or len(sizes) < 2 or i > 1 else 1 - i
+        s[axis] = sizes[i]
+        shapes.append(tuple(s))
+    result = run_probe(op, args, kwargs)
+    return tuple(meta_of_probe(op, r, s) for r, s in zip(result, shapes))
+
+
+register(Op("meshgrid", "function", np.meshgrid, _meshgrid_infer))
+
+
+def _diag_shape(args, kwargs):
+    b = bind("diag", ("v", "k"), args, kwargs, {"v", "k"})
+    shape = shape_of(b["v"])
+    k = const_int(b.get("k", 0), "k")
+    if len(shape) == 1:
+        n = shape[0] + abs(k)
+        return (n, n)
+    if len(shape) == 2:
+        return diagonal_shape(shape, k, 0, 1)
+    raise UnsupportedOp("diag: input must be 1-d or 2-d")
+
+
+simple_op("diag", "function", np.diag, _diag_shape)
+
+
+def _histogram_infer(op, args, kwargs):
+    b = bind("histogram", ("a", "bins", "range", "density", "weights"), args, kwargs,
+             {"a", "bins", "range", "density"})
+    bins, rng = b.get("bins", 10), b.get("range")
+    if isinstance(bins, (list, tuple)):
+        n = len(bins) - 1
+        if n < 1 or any(isinstance(x, Symbol) for x in bins):
+            raise UnsupportedOp("histogram: bins must be constant edges")
+    else:
+        n = const_int(bins, "bins")
+        if n < 1 or rng is None:  # without range the edges come from the data's min and max
+            raise UnsupportedOp("histogram: an int bins needs a constant range")
+    if rng is not None:
+        lo, hi = rng
+        if any(isinstance(x, Symbol) for x in rng) or not lo <= hi or not np.isfinite([lo, hi]).all():
+            raise UnsupportedOp("histogram: range must be constant and finite")
+    if isinstance(bins, (list, tuple)) and any(x > y for x, y in zip(bins, bins[1:])):
+        raise UnsupportedOp("histogram: bins must increase")
+    result = run_probe(op, args, kwargs)
+    return (meta_of_probe(op, result[0], (n,)), meta_of_probe(op, result[1], (n + 1,)))
+
+
+register(Op("histogram", "function", np.histogram, _histogram_infer))
+
+__all__ = ["TUPLE_RESULTS"]
