@@ -116,7 +116,7 @@ def assert_same_value(actual, expected):
 
 
 def _outputs(result):
-    return list(result) if isinstance(result, list) else [result]
+    return list(result) if isinstance(result, (list, tuple)) else [result]
 
 
 def assert_matches_eager(op, *args, **kwargs):

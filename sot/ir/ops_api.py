@@ -161,6 +161,8 @@ simple_op("searchsorted", "method", "searchsorted", _searchsorted_shape)
 
 def _take_along_axis_shape(args, kwargs):
     b = bind("take_along_axis", ("arr", "indices", "axis"), args, kwargs, {"arr", "indices", "axis"})
+    if "indices" not in b or "axis" not in b:
+        raise UnsupportedOp("take_along_axis: expects arr, indices and axis")
     arr, idx = shape_of(b["arr"]), shape_of(b["indices"])
     if "axis" not in b:
         raise UnsupportedOp("take_along_axis: axis must be given")
@@ -362,17 +364,22 @@ def _histogram_infer(op, args, kwargs):
     b = bind("histogram", ("a", "bins", "range", "density", "weights"), args, kwargs,
              {"a", "bins", "range", "density"})
     bins, rng = b.get("bins", 10), b.get("range")
+    def number(x):
+        return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, (bool, np.bool_))
+
     if isinstance(bins, (list, tuple)):
         n = len(bins) - 1
-        if n < 1 or any(isinstance(x, Symbol) for x in bins):
+        if n < 1 or not all(number(x) for x in bins):
             raise UnsupportedOp("histogram: bins must be constant edges")
     else:
         n = const_int(bins, "bins")
         if n < 1 or rng is None:  # without range the edges come from the data's min and max
             raise UnsupportedOp("histogram: an int bins needs a constant range")
     if rng is not None:
+        if not isinstance(rng, (list, tuple)) or len(rng) != 2 or not all(number(x) for x in rng):
+            raise UnsupportedOp("histogram: range must be two constant numbers")
         lo, hi = rng
-        if any(isinstance(x, Symbol) for x in rng) or not lo <= hi or not np.isfinite([lo, hi]).all():
+        if not lo <= hi or not np.isfinite([lo, hi]).all():
             raise UnsupportedOp("histogram: range must be constant and finite")
     if isinstance(bins, (list, tuple)) and any(x > y for x, y in zip(bins, bins[1:])):
         raise UnsupportedOp("histogram: bins must increase")

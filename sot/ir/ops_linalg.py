@@ -26,12 +26,14 @@ def _operand_probe(value):
     return value
 
 
-def operand_op(name: str, kind: str, target, shape_rule, first: int = 0) -> Op:
-    """``simple_op`` for ops with core dims, whose positional operands from
-    ``first`` on may be constant sequences (see _operand_probe)."""
+def operand_op(name: str, kind: str, target, shape_rule, first: int = 0, count: int | None = 2) -> Op:
+    """``simple_op`` for ops with core dims, whose positional operands
+    ``args[first:first + count]`` (all from ``first`` when count is None)
+    may be constant sequences (see _operand_probe)."""
 
     def infer(op, args, kwargs):
-        probed = args[:first] + tuple(_operand_probe(a) for a in args[first:])
+        end = len(args) if count is None else first + count
+        probed = args[:first] + tuple(_operand_probe(a) for a in args[first:end]) + args[end:]
         return meta_of_probe(op, run_probe(op, probed, kwargs), shape_rule(args, kwargs))
 
     return register(Op(name, kind, target, infer))
@@ -227,7 +229,7 @@ def _einsum_shape(args, kwargs):
     return einsum_shape(args[0], [shape_of(a) for a in args[1:]])
 
 
-operand_op("einsum", "function", np.einsum, _einsum_shape, first=1)
+operand_op("einsum", "function", np.einsum, _einsum_shape, first=1, count=None)
 
 
 def diagonal_shape(shape, offset, axis1, axis2) -> tuple[int, ...]:

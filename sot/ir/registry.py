@@ -108,6 +108,9 @@ ALIASING_OPS = frozenset(
                                  "imag", "split", "array_split", "hsplit", "vsplit", "dsplit",
                                  "flip", "fliplr", "flipud", "atleast_1d", "atleast_2d",
                                  "atleast_3d", "diff", "einsum")]
+    # conversions return their operand when it already fits; diag of a 2-d array is a view
+    + [("function", n) for n in ("asarray", "ascontiguousarray", "asfortranarray", "diag")]
+    + [("method", "view")]
 )
 
 _FUNCTIONS: dict[int, tuple[Any, Op]] = {}
