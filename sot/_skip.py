@@ -37,6 +37,8 @@ def is_user_code(code) -> bool:
     filename = code.co_filename
     if filename.startswith(GENERATED_PREFIX) or filename.startswith("<frozen"):
         return False
+    if filename == "<string>" and code.co_names == ("_tuple_new",):
+        return False  # collections.namedtuple's __new__ (np.linalg's results, among others)
     if filename.startswith("<"):
         return True  # exec'd / interactive user code
     real = os.path.realpath(filename)

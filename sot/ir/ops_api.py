@@ -137,10 +137,10 @@ def _partition_infer(op, args, kwargs):
         n, out = shape[axis], shape
     kth = b["kth"]
     kths = [const_int(k, "kth") for k in (kth if isinstance(kth, (list, tuple)) else [kth])]
-    if any(not -n <= k < n for k in kths):  # eager raises ValueError
+    empty = math.prod(shape) == 0  # NumPy checks nothing on an empty array
+    if not empty and any(not -n <= k < n for k in kths):  # eager raises ValueError
         raise UnsupportedOp(f"{op.name}: kth out of bounds")
-    probe_kth = [0] * len(kths) if isinstance(kth, (list, tuple)) else 0
-    b["kth"] = probe_kth if n else kth
+    b["kth"] = [0] * len(kths) if isinstance(kth, (list, tuple)) else 0
     return _probed(op, (), b, out)
 
 

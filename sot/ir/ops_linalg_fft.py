@@ -131,9 +131,9 @@ def _fftn_infer(op, args, kwargs):
     default = (-2, -1) if op.name.endswith("2") else None
     axes = b.get("axes", default)
     axes = tuple(range(len(shape))) if axes is None else const_axes(axes, len(shape))
-    if not axes or any(shape[a] < 1 for a in axes):
-        raise UnsupportedOp(f"{op.name}: empty or no axes")
-    if op.name.startswith("rfft"):
+    if any(shape[a] < 1 for a in axes):
+        raise UnsupportedOp(f"{op.name}: an empty axis")
+    if op.name.startswith("rfft") and axes:
         shape[axes[-1]] = shape[axes[-1]] // 2 + 1
     return meta_of_probe(op, run_probe(op, args, kwargs), shape)
 

@@ -45,8 +45,10 @@ def _reduce_infer(op, args, kwargs):
     keepdims = b.get("keepdims", False)
     if type(keepdims) is not bool:
         raise UnsupportedOp(f"{op.name}: keepdims must be a bool")
-    axes = const_axes(b.get("axis", 0), len(shape))
     result = run_probe(op, args, kwargs)
+    if not shape:  # NumPy takes axis 0 (or None, or ()) on a 0-d operand
+        return meta_of_probe(op, result, ())
+    axes = const_axes(b.get("axis", 0), len(shape))
     return meta_of_probe(op, result, _reduced(shape, axes, keepdims))
 
 
