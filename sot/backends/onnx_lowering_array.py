@@ -26,7 +26,7 @@ from .onnx_builder import (BOOL, F16, F32, F64, FLOATS, I8, I64, INTS, MODULAR, 
                            NotLowered, NotSymbolic)
 from .onnx_lowering_indexing import _lower_getitem, _lower_join, _lower_split
 from .onnx_lowering_shapes import (INT64_MIN, _annotation, _out, _reshape, _same_dims, _static_dims,
-                                   _symbol_operand, _tensor, dim_arith, dims_of, product, scalar_dim,
+                                   _symbol_operand, _tensor, dim, dim_arith, dims_of, product, scalar_dim,
                                    set_dims, shape_of)
 
 __all__ = ["ARRAY_RULES", "SIZE_AWARE_RULES", "SIZE_FREE_RULES", "PYTHON_SIZE_OPS"]
@@ -339,7 +339,16 @@ def _lower_reshape_like(b, st):
     if name in ("ravel", "flatten"):
         return [_reshape(b, x, (product(b, dims_of(b, x, a.meta)),))]
     if name == "reshape":
-        return [_reshape(b, x, _reshape_target(b, st))]
+        target = _reshape_target(b, st)
+        if -1 not in target:
+            return [_reshape(b, x, target)]
+        i = target.index(-1)
+        if i not in out.symbolic_axes:  # the size NumPy infers is static: record it, never -1
+            target[i] = out.shape[i]
+            return [_reshape(b, x, target)]
+        r = b.node("Reshape", [x, shape_of(b, target)], b.dtype[x])
+        target[i] = dim(b, r, i)  # the size Reshape computed
+        return [set_dims(b, r, target)]
     return [_reshape(b, x, _same_dims(b, x, a.meta, out))]   # squeeze, expand_dims, atleast_*d
 
 
