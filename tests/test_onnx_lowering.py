@@ -360,9 +360,10 @@ def test_basic_indexing_agrees(index):
     assert_backends_agree(O("getitem"), x, Const(index))
 
 
-def test_index_arrays_run_on_numpy_with_a_reason():
+def test_one_index_array_lowers_to_gather_and_two_run_on_numpy_with_a_reason():
     x = sample((3, 4), "float32", 18)
-    ort = assert_backends_agree(O("getitem"), x, np.array([0, 2]), may_not_lower=True)
+    assert_backends_agree(O("getitem"), x, np.array([0, 2]))
+    ort = assert_backends_agree(O("getitem"), x, (np.array([0, 2]), np.array([1, 3])), may_not_lower=True)
     (entry,) = ort.explain()["not_lowered"]
     assert entry["op"] == "getitem" and "index" in entry["reason"]
 

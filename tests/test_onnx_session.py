@@ -52,7 +52,7 @@ def test_a_graph_that_lowers_runs_on_one_session_created_once(sessions):
 def test_a_statement_without_exact_lowering_splits_the_graph_and_says_why():
     g, (x, i) = graph_of(((4, 8), np.float32), ((3,), np.intp))
     a = g.add_op(F(np.exp), (x,))
-    b = g.add_op(O("getitem"), (a, i))          # index array: NumPy
+    b = g.add_op(O("getitem"), (a, (i, i)))     # two index arrays: NumPy
     c = g.add_op(F(np.expm1), (b,))             # no exact ONNX expm1: NumPy
     d = g.add_op(O("mul"), (c, 3.0))
     g.set_outputs([d, a])

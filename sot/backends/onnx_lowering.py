@@ -58,7 +58,7 @@ import numpy as np
 from sot.ir.errors import UnsupportedOp
 from sot.ir.statement_ir import Statement, StatementIR, Symbol
 
-from sot.ir.registry import DIM_OP
+from sot.ir.registry import DIM_OP, statement_aliases
 
 from .onnx_builder import GraphBuilder, NotLowered, NotSymbolic, meta_dtype
 from .onnx_lowering_array import ARRAY_RULES, PYTHON_SIZE_OPS, SIZE_AWARE_RULES, SIZE_FREE_RULES
@@ -140,7 +140,7 @@ def _is_view(statements, i: int, forced) -> bool:
     view op, or an in-place operator that itself stays on NumPy (its target
     is then a view).  A lowered in-place result is its fresh target."""
     st = statements[i]
-    return st.op.aliases and (not is_inplace(st) or i in forced)
+    return statement_aliases(st.op, st.args) and (not is_inplace(st) or i in forced)
 
 
 def numpy_only(graph: StatementIR) -> dict[int, str]:
@@ -154,7 +154,7 @@ def numpy_only(graph: StatementIR) -> dict[int, str]:
     inputs = {s.name for s in graph.inputs}
     viewed: dict[str, list[int]] = {}   # symbol -> aliasing statements reading it
     for i, st in enumerate(statements):
-        if st.op.aliases and not is_inplace(st):
+        if statement_aliases(st.op, st.args) and not is_inplace(st):
             for s in st.symbols_used()[:1]:
                 viewed.setdefault(s.name, []).append(i)
     forced: dict[int, str] = {}
@@ -162,14 +162,14 @@ def numpy_only(graph: StatementIR) -> dict[int, str]:
     def force_chain(i: int, why: str) -> None:
         while i is not None and i not in forced:
             st = statements[i]
-            if not st.op.aliases:
+            if not statement_aliases(st.op, st.args):
                 return
             forced[i] = why
             used = st.symbols_used()
             i = producer.get(used[0].name) if used else None
 
     for i, st in enumerate(statements):
-        if st.op.aliases and not is_inplace(st) and any(s.name in outputs for s in st.outputs):
+        if statement_aliases(st.op, st.args) and not is_inplace(st) and any(s.name in outputs for s in st.outputs):
             force_chain(i, "returns a view: it must share memory with its base, as eagerly")
     for i, st in enumerate(statements):
         if not is_inplace(st):

@@ -18,12 +18,14 @@ import math
 
 import numpy as np
 
+from sot.ir.ops_api import SCALAR_TYPES
 from sot.ir.ops_reduction import REDUCTIONS
 from sot.ir.registry import bind, const_axes, substitute
 from sot.ir.statement_ir import Symbol
 
 from .onnx_builder import (BOOL, F16, F32, F64, FLOATS, I8, I64, INTS, MODULAR, U8, U64, GraphBuilder,
                            NotLowered, NotSymbolic)
+from .onnx_lowering_gather import GATHER_RULES
 from .onnx_lowering_indexing import _lower_getitem, _lower_join, _lower_split
 from .onnx_lowering_shapes import (INT64_MIN, _annotation, _out, _reshape, _same_dims, _static_dims,
                                    _symbol_operand, _tensor, dim, dim_arith, dims_of, product, scalar_dim,
@@ -700,11 +702,15 @@ ARRAY_RULES[("function", "roll")] = _lower_roll
 ARRAY_RULES[("function", "tile")] = _lower_tile
 ARRAY_RULES[("function", "repeat")] = ARRAY_RULES[("method", "repeat")] = _lower_repeat
 ARRAY_RULES[("function", "outer")] = _lower_outer
+ARRAY_RULES.update(GATHER_RULES)
+for _type in SCALAR_TYPES:   # np.float32(x): a cast
+    ARRAY_RULES[("function", _type.__name__)] = _lower_astype
 
 #: rules whose sizes are Dims (right for every size of a symbolic dim)
 SIZE_AWARE_RULES = frozenset([_lower_reduction, _lower_cumsum, _lower_matmul, _lower_reshape_like,
                               _lower_broadcast_to, _lower_getitem, _lower_join, _lower_split,
-                              _lower_creation, _lower_roll, _lower_tile, _lower_repeat, _lower_outer])
+                              _lower_creation, _lower_roll, _lower_tile, _lower_repeat, _lower_outer,
+                              *GATHER_RULES.values()])
 #: rules that use no size at all
 SIZE_FREE_RULES = frozenset([_lower_transpose, _lower_astype, _lower_copy, _lower_flip, _lower_triangle])
 #: ops that may take Python numbers of the graph as sizes or bounds

@@ -31,7 +31,8 @@ def _lower_getitem(b, st):
     shape = a.meta.shape
     for item in items:
         if not (item is None or item is Ellipsis or isinstance(item, slice) or _is_int_index(item)):
-            raise NotLowered("advanced indexing (index arrays, bounds checked at run time)")
+            from .onnx_lowering_gather import lower_advanced_getitem
+            return lower_advanced_getitem(b, st)
     n_real = sum(1 for i in items if i is not None and i is not Ellipsis)
     if Ellipsis in [i for i in items if i is Ellipsis]:
         pos = next(k for k, i in enumerate(items) if i is Ellipsis)

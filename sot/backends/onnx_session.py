@@ -296,7 +296,9 @@ class OnnxCompiledGraph:
         self._input_names = [s.name for s in graph.inputs]
         self._outputs = [(s.name, s.meta.is_scalar) for s in graph.outputs]
         self.kept = self._keep()
-        self._fn = self._build_fn()
+        from .onnx_checked import rerun_on_numpy_when_onnxruntime_fails
+        from .numpy_backend import compile_numpy
+        self._fn = rerun_on_numpy_when_onnxruntime_fails(graph, self._build_fn(), lambda: compile_numpy(graph)._fn)
 
     def _keep(self) -> list[str]:
         """Values one onnxruntime segment hands to a later one, which no NumPy

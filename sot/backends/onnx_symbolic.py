@@ -106,7 +106,8 @@ class SymbolicOnnxGraph:
 
         def run_graph(*inputs):
             return state._run(inputs)
-        self._fn = run_graph
+        from .onnx_checked import rerun_on_numpy_when_onnxruntime_fails
+        self._fn = rerun_on_numpy_when_onnxruntime_fails(graph, run_graph, lambda: self._reference_fn)
 
     def _numbers(self, inputs):
         key = tuple(v.shape for v in inputs)

@@ -57,6 +57,9 @@ def call(executor, fn: Variable, args: list[Variable], kwargs: dict[str, Variabl
         method = dispatch.getattr_(executor, fn, "__call__")
         return call(executor, method, args, kwargs)
     if isinstance(fn, ConstVariable) and isinstance(fn.value, type) and issubclass(fn.value, np.generic):
+        known = introspect.scalar_of_constants(fn.value, args, kwargs)
+        if known is not None:
+            return known
         op = registry.lookup_function(fn.value)
         if op is not None:
             return graph.call_op(op, args, kwargs)

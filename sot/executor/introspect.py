@@ -256,3 +256,16 @@ def ufunc_attr(ufunc, name: str) -> Variable | None:
         return None
     # no tracker: each read makes a new bound method, so nothing to guard
     return NumpyCallableVariable(op.target, op)
+
+
+def scalar_of_constants(scalar_type, args, kwargs) -> Variable | None:
+    """``np.float32(1e-5)``: a NumPy scalar of Python numbers, made at trace
+    time (immutable, like the constant it is)."""
+    if kwargs or len(args) != 1 or not isinstance(args[0], ConstVariable) \
+            or type(args[0].value) not in (bool, int, float, complex):
+        return None
+    try:
+        value = scalar_type(args[0].value)
+    except Exception:
+        return None  # eager's error comes from the native call (OverflowError…)
+    return ConstVariable(value) if isinstance(value, np.generic) else None

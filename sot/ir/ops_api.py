@@ -390,3 +390,19 @@ def _histogram_infer(op, args, kwargs):
 register(Op("histogram", "function", np.histogram, _histogram_infer))
 
 __all__ = ["TUPLE_RESULTS"]
+
+
+# ----------------------------------------------------------------------------
+# NumPy scalar types called on a value: np.float32(x) is a cast (a scalar of
+# a 0-d array or NumPy scalar, an ndarray of anything else)
+
+def _scalar_type_shape(args, kwargs):
+    if len(args) != 1 or kwargs:
+        raise UnsupportedOp("a NumPy scalar type takes one operand")
+    return _nested_shape(args[0])
+
+
+SCALAR_TYPES = (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+                np.float16, np.float32, np.float64, np.complex64, np.complex128)
+for _t in SCALAR_TYPES:
+    simple_op(_t.__name__, "function", _t, _scalar_type_shape)

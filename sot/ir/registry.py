@@ -119,6 +119,18 @@ _ATTRIBUTES: dict[str, Op] = {}
 _OPERATORS: dict[str, Op] = {}
 
 
+def statement_aliases(op: Op, args) -> bool:
+    """``op.aliases`` for these arguments: indexing with an index array or
+    list (advanced indexing) always copies, whatever else the index holds."""
+    if not op.aliases:
+        return False
+    if op.kind == "operator" and op.name == "getitem" and len(args) == 2:
+        items = args[1] if type(args[1]) is tuple else (args[1],)
+        # an ndarray index (0-d too) is advanced; a NumPy scalar index is basic
+        return not any(isinstance(i, list) or (isinstance(i, Symbol) and not i.meta.is_scalar) for i in items)
+    return True
+
+
 def register(op: Op) -> Op:
     if op.kind == "function":
         _FUNCTIONS[id(op.target)] = (op.target, op)
