@@ -169,3 +169,32 @@ def test_onnxruntime_runs_the_new_ops_in_numpy_segments_within_tolerance():
         for e, t in zip(f(F32, m), got):
             assert type(e) is type(t) and e.dtype == t.dtype and e.shape == t.shape
             np.testing.assert_allclose(t, e, rtol=1e-4, atol=1e-4)
+
+
+def test_index_tricks_and_multi_operand_forms():
+    def f(a, b):
+        return (np.c_[a, b], np.r_[a, b], np.atleast_2d(a, b), np.atleast_3d(a, b, a),
+                np.c_[a[:, None], b[:, None]], np.r_[a[None], b[None]])
+    for args in [(F64[0], F64[1]), (F32[0], F32[1]), (I64[0], F64[0, :4])]:
+        check(f, args)
+        one_graph(f, *args)
+    check(lambda a: np.r_[a, 1, 2:4], (F64[0],))  # scalars and slices: natively
+
+
+def test_mgrid_and_ogrid_of_int_slices():
+    def f(n):
+        return np.mgrid[0:n, 0:2], np.ogrid[0:n, 1:7:2], np.mgrid[1:n:2], np.mgrid[5:0:-2, 0:3, 2:4], np.ogrid[0:n]
+    check(f, (3,), (5,), (0,))
+    one_graph(f, 4)
+    check(lambda n: np.mgrid[0:n:4j], (3,))  # complex steps: natively
+
+
+def test_pad_and_sliding_window_view():
+    def f(a):
+        return (np.pad(a, 1), np.pad(a, ((1, 2),) * a.ndim, mode="edge"), np.pad(a, 2, mode="reflect"),
+                np.pad(a, (0, 3), constant_values=7), np.lib.stride_tricks.sliding_window_view(a, 2, axis=-1),
+                np.lib.stride_tricks.sliding_window_view(a, 2, axis=-1).sum(-1))
+    for args in [(F64,), (I64,), (F32[0],), (F64.T,)]:
+        check(f, args)
+        one_graph(f, *args)
+    check(lambda a: np.pad(a, 1, mode="edge"), (np.zeros((0, 3)),))  # ValueError, as eagerly

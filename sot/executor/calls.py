@@ -18,7 +18,7 @@ from ..guards.tracker import AttrTracker, ConstTracker
 from .. import psdb
 from ..ir import registry
 from ..ir.ops_api import TUPLE_RESULTS
-from . import dispatch, introspect
+from . import dispatch, introspect, numpy_forms
 from .dispatch import SEQUENCES, const
 from .variables import (
     BoundMethodVariable, BuiltinMethodVariable, BuiltinVariable, ClassVariable, ConstVariable,
@@ -89,7 +89,7 @@ def _unsupported_call(value) -> FallbackError:
 
 
 def call_numpy(graph, fn: NumpyCallableVariable, args, kwargs) -> Variable:
-    known = introspect.numpy_call(graph, fn.value, args, kwargs)
+    known = introspect.numpy_call(graph, fn.value, args, kwargs) or numpy_forms.call_form(graph, fn.value, args, kwargs)
     if known is not None:
         return known
     if fn.op is None:

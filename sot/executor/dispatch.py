@@ -25,7 +25,7 @@ from .variables import (
     is_const_value,
 )
 from .function_graph import function_variable
-from . import introspect
+from . import introspect, numpy_forms
 
 SEQUENCES = (TupleVariable, ListVariable)
 
@@ -210,6 +210,9 @@ def getitem(graph, obj: Variable, key: Variable) -> Variable:
         return graph.call_op(registry.lookup_operator("getitem"), (obj, key))
     if isinstance(obj, introspect.FlagsVariable):
         return obj.item(key)
+    trick = numpy_forms.index_trick(graph, obj, key) or numpy_forms.grid_trick(graph, obj, key)
+    if trick is not None:
+        return trick
     concrete("indexing", obj, key)
     if isinstance(obj, SEQUENCES) and isinstance(key, ConstVariable):
         if isinstance(key.value, slice):

@@ -406,3 +406,77 @@ SCALAR_TYPES = (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.ui
                 np.float16, np.float32, np.float64, np.complex64, np.complex128)
 for _t in SCALAR_TYPES:
     simple_op(_t.__name__, "function", _t, _scalar_type_shape)
+
+
+# ----------------------------------------------------------------------------
+# np.pad, sliding_window_view
+
+_PAD_MODES = frozenset({"constant", "edge", "linear_ramp", "maximum", "mean", "median", "minimum", "reflect",
+                        "symmetric", "wrap", "empty"})
+
+
+def _pad_widths(pad_width, ndim):
+    """NumPy's normalisation of pad_width to ((before, after),) * ndim."""
+    arr = np.asarray(pad_width)
+    if arr.dtype.kind not in "iu" or arr.ndim > 2:
+        raise UnsupportedOp("pad: pad_width must be ints")
+    if (arr < 0).any():
+        raise UnsupportedOp("pad: negative pad width")
+    try:
+        return np.broadcast_to(arr, (ndim, 2)).tolist()
+    except ValueError:
+        raise UnsupportedOp("pad: pad_width does not fit the operand") from None
+
+
+def _pad_infer(op, args, kwargs):
+    b = bind("pad", ("array", "pad_width", "mode"), args, kwargs,
+             {"array", "pad_width", "mode", "constant_values", "end_values", "reflect_type"},
+             kwonly=("constant_values", "end_values", "reflect_type", "stat_length"))
+    if "pad_width" not in b:
+        raise UnsupportedOp("pad: expects pad_width")
+    mode = b.get("mode", "constant")
+    if mode not in _PAD_MODES or mode == "empty":  # "empty" leaves uninitialised memory
+        raise UnsupportedOp(f"pad: mode {mode!r}")
+    for k in ("constant_values", "end_values"):
+        if k in b and (isinstance(b[k], Symbol) or np.asarray(b[k]).dtype.kind not in "biufc"):
+            raise UnsupportedOp(f"pad: {k} must be constant numbers")
+    shape = shape_of(b["array"])
+    if isinstance(b["pad_width"], Symbol):
+        raise UnsupportedOp("pad: traced pad_width")
+    widths = _pad_widths(b["pad_width"], len(shape))
+    out = tuple(d + lo + hi for d, (lo, hi) in zip(shape, widths))
+    if mode != "constant" and any(d == 0 and lo + hi for d, (lo, hi) in zip(shape, widths)):
+        raise UnsupportedOp(f"pad: mode {mode!r} cannot extend an empty axis")
+    probe_widths = [[min(lo, 1), min(hi, 1)] for lo, hi in widths] if widths else b["pad_width"]
+    return _probed(op, (), dict(b, pad_width=probe_widths), out)
+
+
+register(Op("pad", "function", np.pad, _pad_infer))
+
+
+def _sliding_window_infer(op, args, kwargs):
+    b = bind("sliding_window_view", ("x", "window_shape", "axis"), args, kwargs, {"x", "window_shape", "axis"},
+             kwonly=("subok", "writeable"))
+    shape = shape_of(b["x"])
+    window = b.get("window_shape")
+    window = [const_int(w, "window_shape") for w in (window if isinstance(window, (list, tuple)) else [window])]
+    axis = b.get("axis")
+    if axis is None:
+        if len(window) != len(shape):
+            raise UnsupportedOp("sliding_window_view: window_shape must have one entry per axis")
+        axes = list(range(len(shape)))
+    else:
+        axes = [const_axes(a, len(shape))[0] for a in (axis if isinstance(axis, (list, tuple)) else [axis])]
+        if len(axes) != len(window):
+            raise UnsupportedOp("sliding_window_view: window_shape and axis differ in length")
+    out = list(shape)
+    for a, w in zip(axes, window):
+        if w < 0 or out[a] < w:
+            raise UnsupportedOp("sliding_window_view: window larger than the input or negative")
+        out[a] -= w - 1
+    probe = dict(b, window_shape=tuple(min(w, 1) for w in window))
+    result = _probed(op, (), probe, tuple(out) + tuple(window))
+    return result
+
+
+register(Op("sliding_window_view", "function", np.lib.stride_tricks.sliding_window_view, _sliding_window_infer))

@@ -109,7 +109,7 @@ ALIASING_OPS = frozenset(
                                  "flip", "fliplr", "flipud", "atleast_1d", "atleast_2d",
                                  "atleast_3d", "diff", "einsum")]
     # conversions return their operand when it already fits; diag of a 2-d array is a view
-    + [("function", n) for n in ("asarray", "ascontiguousarray", "asfortranarray", "diag")]
+    + [("function", n) for n in ("asarray", "ascontiguousarray", "asfortranarray", "diag", "sliding_window_view")]
     + [("method", "view")]
 )
 
