@@ -198,3 +198,26 @@ def test_pad_and_sliding_window_view():
         check(f, args)
         one_graph(f, *args)
     check(lambda a: np.pad(a, 1, mode="edge"), (np.zeros((0, 3)),))  # ValueError, as eagerly
+
+
+def test_decompositions_return_their_named_tuples():
+    spd = F64[:, :4].T @ F64[:, :4] + np.eye(4)
+
+    def f(m):
+        r = np.linalg.eigh(m)
+        u, s, vt = np.linalg.svd(m)
+        q = np.linalg.qr(m)
+        return (r, r.eigenvalues, r[1], u, s, vt, q, q.R, np.linalg.svd(m, compute_uv=False),
+                np.linalg.qr(m, mode="r"), np.linalg.slogdet(m), np.linalg.svd(m, full_matrices=False),
+                r[:1], isinstance(q, tuple))
+    for args in [(spd,), (spd.astype(np.float32),), (np.stack([spd, spd]),)]:
+        check(f, args)
+        report = one_graph(f, *args)
+        assert type(report.result[0]) is type(np.linalg.eigh(spd)) and type(report.result[-2]) is tuple
+
+    def g(m):
+        r = np.linalg.svd(m)
+        print("a break")
+        return r
+    check(g, (F64,))
+    check(lambda m: np.linalg.eigh(m), (F64,))  # not square: LinAlgError, as eagerly

@@ -17,7 +17,6 @@ from ..breaks.reasons import (
 from ..guards.tracker import AttrTracker, ConstTracker
 from .. import psdb
 from ..ir import registry
-from ..ir.ops_api import TUPLE_RESULTS
 from . import dispatch, introspect, numpy_forms
 from .dispatch import SEQUENCES, const
 from .variables import (
@@ -94,10 +93,7 @@ def call_numpy(graph, fn: NumpyCallableVariable, args, kwargs) -> Variable:
         return known
     if fn.op is None:
         raise _unsupported_call(fn.value)
-    result = graph.call_op(fn.op, args, kwargs)
-    if fn.op.name in TUPLE_RESULTS and isinstance(result, ListVariable):
-        return TupleVariable(result.items)  # eager gives a tuple of arrays
-    return result
+    return numpy_forms.named_result(fn.op, graph.call_op(fn.op, args, kwargs))
 
 
 def call_method(executor, obj: Variable, name: str, args, kwargs) -> Variable:

@@ -292,6 +292,8 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
         return BuiltinMethodVariable(obj, name)
     if isinstance(obj, introspect.FlagsVariable):
         return obj.attr(name)
+    if isinstance(obj, numpy_forms.NamedTupleVariable) and obj.field(name) is not None:
+        return obj.field(name)
     if isinstance(obj, NumpyCallableVariable) and isinstance(obj.value, np.ufunc):
         known = introspect.ufunc_attr(obj.value, name)
         if known is not None:

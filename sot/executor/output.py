@@ -63,6 +63,8 @@ class OutputBuilder:
         if isinstance(var, IteratorVariable):  # an iterator over what is left
             rest = var.items[var.pos:]
             text = f"{self._bind(iter)}((" + "".join(self.expr(v) + ", " for v in rest) + "))"
+        elif isinstance(var, TupleVariable) and getattr(var, "cls", None) is not None:  # a named tuple
+            text = f"{self._bind(var.cls)}(" + "".join(self.expr(v) + ", " for v in var.items) + ")"
         elif isinstance(var, TupleVariable):
             text = "(" + "".join(self.expr(v) + ", " for v in var.items) + ")"
         elif isinstance(var, ListVariable):

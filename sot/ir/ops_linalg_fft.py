@@ -3,9 +3,9 @@ onnxruntime backend leaves them in a NumPy segment).
 
 Only functions whose result dtype and shape follow from the operands'
 dtypes and shapes: not ``eig``/``eigvals`` (real or complex by the data),
-not ``lstsq`` (its rank is a Python int from the data), and not the
-functions returning named tuples (``eigh``, ``svd``, ``qr``, ``slogdet``),
-whose result type the IR's multi-output ops do not keep.
+not ``lstsq`` (the shape of its residuals depends on the rank).  ``eigh``,
+``svd``, ``qr`` and ``slogdet`` are multi-output ops whose named-tuple type
+the simulator rebuilds (``NAMED_RESULTS``).
 Singular matrices raise LinAlgError from the graph, as eagerly.
 """
 
@@ -168,3 +168,77 @@ def _freq_infer(op, args, kwargs):
 
 for _name in ("fftfreq", "rfftfreq"):
     register(Op(_name, "function", getattr(np.fft, _name), _freq_infer))
+
+
+# ----------------------------------------------------------------------------
+# decompositions with named-tuple results (eigh, svd, qr, slogdet): several
+# outputs; the simulator rebuilds the named tuple (NAMED_RESULTS)
+
+#: op name -> the named-tuple class NumPy returns (several outputs only)
+NAMED_RESULTS = {
+    "eigh": type(_la.eigh(np.eye(1))),
+    "svd": type(_la.svd(np.eye(1))),
+    "qr": type(_la.qr(np.eye(1))),
+    "slogdet": type(_la.slogdet(np.eye(1))),
+}
+
+
+def _matrix(name, shape):
+    if len(shape) < 2:
+        raise UnsupportedOp(f"{name}: needs at least 2 dims")
+    return shape[:-2], shape[-2], shape[-1]
+
+
+def _eigh_shapes(b):
+    shape = _square("eigh", shape_of(b["a"]))
+    return (shape[:-1], shape)
+
+
+def _svd_shapes(b):
+    batch, m, n = _matrix("svd", shape_of(b["a"]))
+    k = min(m, n)
+    if not b.get("compute_uv", True):
+        return batch + (k,)
+    if b.get("full_matrices", True):
+        return (batch + (m, m), batch + (k,), batch + (n, n))
+    return (batch + (m, k), batch + (k,), batch + (k, n))
+
+
+def _qr_shapes(b):
+    batch, m, n = _matrix("qr", shape_of(b["a"]))
+    k = min(m, n)
+    mode = b.get("mode", "reduced")
+    if mode == "reduced":
+        return (batch + (m, k), batch + (k, n))
+    if mode == "complete":
+        return (batch + (m, m), batch + (m, n))
+    if mode == "r":
+        return batch + (k, n)
+    raise UnsupportedOp(f"qr: mode {mode!r}")
+
+
+def _slogdet_shapes(b):
+    shape = _square("slogdet", shape_of(b["a"]))[:-2]
+    return (shape, shape)
+
+
+def _named_op(name, params, allowed, shapes, kwonly=()):
+    def infer(op, args, kwargs):
+        b = bind(name, params, args, kwargs, allowed, kwonly)
+        if "a" not in b:
+            raise UnsupportedOp(f"{name}: expects an operand")
+        out = shapes(b)
+        result = run_probe(op, args, kwargs)
+        if isinstance(out[0], tuple):   # several outputs
+            if not isinstance(result, tuple) or len(result) != len(out):
+                raise UnsupportedOp(f"{name}: unexpected result")
+            return tuple(meta_of_probe(op, r, s) for r, s in zip(result, out))
+        return meta_of_probe(op, result, out)
+    return register(Op(name, "function", getattr(_la, name), infer))
+
+
+_named_op("eigh", ("a", "UPLO"), {"a", "UPLO"}, _eigh_shapes)
+_named_op("svd", ("a", "full_matrices", "compute_uv", "hermitian"),
+          {"a", "full_matrices", "compute_uv", "hermitian"}, _svd_shapes)
+_named_op("qr", ("a", "mode"), {"a", "mode"}, _qr_shapes)
+_named_op("slogdet", ("a",), {"a"}, _slogdet_shapes)
