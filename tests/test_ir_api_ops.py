@@ -9,17 +9,10 @@ import numpy as np
 import pytest
 
 from sot.ir.ops_ufunc_methods import lookup_ufunc_method
+from test_ir_extra_ops import OPERANDS as EXTRA_OPERANDS, _case_id
 from test_ir_oracle import (CORE_DTYPES, F, M, assert_matches_eager, assert_unsupported, sample)
 
-OPERANDS = {
-    "scalar": lambda dt: sample((), dt, scalar=True),
-    "0d": lambda dt: sample((), dt),
-    "1d": lambda dt: sample((6,), dt),
-    "2d": lambda dt: sample((3, 4), dt),
-    "3d": lambda dt: sample((2, 3, 4), dt),
-    "empty": lambda dt: sample((0, 3), dt),
-    "noncontig": lambda dt: sample((4, 3), dt).T,
-}
+OPERANDS = {**EXTRA_OPERANDS, "noncontig": lambda dt: sample((4, 3), dt).T}
 
 
 def U(ufunc, method):
@@ -82,11 +75,6 @@ CASES = [
     (U(np.add, "reduceat"), ([0, 1],), {}), (U(np.maximum, "reduceat"), ([1, 0, 2],), {"axis": -1}),
     (U(np.add, "reduceat"), (0,), {}),
 ]
-
-
-def _case_id(case):
-    op, args, kwargs = case
-    return f"{op.kind}:{op.name}{args}{kwargs or ''}"
 
 
 @pytest.mark.parametrize("operand", OPERANDS)

@@ -64,19 +64,23 @@ def _shape(graph, v):
     return None
 
 
+def _computed(fn, args, kwargs, value_of) -> Variable | None:
+    """``fn`` of the values ``value_of`` gives the arguments, at trace time;
+    None when one has none.  Where eager raises, the call runs natively."""
+    values = [value_of(a) for a in args]
+    kw = {k: value_of(v) for k, v in kwargs.items()}
+    if any(v is _NOT_CONST for v in values + list(kw.values())):
+        return None
+    try:
+        return ConstVariable(fn(*values, **kw))
+    except Exception as e:  # eager raises the same error when it runs natively
+        raise FallbackError(UNSUPPORTED_OBJECT, f"np.{fn.__name__}: {type(e).__name__}: {e}") from None
+
+
 def _by_kind(fn):
     """An introspection function answered on stand-ins (dtype, type and ndim
     are all it reads)."""
-    def handler(graph, args, kwargs):
-        values = [_stand_in(a) for a in args]
-        kw = {k: _stand_in(v) for k, v in kwargs.items()}
-        if any(v is _NOT_CONST for v in values + list(kw.values())):
-            return None
-        try:
-            return ConstVariable(fn(*values, **kw))
-        except Exception as e:  # eager raises: run natively
-            raise FallbackError(UNSUPPORTED_OBJECT, f"np.{fn.__name__}: {type(e).__name__}: {e}") from None
-    return handler
+    return lambda graph, args, kwargs: _computed(fn, args, kwargs, _stand_in)
 
 
 def _np_shape(graph, args, kwargs):
@@ -111,14 +115,7 @@ class _Exec:
 
 def _on_constants(fn, args, kwargs):
     """``fn`` of Python constants (nested tuples/lists of numbers)."""
-    values = [_const_tree(a) for a in args]
-    kw = {k: _const_tree(v) for k, v in kwargs.items()}
-    if any(v is _NOT_CONST for v in values + list(kw.values())):
-        return None
-    try:
-        return ConstVariable(fn(*values, **kw))
-    except Exception:
-        return None  # eager's error comes from the native call
+    return _computed(fn, args, kwargs, _const_tree)
 
 
 def _const_tree(v):
@@ -161,14 +158,7 @@ def class_call(cls, args, kwargs) -> Variable | None:
     """``np.dtype(x)``, ``np.finfo(x)``, ``np.iinfo(x)`` of constant dtype-likes."""
     if not any(cls is c for c in _CLASSES):
         return None
-    values = [dtype_constant(a) for a in args]
-    kw = {k: dtype_constant(v) for k, v in kwargs.items()}
-    if any(v is _NOT_CONST for v in values + list(kw.values())):
-        return None
-    try:
-        return ConstVariable(cls(*values, **kw))
-    except Exception as e:  # eager raises: run natively
-        raise FallbackError(UNSUPPORTED_OBJECT, f"np.{cls.__name__}: {type(e).__name__}: {e}") from None
+    return _computed(cls, args, kwargs, dtype_constant)
 
 
 #: attributes of constants computed at trace time (all immutable values)
