@@ -100,6 +100,24 @@ def test_a_damaged_entry_is_ignored_and_rewritten(tmp_path, damage):
     assert (again.disk_cache["hits"], again.disk_cache["rejected"]) == (1, 0)
 
 
+def test_an_intact_entry_onnxruntime_refuses_is_not_trusted(tmp_path):
+    cached(mlp, tmp_path)(X, W)
+    [name] = entries(tmp_path)
+    disk_cache._write(str(tmp_path / name), name[:-len(disk_cache.SUFFIX)], b"not a model")
+    sot.reset()
+    report = sot.explain(cached(mlp, tmp_path), X, W)
+    assert (report.disk_cache["rejected"], report.disk_cache["misses"], report.disk_cache["writes"]) == (1, 1, 1)
+    np.testing.assert_allclose(report.result, mlp(X, W), rtol=1e-5, atol=1e-6)
+
+
+def test_an_unusable_directory_only_costs_the_cache(tmp_path):
+    not_a_dir = tmp_path / "file"
+    not_a_dir.write_text("")
+    report = sot.explain(cached(mlp, not_a_dir), X, W)
+    assert report.disk_cache["writes"] == 0
+    np.testing.assert_allclose(report.result, mlp(X, W), rtol=1e-5, atol=1e-6)
+
+
 def test_frozen_weights_are_never_written(tmp_path):
     report = sot.explain(cached(layer, tmp_path, freeze=True), X)
     assert report.entries[0].frozen == ["W"]

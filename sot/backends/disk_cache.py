@@ -120,7 +120,13 @@ def _optimise_and_store(data: bytes, options, providers, directory: str, path: s
     options.optimized_model_filepath = optimised_path
     try:
         session = ort.InferenceSession(data, options, providers=providers)
-        stats["optimise_seconds"] += time.perf_counter() - started
+    except BaseException:
+        _remove(optimised_path)
+        raise
+    finally:
+        options.optimized_model_filepath = ""
+    stats["optimise_seconds"] += time.perf_counter() - started
+    try:
         with open(optimised_path, "rb") as f:
             optimised = f.read()
         _write(path, key, optimised)
@@ -129,7 +135,6 @@ def _optimise_and_store(data: bytes, options, providers, directory: str, path: s
     except OSError as e:
         vlog(1, log, "disk cache: cannot store %s: %s", path, e)
     finally:
-        options.optimized_model_filepath = ""
         _remove(optimised_path)
     return session
 
