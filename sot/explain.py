@@ -3,12 +3,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from . import _skip
 from .guards import cache
 
 
 @dataclass
 class ExplainReport:
     entries: list = field(default_factory=list)   # translate.EntryInfo, in translation order
+    skipped: list = field(default_factory=list)   # (name, file, line, rule) of codes not traced
     result: object = None
 
     @property
@@ -74,6 +76,7 @@ class ExplainReport:
                 }
                 for e in self.entries
             ],
+            "skipped": [{"name": n, "file": f, "line": l, "rule": r} for n, f, l, r in self.skipped],
         }
 
     def __str__(self) -> str:
@@ -101,6 +104,9 @@ class ExplainReport:
             if e.guards:
                 lines.append(f"    guards ({len(e.guards)}):")
                 lines.extend(f"      {g}" for g in e.guards)
+        if self.skipped:
+            lines.append(f"  not traced ({len(self.skipped)} code(s)):")
+            lines.extend(f"    {n} ({f}:{l}): {r}" for n, f, l, r in self.skipped)
         return "\n".join(lines)
 
 
@@ -116,10 +122,13 @@ def explain(fn, *args, **kwargs) -> ExplainReport:
     # Every code the call reaches is translated afresh so the report is
     # complete: this drops all cached translations (as sot.reset() does).
     cache.reset()
+    _skip.forget()  # skipped codes are decided (and listed) again
     report = ExplainReport()
     translate._recorders.append(report.entries)
+    translate._skip_recorders.append(report.skipped)
     try:
         report.result = static(*args, **kwargs)
     finally:
         translate._recorders.remove(report.entries)
+        translate._skip_recorders.remove(report.skipped)
     return report

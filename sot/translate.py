@@ -28,6 +28,7 @@ from .executor.executor import BreakHere, OpcodeExecutor
 from .executor.function_graph import FunctionGraph
 from .executor.opcode_table import FACTS
 from .executor.output import OutputBuilder
+from .executor.scalar_policy import ScalarPolicy
 from .executor.shape_policy import ShapePolicy
 from .executor.variables import NULL, CellVariable, DynamicScalarVariable
 from .guards import cache
@@ -128,10 +129,12 @@ class Translator:
 
     def __call__(self, frame):
         code = frame.f_code
-        if not _skip.is_user_code(code):
-            return _hook.SKIP
-        started = time.perf_counter()
         origin, offset = breaks.RESUME_ORIGIN.get(code, (code, None))
+        if origin is not self.options.top_code:  # what the user decorated is always translated
+            rule = _skip.skip_rule(code)
+            if rule is not None:
+                return _skipped(code, rule)
+        started = time.perf_counter()
         name = code.co_name if offset is None else f"{code.co_name} (resumed at offset {offset})"
         info = EntryInfo(name, code.co_filename, code.co_firstlineno)
         info.recompile_reason = _recompile_reason(code, frame)
@@ -156,8 +159,9 @@ class Translator:
             raise GraphBreakError(info.fallback or info.graph_break)
         if self.options.strict and info.fallback is not None:
             raise GraphBreakError(info.fallback)
-        if not info.graphs and info.graph_break is None and not info.native_ops:
-            # Nothing captured: running the original is the same and cheaper.
+        if (not info.graphs or not _has_array_ops(graph)) and info.graph_break is None and not info.native_ops:
+            # Nothing captured (or only Python-number arithmetic): running the
+            # original is the same and cheaper.
             replacement = None
             if cache.note_graphless(code):
                 for rec in _recorders:
@@ -177,6 +181,19 @@ class Translator:
         for rec in _recorders:
             rec.append(info)
         return replacement
+
+
+_skip_recorders: list = []  # explain() collects (name, file, line, rule) of skipped codes here
+
+
+def _skipped(code, rule: str):
+    """Tell the hook never to ask about `code` again (one flag test per call
+    from now on); say so once, with the rule."""
+    _skip.note_skipped(code, rule)
+    vlog(1, log, "%s (%s:%d) is not traced: %s", code.co_name, code.co_filename, code.co_firstlineno, rule)
+    for rec in _skip_recorders:
+        rec.append((code.co_name, code.co_filename, code.co_firstlineno, rule))
+    return _hook.SKIP
 
 
 MAX_SPECIALISATIONS = 8
@@ -199,6 +216,7 @@ def _translate_specialising(frame, info: EntryInfo, options: Options, allow_brea
             if not e.dims:
                 break
             shapes.specialise(e.dims)
+            ScalarPolicy(code).specialise(e.dims)
     attempt = EntryInfo(info.code_name, info.filename, info.firstlineno, recompile_reason=info.recompile_reason)
     replacement, graph = translate(frame, attempt, options, allow_break, None)
     return replacement, graph, attempt
@@ -240,6 +258,7 @@ def translate(frame, info: EntryInfo, options: Options, allow_break: bool = True
     `shapes`: the ShapePolicy choosing symbolic dims (None: all static)."""
     code = frame.f_code
     graph = FunctionGraph(f"{code.co_name}_graph", shapes, options.freeze)
+    graph.numbers = _numbers(code, options, shapes)
     try:
         with _phase(info, "simulate"):
             result = _simulate(frame, graph).run()
@@ -267,6 +286,16 @@ def translate(frame, info: EntryInfo, options: Options, allow_break: bool = True
         return None, graph
 
 
+def _has_array_ops(graph: FunctionGraph) -> bool:
+    return any(not out.meta.is_python for st in graph.ir.statements for out in st.outputs)
+
+
+def _numbers(code, options: Options, shapes):
+    """Which Python numbers become graph inputs (executor/scalar_policy.py):
+    none in the all-static last attempt, nor with to_static(dynamic=False)."""
+    return ScalarPolicy(code) if shapes is not None and options.dynamic is not False else None
+
+
 def _at_call_site(code, error: FallbackError) -> BreakReason:
     """A reason raised inside an inlined callee, restated at the caller's line."""
     inner = error.reason
@@ -286,6 +315,7 @@ def make_break(frame, instr, reason: BreakReason, info: EntryInfo, options: Opti
         raise FallbackError(UNSUPPORTED_BREAK, stop)
     stop_at, loop = stop
     graph = FunctionGraph(f"{code.co_name}_graph", shapes, options.freeze)
+    graph.numbers = _numbers(code, options, shapes)
     executor = _simulate(frame, graph, break_at=stop_at)
     try:
         with _phase(info, "simulate"):
@@ -355,7 +385,10 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
     namespace = dict(load_namespace, **builder.namespace)
     if len(graph.ir) or builder.symbols:
         with _phase(info, "backend compile"):
-            compiled = compile_graph(graph.ir, options.backend, options.device)
+            # Python-number inputs run on the NumPy backend, which hands NumPy the
+            # Python objects themselves (NEP 50 weak scalars, bitwise as eager).
+            backend = "numpy" if graph.ir.has_number_inputs else options.backend
+            compiled = compile_graph(graph.ir, backend, options.device if backend != "numpy" else "cpu")
         run = getattr(compiled, "_fn", compiled)  # the NumPy backend's function itself: one call less
         if hasattr(run, "__code__"):
             _hook.skip_code(run.__code__)
