@@ -88,6 +88,9 @@ def to_static(fn=None, *, backend: str | None = None, device: str = "cpu", full_
         static_call.__name__ = getattr(fn, "__name__", type(fn).__name__)
         static_call.__doc__ = getattr(fn, "__doc__", None)
     static_call.__sot_static__ = translator
+    if not full_graph and not translator.options.strict:
+        from . import governor
+        static_call.__sot_governor__ = governor.install(static_call, fn, translator)
     return static_call
 
 
@@ -136,6 +139,8 @@ def reset() -> None:
     writeable again."""
     cache.reset()
     _skip.forget()
+    from . import governor
+    governor.restart_all()
     from .executor import freeze, scalar_policy, shape_policy
     shape_policy.reset()
     scalar_policy.reset()

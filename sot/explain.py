@@ -11,6 +11,7 @@ from .guards import cache
 class ExplainReport:
     entries: list = field(default_factory=list)   # translate.EntryInfo, in translation order
     skipped: list = field(default_factory=list)   # (name, file, line, rule) of codes not traced
+    governor: str | None = None                   # the do-no-harm choice (sot/governor.py)
     result: object = None
 
     @property
@@ -77,6 +78,7 @@ class ExplainReport:
                 for e in self.entries
             ],
             "skipped": [{"name": n, "file": f, "line": l, "rule": r} for n, f, l, r in self.skipped],
+            "governor": self.governor,
         }
 
     def __str__(self) -> str:
@@ -84,6 +86,8 @@ class ExplainReport:
         lines = [f"sot explain: {self.graph_count} graph(s), {self.op_count} op(s), {breaks} graph break(s), "
                  f"{len(self.fallbacks)} fallback(s), {self.translation_count} translation(s) "
                  f"in {self.translate_seconds * 1e3:.1f} ms"]
+        if self.governor:
+            lines.append(f"  {self.governor}")
         if self.entries:
             lines.append("  translation time: " + ", ".join(
                 f"{p} {t * 1e3:.1f} ms" for p, t in self.phase_seconds.items()))
@@ -126,9 +130,15 @@ def explain(fn, *args, **kwargs) -> ExplainReport:
     report = ExplainReport()
     translate._recorders.append(report.entries)
     translate._skip_recorders.append(report.skipped)
+    # translated this once, whatever the do-no-harm governor chose (sot/governor.py)
+    mode, countdown = static.__sot_mode__, static.__sot_countdown__
+    static.__sot_mode__, static.__sot_countdown__ = 0, 0
     try:
         report.result = static(*args, **kwargs)
     finally:
+        static.__sot_mode__, static.__sot_countdown__ = mode, countdown
         translate._recorders.remove(report.entries)
         translate._skip_recorders.remove(report.skipped)
+    gov = getattr(static, "__sot_governor__", None)
+    report.governor = gov.describe() if gov is not None else None
     return report

@@ -126,6 +126,8 @@ class Translator:
 
     def __init__(self, options: Options):
         self.options = options
+        self.translations = 0           # frames translated (sot/governor.py counts the cost)
+        self.translate_seconds = 0.0
 
     def __call__(self, frame):
         code = frame.f_code
@@ -134,7 +136,14 @@ class Translator:
             rule = _skip.skip_rule(code)
             if rule is not None:
                 return _skipped(code, rule)
+        self.translations += 1
         started = time.perf_counter()
+        try:
+            return self._translate(frame, code, origin, offset, started)
+        finally:
+            self.translate_seconds += time.perf_counter() - started
+
+    def _translate(self, frame, code, origin, offset, started):
         name = code.co_name if offset is None else f"{code.co_name} (resumed at offset {offset})"
         info = EntryInfo(name, code.co_filename, code.co_firstlineno)
         info.recompile_reason = _recompile_reason(code, frame)
@@ -212,7 +221,7 @@ def _translate_specialising(frame, info: EntryInfo, options: Options, allow_brea
             return replacement, graph, attempt
         except SpecializeDims as e:
             vlog(2, log_guards, "%s (%s:%d): specialising dims %s: %s", info.code_name, code.co_filename,
-                 code.co_firstlineno, ", ".join(f"{t.name()}.shape[{a}]" for t, a in e.dims), e.why)
+                 code.co_firstlineno, ", ".join(_source_text(d) for d in e.dims), e.why)
             if not e.dims:
                 break
             shapes.specialise(e.dims)
@@ -220,6 +229,12 @@ def _translate_specialising(frame, info: EntryInfo, options: Options, allow_brea
     attempt = EntryInfo(info.code_name, info.filename, info.firstlineno, recompile_reason=info.recompile_reason)
     replacement, graph = translate(frame, attempt, options, allow_break, None)
     return replacement, graph, attempt
+
+
+def _source_text(source) -> str:
+    """A symbolic dim's source (tracker, axis), or a number's ("number", tracker)."""
+    first, second = source
+    return second.name() if first == "number" else f"{first.name()}.shape[{second}]"
 
 
 def _recompile_reason(code, frame) -> str | None:

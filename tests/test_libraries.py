@@ -252,7 +252,25 @@ def test_a_number_the_control_flow_needs_is_specialised_again():
         box.n = n
         assert_same(fn(x), f(x), bitwise=True)
     assert sot.translation_count(f) <= 5  # value-guarded again: one entry per value
-    assert not any("type(box.n)" in g for g in sot.explain(f, x).guards)
+    report = sot.explain(f, x)
+    assert report.graph_count == 1 and not report.fallbacks, str(report)
+    assert not any("type(box.n)" in g for g in report.guards)
+    assert "box.n == 3" in report.guards
+
+
+def test_a_recursive_function_with_a_changing_depth():
+    def f(x, n):
+        y = np.tanh(x) * 2
+        if n == 0:
+            return (y + 1).sum()
+        return (y - 1).sum() + f(x * 0.5, n - 1)
+
+    s = sot.to_static(f)
+    x = np.linspace(-1, 1, 16, dtype=np.float32).reshape(4, 4)
+    for n in (3, 2, 3):
+        assert_same(f(x, n), s(x, n), bitwise=True)
+    report = sot.explain(f, x, 3)
+    assert report.graph_count >= 1 and not report.fallbacks, str(report)
 
 
 def test_a_number_out_of_an_int8_range_raises_as_eager():
