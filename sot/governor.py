@@ -9,7 +9,7 @@ measured the way ``backend="auto"`` measures backends:
   form and the plain function (the hook off); a call during which something
   was translated is warm-up, not a sample, and its translation time is
   counted; after `SAMPLES` clean calls of each, the best of each decides;
-* translated no faster than native: the callable runs natively (the hook is
+* translated not clearly faster than native (by `KEEP`): the callable runs natively (the hook is
   not even installed for its calls), with the reason logged at verbosity 1
   and shown by ``explain``; a window in which translations never stop (a
   code that keeps breaking into new tiny graphs) ends native too;
@@ -35,7 +35,10 @@ from .logs import vlog
 log = logging.getLogger("sot.governor")
 
 TRANSLATED, NATIVE, MEASURE = 0, 1, 2
-SAMPLES = 3            # clean timed calls per form; the best counts
+SAMPLES = 5            # clean timed calls per form; the best counts
+#: the translated form is kept only when clearly faster: within noise, native
+#: is the choice that can never be slower than eager
+KEEP = 0.95
 MAX_WINDOW = 32        # calls in one window before "keeps translating" ends it
 RECHECK = 256          # calls until the first re-check (then doubled each time)
 MAX_RECHECK = 1 << 20
@@ -97,11 +100,11 @@ class Governor:
         t, n = self.samples["translated"], self.samples["native"]
         if len(t) >= SAMPLES and len(n) >= SAMPLES:
             bt, bn = min(t), min(n)
-            if bt <= bn:
-                self._decide("translated", f"translated {bt * 1e6:.1f} us <= native {bn * 1e6:.1f} us "
+            if bt <= bn * KEEP:
+                self._decide("translated", f"translated {bt * 1e6:.1f} us < native {bn * 1e6:.1f} us "
                                            f"(best of {len(t)} calls each)")
             else:
-                self._decide("native", f"translated {bt * 1e6:.1f} us > native {bn * 1e6:.1f} us "
+                self._decide("native", f"translated {bt * 1e6:.1f} us, native {bn * 1e6:.1f} us "
                                        f"(best of {len(t)} calls each): it runs natively")
         elif self.window_calls >= MAX_WINDOW and len(t) < SAMPLES:
             self._decide("native", f"keeps translating: {self.window_translations} translations "
