@@ -39,6 +39,10 @@ DEFAULT_SKIPS = (
                  "would be a graph break"),
     (("onnx", "onnxruntime"), "onnx / onnxruntime: sot's backend runs them; no NumPy work to capture"),
     (("bytecode",), "bytecode: sot's code assembler"),
+    (("pandas",), "pandas: its own compiled engine under Python glue; a trace would only break"),
+    (("matplotlib",), "matplotlib: drawing and file I/O, no NumPy work to capture"),
+    (("torch", "jax", "jaxlib", "tensorflow", "numba"),
+     "another array framework or compiler: its values are not NumPy arrays a graph could hold"),
     (("sot",), "sot itself"),
     # the standard library, by directory (see _stdlib_dirs): appended below
 )
