@@ -13,6 +13,9 @@ class ExplainReport:
     skipped: list = field(default_factory=list)   # (name, file, line, rule) of codes not traced
     governor: str | None = None                   # the do-no-harm choice (sot/governor.py)
     result: object = None
+    #: onnxruntime's disk cache during the call (backends/disk_cache.stats):
+    #: hits, misses, writes, rejected, bypassed, optimise/load seconds
+    disk_cache: dict = field(default_factory=dict)
 
     @property
     def graph_count(self) -> int:
@@ -64,6 +67,7 @@ class ExplainReport:
             "translation_count": self.translation_count,
             "translate_seconds": self.translate_seconds,
             "phase_seconds": self.phase_seconds,
+            "disk_cache": dict(self.disk_cache),
             "codes": [
                 {
                     "name": e.code_name, "file": e.filename, "line": e.firstlineno, "state": e.state,
@@ -91,6 +95,12 @@ class ExplainReport:
         if self.entries:
             lines.append("  translation time: " + ", ".join(
                 f"{p} {t * 1e3:.1f} ms" for p, t in self.phase_seconds.items()))
+        c = self.disk_cache
+        if any(c.get(k) for k in ("hits", "misses", "rejected", "bypassed")):
+            lines.append(f"  onnxruntime disk cache: {c['hits']} hit(s), {c['misses']} miss(es), "
+                         f"{c['rejected']} rejected, {c['bypassed']} not cacheable; optimising "
+                         f"{c['optimise_seconds'] * 1e3:.1f} ms, loading optimised models "
+                         f"{c['load_seconds'] * 1e3:.1f} ms")
         for e in self.entries:
             lines.append(f"  {e.code_name} ({e.filename}:{e.firstlineno}): {e.state}")
             for i, (ops, backend, _src) in enumerate(e.graphs):
@@ -128,6 +138,8 @@ def explain(fn, *args, **kwargs) -> ExplainReport:
     cache.reset()
     _skip.forget()  # skipped codes are decided (and listed) again
     report = ExplainReport()
+    from .backends import disk_cache
+    before = dict(disk_cache.stats)
     translate._recorders.append(report.entries)
     translate._skip_recorders.append(report.skipped)
     # translated this once, whatever the do-no-harm governor chose (sot/governor.py)
@@ -139,6 +151,7 @@ def explain(fn, *args, **kwargs) -> ExplainReport:
         static.__sot_mode__, static.__sot_countdown__ = mode, countdown
         translate._recorders.remove(report.entries)
         translate._skip_recorders.remove(report.skipped)
+        report.disk_cache = {k: v - before[k] for k, v in disk_cache.stats.items()}
     gov = getattr(static, "__sot_governor__", None)
     report.governor = gov.describe() if gov is not None else None
     return report
