@@ -20,7 +20,7 @@
  *                                    dtype and shape are read from the
  *                                    array struct, not through attributes
  *           ("value", r, value)      same exact type and value; floats
- *                                    bit-exact, NaN matches NaN; tuples
+ *                                    bit-exact (NaN sign, payload); tuples
  *                                    element-wise
  *           ("len", r, T, n)         type(regs[r]) is T and len == n
  *           ("dictkeys", r, T, keys) type is T, keys in order equal keys
@@ -29,6 +29,12 @@
  *                                    regs[r].shape[i] == regs[s].shape[j]
  *                                    (struct reads when a value's type is
  *                                    the given ndarray type)
+ *           ("same", r, s, expect)   (regs[r] is regs[s]) == expect
+ *           ("notin", r, key)        regs[r] is an exact dict without key
+ *           ("typever", T, tag)      T is unchanged since the trace: its
+ *                                    version tag is still valid and == tag
+ *                                    (any attribute set on T or a base
+ *                                    invalidates it; see type_version())
  *
  * Everything reads the frame's borrowed argument vector; registers own
  * their values and are released on every path.
@@ -58,15 +64,17 @@ typedef struct {
 enum {
     OP_ARG, OP_CELL, OP_GLOBAL, OP_BUILTINS, OP_ATTR, OP_ITEM, OP_CONST,
     OP_TYPE, OP_ID, OP_TENSOR, OP_VALUE, OP_LEN, OP_DICTKEYS, OP_ABSENT, OP_DIMEQ,
+    OP_SAME, OP_NOTIN, OP_TYPEVER,
 };
 
 static const char *const op_names[] = {
     "arg", "cell", "global", "builtins", "attr", "item", "const",
-    "type", "id", "tensor", "value", "len", "dictkeys", "absent", "dimeq", NULL,
+    "type", "id", "tensor", "value", "len", "dictkeys", "absent", "dimeq",
+    "same", "notin", "typever", NULL,
 };
 
 /* How many fields each op's tuple has, op name included. */
-static const int op_sizes[] = {3, 3, 3, 2, 4, 4, 3, 3, 3, 6, 3, 4, 4, 2, 6};
+static const int op_sizes[] = {3, 3, 3, 2, 4, 4, 3, 3, 3, 6, 3, 4, 4, 2, 6, 4, 3, 3};
 
 typedef struct {
     int op;
@@ -103,10 +111,7 @@ static Py_ssize_t c_evaluations = 0;
 static int
 float_same(double x, double y)
 {
-    if (x != x || y != y) {
-        return x != x && y != y;  /* every NaN is the same NaN */
-    }
-    return memcmp(&x, &y, sizeof(double)) == 0;
+    return memcmp(&x, &y, sizeof(double)) == 0;  /* bit-exact: -0.0, NaN sign and payload */
 }
 
 /* 1 if v is interchangeable with w (sot.guards.tracker.value_key equal),
@@ -146,10 +151,31 @@ value_equal(PyObject *v, PyObject *w)
 
 /* ------------------------------------------------------------- checks */
 
+/* The same dtype, or an equal one (byte order included) where neither
+ * carries metadata (== ignores it; a dtype with metadata must be the one). */
 static int
 dtype_equal(PyObject *have, PyObject *want)
 {
-    return have == want ? 1 : PyObject_RichCompareBool(have, want, Py_EQ);
+    if (have == want) {
+        return 1;
+    }
+    int eq = PyObject_RichCompareBool(have, want, Py_EQ);
+    if (eq <= 0) {
+        return eq;
+    }
+    PyObject *m1 = PyObject_GetAttrString(have, "metadata");
+    if (m1 == NULL) {
+        return -1;
+    }
+    PyObject *m2 = PyObject_GetAttrString(want, "metadata");
+    if (m2 == NULL) {
+        Py_DECREF(m1);
+        return -1;
+    }
+    eq = m1 == Py_None && m2 == Py_None;
+    Py_DECREF(m1);
+    Py_DECREF(m2);
+    return eq;
 }
 
 static int
@@ -293,6 +319,36 @@ builtins_of(PyObject *g)
     return b;
 }
 
+/* The version tag of type t, assigned now if t has none; 0 when CPython
+ * cannot give it one (tags exhausted, or too many changes of t): a guard
+ * on 0 never holds. */
+static unsigned int
+type_version(PyTypeObject *t)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+    if (!PyUnstable_Type_AssignVersionTag(t)) {
+        return 0;
+    }
+#else
+    if (!(t->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG)) {
+        /* a method-cache lookup assigns a tag as a side effect */
+        (void)_PyType_Lookup(t, str_builtins);
+    }
+#endif
+    if (!(t->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG)) {
+        return 0;
+    }
+    return t->tp_version_tag;
+}
+
+static int
+type_unchanged(PyObject *t, Py_ssize_t tag)
+{
+    PyTypeObject *tp = (PyTypeObject *)t;
+    return tag != 0 && (tp->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) &&
+           (Py_ssize_t)tp->tp_version_tag == tag;
+}
+
 /* -------------------------------------------------------- evaluation */
 
 #define SMALL_REGS 16
@@ -399,6 +455,21 @@ run_program(GuardProgram *p, PyObject *const *vec, Py_ssize_t n)
         case OP_DIMEQ:
             ok = check_dimeq(op, v, regs[op->src]);
             break;
+        case OP_SAME:
+            ok = (v == regs[op->src]) == (op->n != 0);
+            break;
+        case OP_NOTIN:
+            if (!PyDict_CheckExact(v)) {
+                ok = 0;
+            }
+            else {
+                ok = PyDict_Contains(v, op->a);
+                ok = ok < 0 ? -1 : !ok;
+            }
+            break;
+        case OP_TYPEVER:
+            ok = type_unchanged(op->a, op->n);
+            break;
         }
     }
     for (int r = 0; r < p->nregs; r++) {
@@ -490,7 +561,8 @@ parse_op(GuardProgram *p, PyObject *t, guard_op *op)
         return -1;
     }
     Py_ssize_t reg = -1, x;
-    if (op->op != OP_ABSENT && parse_index(t, 1, p->nregs, "register", &reg) < 0) {
+    int no_reg = op->op == OP_ABSENT || op->op == OP_TYPEVER;
+    if (!no_reg && parse_index(t, 1, p->nregs, "register", &reg) < 0) {
         return -1;
     }
     op->reg = (int)reg;
@@ -523,6 +595,23 @@ parse_op(GuardProgram *p, PyObject *t, guard_op *op)
         return 0;
     case OP_BUILTINS:
         return 0;
+    case OP_SAME:
+        if (parse_index(t, 2, p->nregs, "register", &x) < 0) {
+            return -1;
+        }
+        op->src = (int)x;
+        op->n = PyObject_IsTrue(PyTuple_GET_ITEM(t, 3));
+        return op->n < 0 ? -1 : 0;
+    case OP_NOTIN:
+        op->a = Py_NewRef(PyTuple_GET_ITEM(t, 2));
+        return 0;
+    case OP_TYPEVER:
+        op->reg = -1;
+        if (parse_type(t, 1, &op->a) < 0) {
+            return -1;
+        }
+        op->n = PyLong_AsSsize_t(PyTuple_GET_ITEM(t, 2));
+        return op->n == -1 && PyErr_Occurred() ? -1 : 0;
     case OP_DIMEQ: {
         if (parse_index(t, 3, p->nregs, "register", &x) < 0) {
             return -1;
@@ -689,7 +778,7 @@ gp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         guard_op *op = &self->ops[k];
         int is_load = op->op <= OP_CONST;
         int reads = is_load ? ((op->op == OP_ATTR || op->op == OP_ITEM) ? op->src : -1) : op->reg;
-        int reads2 = op->op == OP_DIMEQ ? op->src : -1;
+        int reads2 = (op->op == OP_DIMEQ || op->op == OP_SAME) ? op->src : -1;
         if ((reads >= 0 && !written[reads]) || (reads2 >= 0 && !written[reads2]) ||
             (is_load && written[op->reg])) {
             PyMem_Free(written);
@@ -805,7 +894,40 @@ sot_array_layout_ok(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_TRUE;
 }
 
+/* type_version(T) -> T's version tag (assigned if T had none), 0 if none
+ * can be given: what a "typever" op compares against. */
+static PyObject *
+sot_type_version(PyObject *module, PyObject *t)
+{
+    (void)module;
+    if (!PyType_Check(t)) {
+        PyErr_SetString(PyExc_TypeError, "type_version() takes a type");
+        return NULL;
+    }
+    return PyLong_FromUnsignedLong(type_version((PyTypeObject *)t));
+}
+
+/* type_unchanged(T, tag) -> the "typever" check, for the Python reference. */
+static PyObject *
+sot_type_unchanged(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 2 || !PyType_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "type_unchanged(type, tag)");
+        return NULL;
+    }
+    Py_ssize_t tag = PyLong_AsSsize_t(args[1]);
+    if (tag == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    return PyBool_FromLong(type_unchanged(args[0], tag));
+}
+
 PyMethodDef sot_guard_methods[] = {
+    {"type_version", sot_type_version, METH_O,
+     "type_version(T) -> T's version tag, assigned now if needed; 0 if CPython cannot give one"},
+    {"type_unchanged", (PyCFunction)(void (*)(void))sot_type_unchanged, METH_FASTCALL,
+     "type_unchanged(T, tag) -> whether T's version tag is still valid and equal to tag"},
     {"set_guard_strict", sot_set_guard_strict, METH_O,
      "set_guard_strict(flag) -> previous: also run each C guard's Python twin and count disagreements"},
     {"guard_counters", sot_guard_counters, METH_NOARGS,

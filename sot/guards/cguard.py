@@ -33,6 +33,7 @@ from .guard import (
     TypeGuard,
     ValueGuard,
 )
+from .invariants import ClassUnchangedGuard, KeyAbsentGuard, SameGuard
 from .tracker import (
     AttrTracker,
     BuiltinsDictTracker,
@@ -105,6 +106,12 @@ class _Program:
         if type(gd) is GlobalAbsentGuard:
             self.ops.append(("absent", gd.global_name))
             return
+        if type(gd) is ClassUnchangedGuard:
+            self.ops.append(("typever", gd.cls, gd.tag))
+            return
+        if type(gd) is SameGuard:
+            self.ops.append(("same", self.reg(gd.tracker), self.reg(gd.other), gd.same))
+            return
         if type(gd) is DimEqualGuard:
             self.ops.append(("dimeq", self.reg(gd.tracker), gd.axis, self.reg(gd.other), gd.other_axis,
                              np.ndarray))
@@ -123,6 +130,8 @@ class _Program:
             self.ops.append(("len", r, gd.type, gd.n))
         elif t is DictKeysGuard:
             self.ops.append(("dictkeys", r, gd.type, gd.keys))
+        elif t is KeyAbsentGuard:
+            self.ops.append(("notin", r, gd.key))
         else:
             raise _NoCForm(t.__name__)
 

@@ -114,16 +114,18 @@ def literal(value: Any) -> str | None:
     return None
 
 
-def _float_key(x: float) -> Any:
-    # bit-exact, except that every NaN is the same NaN
-    return "nan" if x != x else struct.pack("<d", x)
+def _float_key(x: float) -> bytes:
+    # bit-exact: -0.0 is not 0.0, and a NaN's sign and payload count (a
+    # graph that took the float as a constant reproduces its bits)
+    return struct.pack("<d", x)
 
 
 def value_key(value: Any) -> Any:
     """A hashable key equal only for values that are interchangeable.
 
     Unlike ``==``: type-tagged (``1``, ``1.0`` and ``True`` differ), floats
-    are bit-exact (``0.0`` and ``-0.0`` differ, NaN equals NaN), recursive
+    are bit-exact (``0.0`` and ``-0.0`` differ, a NaN equals only a NaN of
+    the same sign and payload), recursive
     through tuples. Unhashable or other objects are keyed by identity.
     """
     t = type(value)
