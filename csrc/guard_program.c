@@ -319,6 +319,18 @@ builtins_of(PyObject *g)
     return b;
 }
 
+/* Whether t's version tag is valid: 3.13 drops a tag by setting it to 0
+ * (the flag is no longer kept); before, PyType_Modified clears the flag. */
+static int
+version_valid(PyTypeObject *t)
+{
+#if PY_VERSION_HEX >= 0x030D0000
+    return t->tp_version_tag != 0;
+#else
+    return (t->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) && t->tp_version_tag != 0;
+#endif
+}
+
 /* The version tag of type t, assigned now if t has none; 0 when CPython
  * cannot give it one (tags exhausted, or too many changes of t): a guard
  * on 0 never holds. */
@@ -330,23 +342,19 @@ type_version(PyTypeObject *t)
         return 0;
     }
 #else
-    if (!(t->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG)) {
+    if (!version_valid(t)) {
         /* a method-cache lookup assigns a tag as a side effect */
         (void)_PyType_Lookup(t, str_builtins);
     }
 #endif
-    if (!(t->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG)) {
-        return 0;
-    }
-    return t->tp_version_tag;
+    return version_valid(t) ? t->tp_version_tag : 0;
 }
 
 static int
 type_unchanged(PyObject *t, Py_ssize_t tag)
 {
     PyTypeObject *tp = (PyTypeObject *)t;
-    return tag != 0 && (tp->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) &&
-           (Py_ssize_t)tp->tp_version_tag == tag;
+    return tag != 0 && version_valid(tp) && (Py_ssize_t)tp->tp_version_tag == tag;
 }
 
 /* -------------------------------------------------------- evaluation */
