@@ -195,95 +195,49 @@ def test_float_guard_compares_bits(first, then):
 
 # -- classes that change -------------------------------------------------------------
 
-def test_bool_added_to_a_class_after_the_first_call():
-    class B:
-        pass
-
-    def f(x, b):
-        return x + 1 if b else x - 1
-
-    static = sot.to_static(f)
-    b = B()
-    _same(f, static, X, b)
-    B.__bool__ = lambda self: False
-    _same(f, static, X, b)
+def truthy(x, o):
+    return x + 1 if o else x - 1
 
 
-def test_len_added_to_a_class_after_the_first_call():
-    class B:
-        pass
-
-    def f(x, b):
-        return x + 1 if b else x - 1
-
-    static = sot.to_static(f)
-    b = B()
-    _same(f, static, X, b)
-    B.__len__ = lambda self: 0
-    _same(f, static, X, b)
+def times_k(x, o):
+    return x * o.k
 
 
-def test_class_attribute_replaced_by_a_descriptor():
-    class C:
-        k = 2.0
-
-    def f(x, c):
-        return x * c.k
-
-    static = sot.to_static(f)
-    c = C()
-    _same(f, static, X, c)
-    C.k = property(lambda self: 10.0)
-    _same(f, static, X, c)
+def calls_m(x, o):
+    return o.m(x)
 
 
-def test_instance_attribute_shadowed_by_a_new_data_descriptor():
-    class C:
-        def __init__(self):
-            self.w = 2.0
-
-    def f(x, c):
-        return x * c.w
-
-    static = sot.to_static(f)
-    c = C()
-    _same(f, static, X, c)
-    C.w = property(lambda self: 10.0)
-    _same(f, static, X, c)
+def _obj(**class_attrs):
+    return type("C", (), class_attrs)()
 
 
-def test_method_replaced_on_the_class_and_on_a_base():
-    class Base:
-        def m(self, x):
-            return x + 1
-
-    class D(Base):
-        pass
-
-    def f(x, d):
-        return d.m(x)
-
-    static = sot.to_static(f)
-    d = D()
-    _same(f, static, X, d)
-    Base.m = lambda self, x: x - 1
-    _same(f, static, X, d)
-    D.m = lambda self, x: x * 5
-    _same(f, static, X, d)
+def _with_instance_k():
+    o = _obj()
+    o.k = 2.0
+    return o
 
 
-def test_getattr_added_to_a_class_after_the_first_call():
-    class C:
-        k = 2.0
+def _of_subclass():
+    base = type("Base", (), {"m": lambda self, x: x + 1})
+    return type("D", (base,), {})()
 
-    def f(x, c):
-        return x * c.k
 
-    static = sot.to_static(f)
-    c = C()
-    _same(f, static, X, c)
-    C.__getattribute__ = lambda self, name: 9.0
-    _same(f, static, X, c)
+@pytest.mark.parametrize("fn,make,change", [
+    (truthy, _obj, lambda C: setattr(C, "__bool__", lambda self: False)),
+    (truthy, _obj, lambda C: setattr(C, "__len__", lambda self: 0)),
+    (times_k, lambda: _obj(k=2.0), lambda C: setattr(C, "k", property(lambda self: 10.0))),
+    (times_k, _with_instance_k, lambda C: setattr(C, "k", property(lambda self: 10.0))),
+    (times_k, lambda: _obj(k=2.0), lambda C: setattr(C, "__getattribute__", lambda self, name: 9.0)),
+    (calls_m, _of_subclass, lambda C: setattr(C.__mro__[1], "m", lambda self, x: x - 1)),
+    (calls_m, _of_subclass, lambda C: setattr(C, "m", lambda self, x: x * 5)),
+], ids=["bool-added", "len-added", "attribute-became-property", "instance-attribute-shadowed-by-property",
+        "getattribute-added", "method-replaced-on-base", "method-added-on-class"])
+def test_class_changed_after_the_first_call_is_seen(fn, make, change):
+    o = make()
+    static = sot.to_static(fn)
+    _same(fn, static, X, o)
+    change(type(o))
+    _same(fn, static, X, o)
 
 
 def test_unchanged_class_keeps_its_entry():
