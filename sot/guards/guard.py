@@ -1,13 +1,15 @@
 """Guard kinds: one check each on a value reached through a Tracker.
 
 Every guard is built from a tracker and what was observed at trace time,
-and knows four things about itself, side by side:
+and knows five things about itself, side by side:
 
 * ``code(v, ctx)`` -- a Python expression over the name ``v`` (holding the
   tracker's value) for the compiled guard function; constants are bound
   with ``ctx.bind``/``ctx.const``, never spliced;
 * ``check(value)`` -- the same test, interpreted (the reference the
   compiled function must agree with);
+* ``c_ops(prog)`` -- the same test as ops of the C guard program
+  (``csrc/guard_program.c``; ``sot.guards.cguard`` assembles them);
 * ``describe()`` -- one line for logs and ``sot.explain``;
 * ``explain_failure(value)`` -- why a new value fails, in words.
 
@@ -129,6 +131,12 @@ class Guard:
     def _key(self) -> tuple:
         raise NotImplementedError
 
+    def c_ops(self, prog) -> list | None:
+        """The same check as ops of the C guard program (registers from
+        ``prog.reg(tracker)``; see ``csrc/guard_program.c``), or None if
+        it has no C form."""
+        return None
+
     # -- shared ------------------------------------------------------------
     def emit(self, ctx: LoadContext) -> str:
         """The whole check as an expression (loads through ``ctx.ref``)."""
@@ -242,6 +250,10 @@ class TensorGuard(Guard):
             return msg
         return "%s still matches %s" % (s, self.describe())  # pragma: no cover
 
+    def c_ops(self, prog):
+        return [("tensor", prog.reg(self.tracker), self.type, self.dtype, self.shape,
+                 self.type is np.ndarray)]
+
     def _key(self):
         return (self.type, self.dtype, self.shape)
 
@@ -266,6 +278,9 @@ class TypeGuard(Guard):
 
     def explain_failure(self, value):
         return self._type_changed(self.type, value)
+
+    def c_ops(self, prog):
+        return [("type", prog.reg(self.tracker), self.type)]
 
     def _key(self):
         return (id(self.type),)
@@ -347,6 +362,9 @@ class ValueGuard(Guard):
             msg += " (type %s to %s)" % (_type_name(type(self.value)), _type_name(type(value)))
         return msg
 
+    def c_ops(self, prog):
+        return [("value", prog.reg(self.tracker), self.value)]
+
     def _key(self):
         return (self._vkey,)
 
@@ -369,6 +387,9 @@ class IdGuard(Guard):
 
     def explain_failure(self, value):
         return "%s is no longer the same object" % self.tracker.subject()
+
+    def c_ops(self, prog):
+        return [("id", prog.reg(self.tracker), self.obj)]
 
     def _key(self):
         return (id(self.obj),)
@@ -408,6 +429,9 @@ class LenGuard(Guard):
             return self._type_changed(self.type, value)
         return "len(%s) changed from %d to %d" % (self.tracker.subject(), self.n, len(value))
 
+    def c_ops(self, prog):
+        return [("len", prog.reg(self.tracker), self.type, self.n)]
+
     def _key(self):
         return (id(self.type), self.n)
 
@@ -446,6 +470,9 @@ class DictKeysGuard(Guard):
             return self._type_changed(self.type, value)
         return "keys of %s changed from %s to %s" % (
             self.tracker.subject(), _short_keys(self.keys), _short_keys(tuple(value)))
+
+    def c_ops(self, prog):
+        return [("dictkeys", prog.reg(self.tracker), self.type, self.keys)]
 
     def _key(self):
         return (id(self.type), self._kkey)
@@ -501,6 +528,10 @@ class DimEqualGuard(Guard):
     def explain_failure(self, value):  # pragma: no cover - failure() is used instead
         return self.describe()
 
+    def c_ops(self, prog):
+        return [("dimeq", prog.reg(self.tracker), self.axis, prog.reg(self.other), self.other_axis,
+                 np.ndarray)]
+
     def _key(self):
         return (self.axis, self.other, self.other_axis)
 
@@ -538,6 +569,9 @@ class GlobalAbsentGuard(Guard):
 
     def explain_failure(self, value):
         return "global %s is now defined (it shadows the builtin)" % self.global_name
+
+    def c_ops(self, prog):
+        return [("absent", self.global_name)]
 
     def _key(self):
         return ()

@@ -69,6 +69,9 @@ class SameGuard(Guard):
     def explain_failure(self, value):  # pragma: no cover - failure() is used instead
         return self.describe()
 
+    def c_ops(self, prog):
+        return [("same", prog.reg(self.tracker), prog.reg(self.other), self.same)]
+
     def _key(self):
         return (self.other, self.same)
 
@@ -91,6 +94,9 @@ class KeyAbsentGuard(Guard):
     def explain_failure(self, value):
         return "%s is now defined in %s (it shadows the builtin)" % (_short(self.key),
                                                                     self.tracker.subject())
+
+    def c_ops(self, prog):
+        return [("notin", prog.reg(self.tracker), self.key)]
 
     def _key(self):
         return (self.key,)
@@ -130,6 +136,9 @@ class ClassUnchangedGuard(Guard):
 
     def explain_failure(self, value: Any):
         return "class %s (or a base) was changed" % _qualname(self.cls)
+
+    def c_ops(self, prog):
+        return [("typever", self.cls, self.tag)]
 
     def _key(self):
         return (id(self.cls), self.tag)

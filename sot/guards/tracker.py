@@ -259,6 +259,12 @@ class Tracker:
         """Reference (interpreted) load of the value; may raise."""
         raise NotImplementedError
 
+    def load_op(self, prog) -> tuple | None:
+        """The C guard program's load of this value, without its register
+        (``("attr", prog.reg(self.base), name)``; see
+        ``csrc/guard_program.c``), or None if it has no C form."""
+        return None
+
     def needs_guard(self) -> bool:
         return True
 
@@ -317,6 +323,9 @@ class LocalTracker(Tracker):
     def load(self, g, args, cells):
         return args[self.index]
 
+    def load_op(self, prog):
+        return ("arg", prog.arg_index(self.index))
+
     def _key(self):
         return (self.index, self.local_name)
 
@@ -340,6 +349,9 @@ class GlobalTracker(Tracker):
     def load(self, g, args, cells):
         return g[self.global_name]
 
+    def load_op(self, prog):
+        return ("global", self.global_name)
+
     def _key(self):
         return (self.global_name,)
 
@@ -357,6 +369,9 @@ class BuiltinsDictTracker(Tracker):
 
     def load(self, g, args, cells):
         return builtins_of(g)
+
+    def load_op(self, prog):
+        return ("builtins",)
 
     def _key(self):
         return ()
@@ -386,6 +401,9 @@ class BuiltinTracker(Tracker):
     def load(self, g, args, cells):
         return builtins_of(g)[self.builtin_name]
 
+    def load_op(self, prog):
+        return ("item", prog.reg(self.base), self.builtin_name)
+
     def _key(self):
         return (self.builtin_name,)
 
@@ -409,6 +427,9 @@ class CellTracker(Tracker):
 
     def load(self, g, args, cells):
         return cells[self.index].cell_contents
+
+    def load_op(self, prog):
+        return ("cell", prog.cell_index(self.index))
 
     def _key(self):
         return (self.index, self.cell_name)
@@ -442,6 +463,9 @@ class AttrTracker(Tracker):
     def load(self, g, args, cells):
         return getattr(self.base.load(g, args, cells), self.attr)
 
+    def load_op(self, prog):
+        return ("attr", prog.reg(self.base), self.attr)
+
     def _key(self):
         return (self.base, self.attr)
 
@@ -468,6 +492,9 @@ class ItemTracker(Tracker):
     def load(self, g, args, cells):
         return self.base.load(g, args, cells)[self.key]
 
+    def load_op(self, prog):
+        return ("item", prog.reg(self.base), self.key)
+
     def _key(self):
         return (self.base, value_key(self.key))
 
@@ -491,6 +518,9 @@ class ConstTracker(Tracker):
 
     def needs_guard(self):
         return False
+
+    def load_op(self, prog):
+        return ("const", self.value)
 
     def _key(self):
         return (value_key(self.value),)
