@@ -369,7 +369,8 @@ def test_attribute_code_runs_as_often_as_eager(cls):
     assert static == eager
 
 
-def test_lazy_module_getattr_runs_as_often_as_eager():
+@pytest.mark.parametrize("body", ["x + lazy.w", "x + lazy.w * 2 + lazy.w"])
+def test_lazy_module_getattr_runs_as_often_as_eager(body):
     lazy = types.ModuleType("lazy_guard_mod")
 
     def module_getattr(name):
@@ -379,7 +380,7 @@ def test_lazy_module_getattr_runs_as_often_as_eager():
         return np.ones(3)
 
     lazy.__getattr__ = module_getattr
-    m = _module("def f(x):\n    return x + lazy.w * 2 + lazy.w\n", lazy=lazy)
+    m = _module("def f(x):\n    return %s\n" % body, lazy=lazy)
     eager, static = _counting_eager_vs_static(m.f, X)
     assert static == eager
 
