@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import inspect
 import operator
+import types
 
 import numpy as np
 
@@ -15,6 +16,7 @@ from ..breaks.reasons import (
     DATA_DEPENDENT, SIDE_EFFECT, UNSUPPORTED_CALL, UNSUPPORTED_OBJECT, FallbackError,
 )
 from ..guards.guard import DictKeysGuard
+from ..guards.invariants import ClassUnchangedGuard
 from ..guards.tracker import AttrTracker, ConstTracker
 from ..ir import registry
 from .function_graph import is_user_class
@@ -153,8 +155,12 @@ def compare_op(graph, name: str, a: Variable, b: Variable) -> Variable:
 SINGLETONS = (type(None), bool)
 
 
-def is_op(a: Variable, b: Variable) -> bool:
-    """`a is b`, decided only where Python's answer is certain."""
+def is_op(a: Variable, b: Variable, graph=None) -> bool:
+    """`a is b`, decided only where Python's answer is certain.
+
+    A user object (ObjectVariable) is guarded by its type, not its
+    identity: an answer that depends on which object it is holds only
+    under a guard on the identity relation (`graph` records it)."""
     if a is b:
         return True
     if isinstance(a, ConstVariable) and isinstance(b, ConstVariable) and (
@@ -162,7 +168,10 @@ def is_op(a: Variable, b: Variable) -> bool:
         return a.value is b.value  # nothing but the singleton itself is the singleton
     va, vb = _identity_value(a), _identity_value(b)
     if va is not _UNKNOWN and vb is not _UNKNOWN:
-        return va is vb
+        same = va is vb
+        if isinstance(a, ObjectVariable) or isinstance(b, ObjectVariable):
+            _guard_identity(graph, a, b, same)
+        return same
     # A None/True/False singleton against a value of another kind.
     for x, y in ((a, b), (b, a)):
         if isinstance(x, ConstVariable) and type(x.value) in SINGLETONS and not isinstance(y, ConstVariable):
@@ -171,6 +180,19 @@ def is_op(a: Variable, b: Variable) -> bool:
 
 
 _UNKNOWN = object()
+
+
+def _guard_identity(graph, a: Variable, b: Variable, same: bool) -> None:
+    """Guard that `a is b` stays `same` (see is_op)."""
+    from ..guards.invariants import SameGuard
+    ta, tb = a.tracker, b.tracker
+    if graph is None or ta is None or tb is None:
+        raise FallbackError(UNSUPPORTED_OBJECT, f"identity of {a.describe()} and {b.describe()} "
+                            "cannot be guarded")
+    if isinstance(ta, ConstTracker):
+        ta, tb = tb, ta  # a guard is kept only when its own tracker reads the frame
+    if not isinstance(ta, ConstTracker):
+        graph.add_guard(SameGuard(ta, tb, same))
 
 
 def _identity_value(v):
@@ -268,10 +290,7 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
             return BuiltinMethodVariable(obj, name)  # an uncaptured method breaks when called
         raise FallbackError(UNSUPPORTED_OBJECT, f"attribute .{name} of {obj.describe()} is not captured")
     if isinstance(obj, ModuleVariable):
-        try:
-            value = getattr(obj.value, name)
-        except AttributeError:
-            raise FallbackError(UNSUPPORTED_OBJECT, f"module {obj.value.__name__} has no attribute {name}")
+        value = _module_attr(obj.value, name)
         return graph.wrap(value, AttrTracker(obj.tracker, name) if obj.tracker else ConstTracker(value))
     if isinstance(obj, ObjectVariable):
         return object_getattr(executor, obj, name)
@@ -287,6 +306,22 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
         if type(obj.value) is str and name in STR_METHODS:
             return BuiltinMethodVariable(obj, name)
     raise FallbackError(UNSUPPORTED_OBJECT, f"attribute .{name} of {obj.describe()} is not captured")
+
+
+def _module_attr(module, name: str):
+    """A module attribute the trace may read (and guards read again on
+    every call): only one held in the module's own dict, where reading it
+    runs no user code. One that a module ``__getattr__`` (a lazy module) or
+    a module subclass's descriptor makes runs natively, as often as eager."""
+    mod_dict = object.__getattribute__(module, "__dict__")
+    mod_name = mod_dict.get("__name__", "?") if type(mod_dict) is dict else "?"
+    if type(mod_dict) is not dict or name not in mod_dict:
+        raise FallbackError(UNSUPPORTED_OBJECT, f"module {mod_name} has no attribute {name} in its "
+                            "__dict__ (a module __getattr__ would run)")
+    if any(name in k.__dict__ for k in type(module).__mro__[:-1] if k is not types.ModuleType):
+        raise FallbackError(UNSUPPORTED_OBJECT, f"attribute {name} of module {mod_name} is defined "
+                            "by its class")
+    return mod_dict[name]
 
 
 LIST_METHODS = {"append", "extend", "pop", "insert", "index", "count", "copy"}
@@ -322,7 +357,9 @@ def object_getattr(executor, obj: ObjectVariable, name: str) -> Variable:
         if class_attr.fget is None:
             raise FallbackError(UNSUPPORTED_OBJECT, f"property {name} has no getter")
         graph.wrap(class_attr, AttrTracker(cls_tracker, name))
-        getter = function_variable(class_attr.fget, AttrTracker(AttrTracker(cls_tracker, name), "fget"))
+        fget_tracker = AttrTracker(AttrTracker(cls_tracker, name), "fget")
+        graph.guard_inlined(class_attr.fget, fget_tracker)
+        getter = function_variable(class_attr.fget, fget_tracker)
         return executor.call_function(getter, [obj], {})
     if isinstance(class_attr, staticmethod):
         return graph.wrap(class_attr.__func__, AttrTracker(cls_tracker, name))
@@ -343,6 +380,7 @@ def class_getattr(executor, cls_var: ClassVariable, name: str) -> Variable:
     except AttributeError:
         raise FallbackError(UNSUPPORTED_OBJECT, f"{cls_var.describe()} has no attribute {name!r}") from None
     tracker = AttrTracker(cls_var.tracker or ConstTracker(cls_var.value), name)
+    executor.graph.add_guard(ClassUnchangedGuard(cls_var.value))  # e.g. that `name` is no descriptor
     if isinstance(attr, staticmethod):
         return executor.graph.wrap(attr.__func__, tracker)
     if isinstance(attr, (classmethod, property)) or (hasattr(type(attr), "__get__") and not inspect.isfunction(attr)):

@@ -14,6 +14,8 @@ import logging
 
 from ..breaks.reasons import INTERNAL, LIMIT, UNSUPPORTED_OBJECT, UNSUPPORTED_OPCODE, FallbackError
 from ..ir.symbolic import SpecializeDims
+from ..guards.guard import GlobalAbsentGuard
+from ..guards.invariants import KeyAbsentGuard
 from ..guards.tracker import AttrTracker, BuiltinTracker, GlobalTracker, ItemTracker, builtins_of
 from ..logs import verbosity
 from .calls import call
@@ -167,6 +169,11 @@ class OpcodeExecutor:
         if name in self.globals:
             return self.graph.wrap(self.globals[name], self.global_tracker(name))
         if name in self.builtins:
+            # the builtin only while no global of that name shadows it
+            if self.globals_tracker is None:
+                self.graph.add_guard(GlobalAbsentGuard(name))
+            else:
+                self.graph.add_guard(KeyAbsentGuard(self.globals_tracker, name))
             return self.graph.wrap(self.builtins[name], BuiltinTracker(name))
         raise FallbackError(UNSUPPORTED_OBJECT, f"name {name!r} is not defined (eager raises NameError)")
 

@@ -43,7 +43,7 @@ def compare_op(ex, instr):
 def is_op(ex, instr):
     b = ex.pop()
     a = ex.pop()
-    ex.push(const(dispatch.is_op(a, b) != bool(instr.arg)))
+    ex.push(const(dispatch.is_op(a, b, ex.graph) != bool(instr.arg)))
 
 
 @handler("CONTAINS_OP")
