@@ -49,11 +49,13 @@ RESULT_PREFIX = SOT_PREFIX + "r"
 class BreakPlan:
     instr: dis.Instruction        # the instruction the break is at
     kind: str                     # "native" (run instr, resume after), "bool" (resume at instr),
-                                  # or "loop" (run the loop at instr natively, resume at its exit)
-    resume_offset: int
+                                  # "loop" (run the loop at instr natively, resume at its exit), or
+                                  # "region" (run the statements from instr to resume_offset natively)
+    resume_offset: int | None     # None: the rest of the code runs natively (no resume function)
     layout_before: list[bool]     # stack slots before instr; True = NULL
     layout_after: list[bool]      # stack slots the resume function receives
     pushed: int = 0               # values the native instruction leaves on top
+    native_stores: frozenset = frozenset()  # locals the native part binds
 
 
 def stop_offset(code: types.CodeType, instr: dis.Instruction):
@@ -269,9 +271,10 @@ def loop_region_code(original: types.CodeType, plan: BreakPlan, runner, used_cel
     bc, where = _abstract(original)
     items = list(bc)
     n = len(plan.layout_after)
-    exit_at = where[plan.resume_offset]
-    items[exit_at:exit_at] = _splice_lines(_store_stack(n) + _resume_call(resume, n, local_names),
-                                           bc[exit_at].lineno)
+    if resume is not None:
+        exit_at = where[plan.resume_offset]
+        items[exit_at:exit_at] = _splice_lines(_store_stack(n) + _resume_call(resume, n, local_names),
+                                               bc[exit_at].lineno)
     head = Label()
     items.insert(where[plan.instr.offset], head)
     new = codegen.new_bytecode(original, codegen.uniform_arg_names(original))
@@ -279,7 +282,7 @@ def loop_region_code(original: types.CodeType, plan: BreakPlan, runner, used_cel
     ins += _restore(plan.layout_before, restored_locals)
     ins.append(Instr("JUMP_FORWARD", head))
     built = codegen.finish(new, ins + items, original.co_firstlineno)
-    return codegen.patch_closure_loads(built, resume)
+    return codegen.patch_closure_loads(built, resume) if resume is not None else built
 
 
 def _restore(layout: list[bool], restored_locals: list[str]) -> list[Instr]:
@@ -314,10 +317,13 @@ def native_prefix_code(original: types.CodeType, plan: BreakPlan, local_names: l
     if plan.kind == "native":
         splice = _store_stack(n) + _resume_call(resume, n, local_names)
         items[k + 1:k + 1] = splice
-    elif plan.kind == "loop":
-        k = where[plan.resume_offset]
-        splice = _store_stack(n) + _resume_call(resume, n, local_names)
-        items[k:k] = splice
+    elif plan.kind in ("loop", "region"):
+        if resume is not None:
+            k = where[plan.resume_offset]
+            splice = _store_stack(n) + _resume_call(resume, n, local_names)
+            items[k:k] = splice
+        else:
+            splice = []  # everything after the graph runs natively
     else:
         top = f"{RESULT_PREFIX}{n - 1}"
         splice = _store_stack(n)
@@ -332,4 +338,4 @@ def native_prefix_code(original: types.CodeType, plan: BreakPlan, local_names: l
     _copy_metadata(new, bc, codegen.uniform_arg_names(original))
     new.freevars = list(original.co_freevars)
     new.extend(items)
-    return codegen.patch_closure_loads(new.to_code(), resume)
+    return codegen.patch_closure_loads(new.to_code(), resume) if resume is not None else new.to_code()
