@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from . import _hook, _skip
 from .backends import compile_graph
-from .breaks.reasons import INTERNAL, UNSUPPORTED_BREAK, BreakReason, FallbackError
+from .breaks.reasons import DATA_DEPENDENT, INTERNAL, UNSUPPORTED_BREAK, BreakReason, FallbackError
 from .breaks import regions, resume as breaks
 from .executor import freeze
 from .executor.codegen import make_calling_code, uniform_arg_names
@@ -314,7 +314,7 @@ def make_break(frame, instr, reason: BreakReason, info: EntryInfo, options: Opti
             except FallbackError as e:  # e.g. a value on the stack the runner cannot return
                 del info.graphs[n_graphs:]
                 why = e.reason.message
-    graph, executor, plan, region_live = _region_break(frame, instr, why, info, options, shapes)
+    graph, executor, plan, region_live = _region_break(frame, instr, why, reason, info, options, shapes)
     return _split(frame, graph, executor, plan, region_live, reason, info, options)
 
 
@@ -358,11 +358,13 @@ def _split(frame, graph, executor, plan, region_live, reason, info: EntryInfo, o
     return replacement, graph
 
 
-def _region_break(frame, instr, why: str, info: EntryInfo, options: Options, shapes):
+def _region_break(frame, instr, why: str, reason: BreakReason, info: EntryInfo, options: Options, shapes):
     """The statement region around `instr` runs natively (breaks/regions.py):
     (graph, executor, plan, locals passed on), or FallbackError with `why`,
     the reason no break at `instr` itself was possible."""
     code = frame.f_code
+    if code.co_cellvars:
+        raise FallbackError(UNSUPPORTED_BREAK, why)
     region = regions.statement_region(code, instr.offset)
     if isinstance(region, str):
         raise FallbackError(UNSUPPORTED_BREAK, f"{why}; {region}")
@@ -380,8 +382,11 @@ def _region_break(frame, instr, why: str, info: EntryInfo, options: Options, sha
         names = ", ".join(sorted(unsure & regions.read_after(code, region.end)))
         raise FallbackError(UNSUPPORTED_BREAK, f"{why}; the statement around it may leave {names} unbound")
     head = next(i for i in instructions(code) if i.offset == region.start)
-    plan = breaks.BreakPlan(head, "region", region.end, [], [], 0,
-                            native_stores=frozenset(region.stored | region.conditional))
+    # Names the region binds from array data (`n = float(x.sum())`) are
+    # typed-guarded only, so a new value does not retranslate; the rest are
+    # guarded as any value is.
+    stores = region.stored | region.conditional if reason.category == DATA_DEPENDENT else frozenset()
+    plan = breaks.BreakPlan(head, "region", region.end, [], [], 0, native_stores=frozenset(stores))
     return graph, executor, plan, live
 
 

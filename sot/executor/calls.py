@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import builtins
 import math
-import operator
 
 import numpy as np
 
@@ -17,11 +16,11 @@ from ..breaks.reasons import (
 from ..guards.tracker import AttrTracker, ConstTracker
 from .. import psdb
 from ..ir import registry
-from . import dispatch
+from . import dispatch, functional
 from .dispatch import SEQUENCES, const
 from .variables import (
     BoundMethodVariable, BuiltinMethodVariable, BuiltinVariable, ClassVariable, ConstVariable,
-    DictVariable, DictViewVariable, IteratorVariable, ListVariable, NumpyCallableVariable, ObjectVariable,
+    DictVariable, DictViewVariable, IteratorVariable, LazyIteratorVariable, ListVariable, NumpyCallableVariable, ObjectVariable,
     OpaqueVariable, SymScalarVariable, TensorVariable, TupleVariable, UserFunctionVariable, Variable,
 )
 
@@ -43,6 +42,8 @@ def call(executor, fn: Variable, args: list[Variable], kwargs: dict[str, Variabl
         return executor.inline_call(fn, args, kwargs)
     if isinstance(fn, BoundMethodVariable):
         return call(executor, fn.func, [fn.self_var] + list(args), kwargs)
+    if isinstance(fn, functional.PartialVariable):
+        return fn.call(executor, args, kwargs)
     if isinstance(fn, NumpyCallableVariable):
         return call_numpy(graph, fn, args, kwargs)
     if isinstance(fn, BuiltinVariable):
@@ -213,15 +214,20 @@ def b_isinstance(executor, obj, classinfo):
 
 def b_enumerate(executor, iterable, start=None):
     n = 0 if start is None else _int(start)
-    items = dispatch.get_iter(executor.graph, iterable).items
-    return IteratorVariable([TupleVariable([const(n + i), v]) for i, v in enumerate(items)])
+    it = dispatch.get_iter(executor.graph, iterable)
+    if it is iterable:  # an iterator others may also advance: take items when asked, as eager
+        return functional.lazy_enumerate(it, n)
+    return IteratorVariable([TupleVariable([const(n + i), v]) for i, v in enumerate(it.items)], enumerate)
 
 
 def b_zip(executor, *iterables, **kwargs):
     if kwargs:
         raise FallbackError(UNSUPPORTED_CALL, "zip(strict=...) is not modelled")
-    lists = [dispatch.get_iter(executor.graph, it).items for it in iterables]
-    return IteratorVariable([TupleVariable(list(t)) for t in zip(*lists)])
+    its = [dispatch.get_iter(executor.graph, it) for it in iterables]
+    if any(it is src for it, src in zip(its, iterables)):
+        return functional.lazy_zip(executor, its)
+    lists = [it.items for it in its]
+    return IteratorVariable([TupleVariable(list(t)) for t in zip(*lists)], zip)
 
 
 def b_reversed(executor, seq):
@@ -265,21 +271,6 @@ def b_dict(executor, *args, **kwargs):
     if args:
         raise FallbackError(UNSUPPORTED_CALL, "dict() from an iterable is not modelled")
     return DictVariable(dict(kwargs))
-
-
-def b_minmax(fn):
-    def handler(executor, *args, **kwargs):
-        if kwargs:
-            raise FallbackError(UNSUPPORTED_CALL, f"{fn.__name__}() with keyword arguments")
-        items = args
-        if len(args) == 1:
-            items = dispatch.get_iter(executor.graph, args[0]).items
-        values = _consts(*items)
-        if values is None:
-            raise FallbackError(DATA_DEPENDENT, f"{fn.__name__}() compares values that are arrays",
-                                hint=f"use np.{'maximum' if fn is max else 'minimum'} to keep it in the graph")
-        return const(dispatch._python(fn, values))
-    return handler
 
 
 def b_sum(executor, iterable, start=None):
@@ -338,8 +329,6 @@ BUILTINS = {
     builtins.tuple: b_tuple,
     builtins.list: b_list,
     builtins.dict: b_dict,
-    builtins.min: b_minmax(min),
-    builtins.max: b_minmax(max),
     builtins.sum: b_sum,
     builtins.abs: b_abs,
     builtins.getattr: b_getattr,
@@ -354,9 +343,6 @@ BUILTINS = {
     builtins.repr: _python_builtin(repr),
     builtins.hash: _python_builtin(hash),
     builtins.callable: lambda ex, obj: const(not isinstance(obj, (ConstVariable, TensorVariable, SymScalarVariable, TupleVariable, ListVariable, DictVariable))),
-    operator.add: lambda ex, a, b: dispatch.binary_op(ex.graph, "add", a, b),
-    operator.mul: lambda ex, a, b: dispatch.binary_op(ex.graph, "mul", a, b),
-    operator.getitem: lambda ex, a, b: dispatch.getitem(ex.graph, a, b),
 }
 for _name in ("sqrt", "exp", "log", "sin", "cos", "tanh", "floor", "ceil", "pi", "prod", "isclose", "fabs",
               "log2", "log10", "erf", "gamma", "atan", "atan2", "hypot", "pow", "isnan", "isinf", "isfinite"):
@@ -364,6 +350,7 @@ for _name in ("sqrt", "exp", "log", "sin", "cos", "tanh", "floor", "ceil", "pi",
     if callable(_fn):
         BUILTINS[_fn] = _python_builtin(_fn)
 
+functional.register(BUILTINS)
 BUILTINS_BY_ID = {id(fn): fn for fn in BUILTINS}
 
 __all__ = ["call", "BUILTINS", "BUILTINS_BY_ID", "SIDE_EFFECT", "SEQUENCES", "AttrTracker", "OpaqueVariable"]

@@ -19,8 +19,8 @@ from ..guards.tracker import AttrTracker, ConstTracker
 from ..ir import registry
 from .function_graph import is_user_class
 from .variables import (
-    BoundMethodVariable, BuiltinMethodVariable, ClassVariable, ConstVariable, DictVariable, DictViewVariable,
-    IteratorVariable, ListVariable, ModuleVariable, NumpyCallableVariable, ObjectVariable,
+    BoundMethodVariable, BuiltinMethodVariable, BuiltinVariable, ClassVariable, ConstVariable, DictVariable,
+    DictViewVariable, IteratorVariable, ListVariable, ModuleVariable, NumpyCallableVariable, ObjectVariable,
     SymScalarVariable, SymSliceVariable, TensorVariable, TupleVariable, UserFunctionVariable, Variable,
     is_const_value,
 )
@@ -178,7 +178,7 @@ def _identity_value(v):
     if isinstance(v, ConstVariable):
         ok = type(v.value) in SINGLETONS or isinstance(v.value, (type, np.dtype))
         return v.value if ok else _UNKNOWN
-    if isinstance(v, (ModuleVariable, ClassVariable, NumpyCallableVariable, ObjectVariable)):
+    if isinstance(v, (ModuleVariable, ClassVariable, NumpyCallableVariable, ObjectVariable, BuiltinVariable)):
         return v.value
     if isinstance(v, UserFunctionVariable) and v.value is not None:
         return v.value
@@ -206,6 +206,9 @@ def contains_op(graph, item: Variable, container: Variable) -> bool:
 
 def getitem(graph, obj: Variable, key: Variable) -> Variable:
     if isinstance(obj, TensorVariable):
+        if isinstance(key, ConstVariable) and type(key.value) is range and len(key.value) <= ITER_LIMIT:
+            # NumPy reads a range index as a list of ints
+            key = ListVariable([const(i) for i in key.value])
         return graph.call_op(registry.lookup_operator("getitem"), (obj, key))
     concrete("indexing", obj, key)
     if isinstance(obj, SEQUENCES) and isinstance(key, ConstVariable):

@@ -1,4 +1,4 @@
-"""Array creation from constants: zeros, ones, full, arange, linspace, eye,
+"""Array creation from constants: zeros, ones, full, arange, linspace, eye, tri,
 and zeros_like, ones_like, full_like.
 
 ``np.empty``/``empty_like`` are deliberately absent: their contents are
@@ -164,3 +164,22 @@ def _eye_infer(op, args, kwargs):
 
 
 register(Op("eye", "function", np.eye, _eye_infer))
+
+
+def _tri_infer(op, args, kwargs):
+    bound = bind("tri", ("N", "M", "k", "dtype"), args, kwargs, {"N", "M", "k", "dtype", "like"})
+    n = const_int(bound.get("N"), "N")
+    m = n if bound.get("M") is None else const_int(bound["M"], "M")
+    const_int(bound.get("k", 0), "k")
+    if n < 0 or m < 0:
+        raise UnsupportedOp("tri: negative dimensions")
+    if bound.get("like") is not None:
+        raise UnsupportedOp("tri: like= is not captured")
+    pargs, pkwargs = _replace(args, kwargs, "N", 0, min(n, 1))
+    if bound.get("M") is not None:
+        pargs, pkwargs = _replace(pargs, pkwargs, "M", 1, min(m, 1))
+    result = call_quietly(op, pargs, pkwargs)
+    return meta_of_probe(op, result, (n, m))
+
+
+register(Op("tri", "function", np.tri, _tri_infer))

@@ -20,7 +20,12 @@ def load_const(ex, instr):
 
 @handler("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_BORROW")
 def load_fast(ex, instr):
-    ex.push(ex.load_local(instr.argval))
+    name = instr.argval
+    if not FACTS.load_closure_is_real and name in ex.cells and name not in ex.locals \
+            and name not in ex.lazy_locals:
+        ex.push(ex.cells[name])  # 3.13 loads a cell for a closure tuple with LOAD_FAST
+        return
+    ex.push(ex.load_local(name))
 
 
 @handler("LOAD_FAST_AND_CLEAR")
