@@ -16,7 +16,7 @@ from ..breaks.reasons import (
 from ..guards.tracker import AttrTracker, ConstTracker
 from .. import psdb
 from ..ir import registry
-from . import dispatch, functional
+from . import dispatch, functional, list_data
 from .dispatch import SEQUENCES, const
 from .variables import (
     BoundMethodVariable, BuiltinMethodVariable, BuiltinVariable, ClassVariable, ConstVariable,
@@ -85,6 +85,8 @@ def _unsupported_call(value) -> FallbackError:
 def call_numpy(graph, fn: NumpyCallableVariable, args, kwargs) -> Variable:
     if fn.op is None:
         raise _unsupported_call(fn.value)
+    if fn.value in (np.asarray, np.array, np.asanyarray) and len(args) == 1 and not kwargs:
+        args = [list_data.as_graph_input(graph, args[0]) or args[0]]
     return graph.call_op(fn.op, args, kwargs)
 
 
@@ -164,6 +166,8 @@ def _consts(*vs):
 
 
 def b_len(executor, obj):
+    if isinstance(obj, ListVariable) and (n := list_data.source_length(executor.graph, obj)) is not None:
+        return const(n)
     if isinstance(obj, (TupleVariable, ListVariable)):
         return const(len(obj.items))
     if isinstance(obj, DictVariable):

@@ -17,6 +17,7 @@ from ..breaks.reasons import (
 from ..guards.guard import DictKeysGuard
 from ..guards.tracker import AttrTracker, ConstTracker
 from ..ir import registry
+from . import list_data
 from .function_graph import is_user_class
 from .variables import (
     BoundMethodVariable, BuiltinMethodVariable, BuiltinVariable, ClassVariable, ConstVariable, DictVariable,
@@ -209,6 +210,7 @@ def getitem(graph, obj: Variable, key: Variable) -> Variable:
         if isinstance(key, ConstVariable) and type(key.value) is range and len(key.value) <= ITER_LIMIT:
             # NumPy reads a range index as a list of ints
             key = ListVariable([const(i) for i in key.value])
+        key = list_data.as_graph_input(graph, key) or key  # token ids from a list argument
         return graph.call_op(registry.lookup_operator("getitem"), (obj, key))
     concrete("indexing", obj, key)
     if isinstance(obj, SEQUENCES) and isinstance(key, ConstVariable):

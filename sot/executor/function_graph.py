@@ -140,7 +140,7 @@ class FunctionGraph:
             if tracker is None:
                 return ListVariable([self.wrap(v, None) for v in value])
             self.add_guard(TypeGuard(tracker, list))  # length and items: when the trace reads them
-            return ListVariable.from_source(tracker, lambda: self._list_items(value, tracker))
+            return ListVariable.from_source(tracker, lambda: self._list_items(value, tracker), value)
         if t is dict:
             if not all(type(k) in (str, int) for k in value):
                 self.add_guard(IdGuard(tracker, value))

@@ -41,12 +41,20 @@ class ListVariable(_MutableContainer):
         self._items = list(items)
         self._load = None
 
+    source_value = None  # the real list, for one from outside the frame
+
     @classmethod
-    def from_source(cls, tracker, load) -> "ListVariable":
+    def from_source(cls, tracker, load, value=None) -> "ListVariable":
         """The list reached through `tracker`; `load()` guards and wraps its items."""
         var = cls([], tracker)
         var._items, var._load = None, load
+        var.source_value = value
         return var
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the items were read (and guarded) by the trace."""
+        return self._items is not None
 
     @property
     def items(self) -> list[Variable]:
