@@ -16,7 +16,7 @@ from ..breaks.reasons import (
 from ..guards.tracker import AttrTracker, ConstTracker
 from .. import psdb
 from ..ir import registry
-from . import dispatch, functional, list_data
+from . import classes, dispatch, functional, list_data
 from .dispatch import SEQUENCES, const
 from .variables import (
     BoundMethodVariable, BuiltinMethodVariable, BuiltinVariable, ClassVariable, ConstVariable,
@@ -42,7 +42,7 @@ def call(executor, fn: Variable, args: list[Variable], kwargs: dict[str, Variabl
         return executor.inline_call(fn, args, kwargs)
     if isinstance(fn, BoundMethodVariable):
         return call(executor, fn.func, [fn.self_var] + list(args), kwargs)
-    if isinstance(fn, functional.PartialVariable):
+    if isinstance(fn, (functional.PartialVariable, classes.ObjectInit)):
         return fn.call(executor, args, kwargs)
     if isinstance(fn, NumpyCallableVariable):
         return call_numpy(graph, fn, args, kwargs)
@@ -53,7 +53,7 @@ def call(executor, fn: Variable, args: list[Variable], kwargs: dict[str, Variabl
         return handler(executor, *args, **kwargs)
     if isinstance(fn, BuiltinMethodVariable):
         return call_method(executor, fn.self_var, fn.name, args, kwargs)
-    if isinstance(fn, ObjectVariable):
+    if isinstance(fn, (ObjectVariable, classes.NewObjectVariable)):
         method = dispatch.getattr_(executor, fn, "__call__")
         return call(executor, method, args, kwargs)
     if isinstance(fn, ConstVariable) and isinstance(fn.value, type) and issubclass(fn.value, np.generic):
@@ -61,7 +61,7 @@ def call(executor, fn: Variable, args: list[Variable], kwargs: dict[str, Variabl
         if op is not None:
             return graph.call_op(op, args, kwargs)
     if isinstance(fn, ClassVariable):
-        raise FallbackError(UNSUPPORTED_CALL, f"creating an instance of {fn.value.__qualname__} is not captured")
+        return classes.create(executor, fn, args, kwargs)
     value = getattr(fn, "value", None)
     raise _unsupported_call(value) if value is not None else FallbackError(
         UNSUPPORTED_CALL, f"calling {fn.describe()} is not captured")
@@ -216,6 +216,15 @@ def b_isinstance(executor, obj, classinfo):
     return const(issubclass(t, cls))
 
 
+def b_issubclass(executor, cls, classinfo):
+    if isinstance(classinfo, TupleVariable):
+        return const(any(b_issubclass(executor, cls, c).value for c in classinfo.items))
+    sub, sup = getattr(cls, "value", None), getattr(classinfo, "value", None)
+    if not isinstance(sub, type) or not isinstance(sup, type):
+        raise FallbackError(UNSUPPORTED_OBJECT, "issubclass() of values that are not known classes")
+    return const(dispatch._python(issubclass, sub, sup))
+
+
 def b_enumerate(executor, iterable, start=None):
     n = 0 if start is None else _int(start)
     it = dispatch.get_iter(executor.graph, iterable)
@@ -325,6 +334,7 @@ BUILTINS = {
     builtins.len: b_len,
     builtins.range: b_range,
     builtins.isinstance: b_isinstance,
+    builtins.issubclass: b_issubclass,
     builtins.enumerate: b_enumerate,
     builtins.zip: b_zip,
     builtins.reversed: b_reversed,
@@ -355,6 +365,7 @@ for _name in ("sqrt", "exp", "log", "sin", "cos", "tanh", "floor", "ceil", "pi",
         BUILTINS[_fn] = _python_builtin(_fn)
 
 functional.register(BUILTINS)
+BUILTINS[builtins.super] = classes.b_super
 BUILTINS_BY_ID = {id(fn): fn for fn in BUILTINS}
 
 __all__ = ["call", "BUILTINS", "BUILTINS_BY_ID", "SIDE_EFFECT", "SEQUENCES", "AttrTracker", "OpaqueVariable"]

@@ -6,6 +6,7 @@ operation is computed at trace time (Python constants), recorded as a graph op
 """
 from __future__ import annotations
 
+import enum
 import inspect
 import operator
 
@@ -17,7 +18,7 @@ from ..breaks.reasons import (
 from ..guards.guard import DictKeysGuard
 from ..guards.tracker import AttrTracker, ConstTracker
 from ..ir import registry
-from . import list_data
+from . import classes, list_data
 from .function_graph import is_user_class
 from .variables import (
     BoundMethodVariable, BuiltinMethodVariable, BuiltinVariable, ClassVariable, ConstVariable, DictVariable,
@@ -177,7 +178,7 @@ _UNKNOWN = object()
 def _identity_value(v):
     """The real object a Variable stands for, when that object is fixed."""
     if isinstance(v, ConstVariable):
-        ok = type(v.value) in SINGLETONS or isinstance(v.value, (type, np.dtype))
+        ok = type(v.value) in SINGLETONS or isinstance(v.value, (type, np.dtype, enum.Enum))
         return v.value if ok else _UNKNOWN
     if isinstance(v, (ModuleVariable, ClassVariable, NumpyCallableVariable, ObjectVariable, BuiltinVariable)):
         return v.value
@@ -223,6 +224,10 @@ def getitem(graph, obj: Variable, key: Variable) -> Variable:
             return obj.entries[key.value]
     if isinstance(obj, ConstVariable) and isinstance(key, ConstVariable):
         return const(_python(operator.getitem, obj.value, key.value))
+    if isinstance(obj, ClassVariable) and classes.is_enum_class(obj.value) and isinstance(key, ConstVariable):
+        member = classes.enum_class_member(obj.value, key.value)
+        if member is not None:
+            return member
     raise FallbackError(UNSUPPORTED_OBJECT, f"indexing {obj.describe()} with {key.describe()}")
 
 
@@ -282,6 +287,20 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
         return graph.wrap(value, AttrTracker(obj.tracker, name) if obj.tracker else ConstTracker(value))
     if isinstance(obj, ObjectVariable):
         return object_getattr(executor, obj, name)
+    if isinstance(obj, classes.NewObjectVariable):
+        return classes.new_object_getattr(executor, obj, name)
+    if isinstance(obj, classes.SuperVariable):
+        return classes.super_getattr(executor, obj, name)
+    if isinstance(obj, classes.NamedTupleVariable):
+        return classes.namedtuple_getattr(obj, name)
+    if isinstance(obj, ConstVariable) and isinstance(obj.value, enum.Enum):
+        attr = classes.enum_member_attr(obj.value, name)
+        if attr is not None:
+            return attr
+    if isinstance(obj, ClassVariable) and classes.is_enum_class(obj.value):
+        member = classes.enum_class_member(obj.value, name)
+        if member is not None:
+            return member
     if isinstance(obj, ClassVariable) and is_user_class(obj.value):
         return class_getattr(executor, obj, name)
     if isinstance(obj, (ListVariable, DictVariable)) and name in LIST_METHODS | DICT_METHODS:
@@ -349,12 +368,7 @@ def class_getattr(executor, cls_var: ClassVariable, name: str) -> Variable:
         attr = inspect.getattr_static(cls_var.value, name)
     except AttributeError:
         raise FallbackError(UNSUPPORTED_OBJECT, f"{cls_var.describe()} has no attribute {name!r}") from None
-    tracker = AttrTracker(cls_var.tracker or ConstTracker(cls_var.value), name)
-    if isinstance(attr, staticmethod):
-        return executor.graph.wrap(attr.__func__, tracker)
-    if isinstance(attr, (classmethod, property)) or (hasattr(type(attr), "__get__") and not inspect.isfunction(attr)):
-        raise FallbackError(UNSUPPORTED_OBJECT, f"descriptor {name} of {cls_var.describe()} is not modelled")
-    return executor.graph.wrap(attr, tracker)
+    return classes.class_level(executor, cls_var.value, name, attr, None, cls_var.tracker)
 
 
 # -- iteration -----------------------------------------------------------------
@@ -370,6 +384,8 @@ def get_iter(graph, obj: Variable) -> IteratorVariable:
         return IteratorVariable(obj.items)
     if isinstance(obj, DictVariable):
         return IteratorVariable([const(k) for k in obj.entries])
+    if isinstance(obj, ClassVariable) and classes.is_enum_class(obj.value):
+        return IteratorVariable([const(m) for m in obj.value])  # members of an identity-guarded class
     if isinstance(obj, ConstVariable) and isinstance(obj.value, (range, tuple, str, bytes)):
         if len(obj.value) > ITER_LIMIT:
             raise FallbackError(UNSUPPORTED_OBJECT, f"loop of {len(obj.value)} iterations exceeds the unroll limit {ITER_LIMIT}")

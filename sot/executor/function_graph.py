@@ -9,6 +9,7 @@ before anything read through it.
 """
 from __future__ import annotations
 
+import enum
 import math
 import types
 
@@ -152,6 +153,15 @@ class FunctionGraph:
             if not isinstance(value, (type, np.dtype)):
                 return OpaqueVariable(value, tracker)
             return ConstVariable(value, tracker)
+        if isinstance(value, enum.Enum):  # members are fixed objects: compared by identity
+            self.add_guard(IdGuard(tracker, value))
+            return ConstVariable(value, tracker)
+        if isinstance(value, tuple):
+            from .classes import NamedTupleVariable, is_namedtuple_class
+            if is_namedtuple_class(t):
+                self.add_guard(LenGuard(tracker, value))
+                return NamedTupleVariable([self.wrap(v, _item(tracker, i)) for i, v in enumerate(value)],
+                                          tracker, cls=t)
         if is_user_class(t):
             self.add_guard(TypeGuard(tracker, t))
             return ObjectVariable(value, tracker)

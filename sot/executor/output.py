@@ -65,6 +65,8 @@ class OutputBuilder:
             if rest is None:
                 raise FallbackError(UNSUPPORTED_OBJECT, f"{var.describe()} (lazy) cannot be rebuilt")
             text = f"{self._bind(iter)}((" + "".join(self.expr(v) + ", " for v in rest) + "))"
+        elif hasattr(var, "rebuild"):  # e.g. an object created in the trace (classes.py)
+            text = var.rebuild(self)
         elif isinstance(var, TupleVariable):
             text = "(" + "".join(self.expr(v) + ", " for v in var.items) + ")"
         elif isinstance(var, ListVariable):
