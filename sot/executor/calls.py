@@ -101,41 +101,57 @@ def call_method(executor, obj: Variable, name: str, args, kwargs) -> Variable:
             raise FallbackError(UNSUPPORTED_CALL, f"ndarray.{name} is not captured")
         return graph.call_op(op, [obj] + list(args), kwargs)
     if isinstance(obj, ListVariable):
-        return _list_method(obj, name, args, kwargs)
+        return _list_method(executor, obj, name, args, kwargs)
     if isinstance(obj, DictVariable):
         return _dict_method(obj, name, args, kwargs)
     if isinstance(obj, ConstVariable) and type(obj.value) is str:
-        if all(isinstance(a, ConstVariable) for a in list(args) + list(kwargs.values())):
-            return const(dispatch._python(getattr(obj.value, name), *[a.value for a in args],
-                                          **{k: v.value for k, v in kwargs.items()}))
+        values = [functional.python_value(a) for a in args]
+        kw = {k: functional.python_value(v) for k, v in kwargs.items()}
+        return const(dispatch._python(getattr(obj.value, name), *values, **kw))
     raise FallbackError(UNSUPPORTED_CALL, f"method {name} of {obj.describe()} is not captured")
 
 
-def _list_method(obj: ListVariable, name, args, kwargs):
+def _list_method(executor, obj: ListVariable, name, args, kwargs):
+    if name == "sort":
+        obj.check_mutable("list.sort")
+        obj.items = functional.b_sorted(executor, obj, **kwargs).items
+        return const(None)
     if kwargs:
         raise FallbackError(UNSUPPORTED_CALL, f"list.{name} with keyword arguments")
+    if name in ("append", "extend", "insert", "pop", "clear", "reverse", "remove"):
+        obj.check_mutable(f"list.{name}")
     if name == "append":
-        obj.check_mutable("list.append")
         obj.items.append(args[0])
-        return const(None)
-    if name == "extend":
-        obj.check_mutable("list.extend")
+    elif name == "extend":
         obj.items.extend(dispatch.get_iter(None, args[0]).items)
-        return const(None)
-    if name == "insert":
-        obj.check_mutable("list.insert")
+    elif name == "insert":
         obj.items.insert(_int(args[0]), args[1])
-        return const(None)
-    if name == "pop":
-        obj.check_mutable("list.pop")
+    elif name == "pop":
         return dispatch._python(obj.items.pop, *[_int(a) for a in args])
-    if name == "copy":
+    elif name == "clear":
+        obj.items.clear()
+    elif name == "reverse":
+        obj.items.reverse()
+    elif name == "copy":
         return ListVariable(obj.items)
-    raise FallbackError(UNSUPPORTED_CALL, f"list.{name} is not modelled")
+    elif name in ("count", "index", "remove"):
+        values = functional.plain_values(obj.items + list(args[:1]), f"list.{name}")
+        found = dispatch._python(getattr(values[:-1], name), values[-1], *[_int(a) for a in args[1:]])
+        if name == "remove":
+            del obj.items[values.index(values[-1])]
+            return const(None)
+        return const(found)
+    else:
+        raise FallbackError(UNSUPPORTED_CALL, f"list.{name} is not modelled")
+    return const(None)
 
 
 def _dict_method(obj: DictVariable, name, args, kwargs):
-    if name == "get" and args and isinstance(args[0], ConstVariable):
+    if name in ("update", "setdefault", "pop", "popitem", "clear"):
+        obj.check_mutable(f"dict.{name}")
+    if name in ("get", "setdefault", "pop") and not (args and _dict_key(args[0])):
+        raise FallbackError(UNSUPPORTED_CALL, f"dict.{name} with a key that is not a plain constant")
+    if name == "get":
         default = args[1] if len(args) > 1 else const(None)
         return obj.entries.get(args[0].value, default)
     if name == "keys":
@@ -146,7 +162,44 @@ def _dict_method(obj: DictVariable, name, args, kwargs):
         return DictViewVariable([TupleVariable([const(k), v]) for k, v in obj.entries.items()], "items")
     if name == "copy":
         return DictVariable(obj.entries)
+    if name == "update":
+        for k, v in (_pairs(args[0]) if args else []) + list(kwargs.items()):
+            obj.entries[k] = v
+        return const(None)
+    if name == "setdefault":
+        return obj.entries.setdefault(args[0].value, args[1] if len(args) > 1 else const(None))
+    if name == "pop":
+        if args[0].value in obj.entries:
+            return obj.entries.pop(args[0].value)
+        if len(args) > 1:
+            return args[1]
+        raise FallbackError(UNSUPPORTED_OBJECT, f"dict.pop of a missing key {args[0].value!r} (eager raises)")
+    if name == "popitem":
+        if not obj.entries:
+            raise FallbackError(UNSUPPORTED_OBJECT, "popitem of an empty dict (eager raises)")
+        k, v = obj.entries.popitem()
+        return TupleVariable([const(k), v])
+    if name == "clear":
+        obj.entries.clear()
+        return const(None)
     raise FallbackError(UNSUPPORTED_CALL, f"dict.{name} is not modelled")
+
+
+def _dict_key(v: Variable) -> bool:
+    return isinstance(v, ConstVariable) and type(v.value) in (int, str)
+
+
+def _pairs(source: Variable) -> list:
+    """(key, value) pairs of a dict or of an iterable of 2-sequences, keys plain constants."""
+    if isinstance(source, DictVariable):
+        return list(source.entries.items())
+    pairs = []
+    for item in dispatch.get_iter(None, source).items:
+        kv = dispatch.get_iter(None, item).items if isinstance(item, (TupleVariable, ListVariable)) else None
+        if kv is None or len(kv) != 2 or not _dict_key(kv[0]):
+            raise FallbackError(UNSUPPORTED_OBJECT, "dict items that are not (constant key, value) pairs")
+        pairs.append((kv[0].value, kv[1]))
+    return pairs
 
 
 def _int(v: Variable) -> int:
@@ -281,9 +334,9 @@ def b_list(executor, iterable=None):
 
 
 def b_dict(executor, *args, **kwargs):
-    if args:
-        raise FallbackError(UNSUPPORTED_CALL, "dict() from an iterable is not modelled")
-    return DictVariable(dict(kwargs))
+    if len(args) > 1:
+        raise FallbackError(UNSUPPORTED_CALL, "dict() takes at most one positional argument (eager raises)")
+    return DictVariable(dict(_pairs(args[0]) if args else [], **kwargs))
 
 
 def b_sum(executor, iterable, start=None):
@@ -351,6 +404,7 @@ BUILTINS = {
     builtins.int: b_bool_like(int),
     builtins.bool: b_bool_like(bool),
     builtins.round: _python_builtin(round),
+    builtins.slice: _python_builtin(slice),
     builtins.divmod: _python_builtin(divmod),
     builtins.pow: _python_builtin(pow),
     builtins.str: _python_builtin(str),

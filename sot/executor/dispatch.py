@@ -231,6 +231,20 @@ def getitem(graph, obj: Variable, key: Variable) -> Variable:
     raise FallbackError(UNSUPPORTED_OBJECT, f"indexing {obj.describe()} with {key.describe()}")
 
 
+def delitem(graph, obj: Variable, key: Variable) -> None:
+    if isinstance(obj, ListVariable) and isinstance(key, ConstVariable) and type(key.value) in (int, slice):
+        obj.check_mutable("item deletion")
+        _python(lambda: obj.items.__delitem__(key.value))
+        return
+    if isinstance(obj, DictVariable) and isinstance(key, ConstVariable) and type(key.value) in (int, str):
+        obj.check_mutable("item deletion")
+        if key.value not in obj.entries:
+            raise FallbackError(UNSUPPORTED_OBJECT, f"del of a missing key {key.value!r} (eager raises)")
+        del obj.entries[key.value]
+        return
+    raise FallbackError(SIDE_EFFECT, f"item deletion from {obj.describe()}")
+
+
 def setitem(graph, obj: Variable, key: Variable, value: Variable) -> None:
     if isinstance(obj, ListVariable) and isinstance(key, ConstVariable) and type(key.value) is int:
         obj.check_mutable("item assignment")
@@ -315,8 +329,8 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
     raise FallbackError(UNSUPPORTED_OBJECT, f"attribute .{name} of {obj.describe()} is not captured")
 
 
-LIST_METHODS = {"append", "extend", "pop", "insert", "index", "count", "copy"}
-DICT_METHODS = {"get", "keys", "values", "items", "copy"}
+LIST_METHODS = {"append", "extend", "pop", "insert", "index", "count", "copy", "clear", "reverse", "remove", "sort"}
+DICT_METHODS = {"get", "keys", "values", "items", "copy", "update", "setdefault", "pop", "popitem", "clear"}
 STR_METHODS = {"format", "join", "upper", "lower", "startswith", "endswith", "strip", "split", "replace"}
 
 

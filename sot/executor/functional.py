@@ -147,6 +147,26 @@ def minmax(fn):
     return handler
 
 
+def plain_values(vs, what: str) -> list:
+    """The Python values of constants (tuples of them included), compared
+    without running user code; a break where one is anything else."""
+    dispatch.concrete(what, *vs)
+    values = [_plain(v) for v in vs]
+    if any(v is _NOT_PLAIN for v in values):
+        raise FallbackError(UNSUPPORTED_OBJECT, f"{what} compares values that are not Python constants")
+    return values
+
+
+def python_value(v: Variable):
+    """A constant, or a list/tuple of plain constants, as its Python value
+    (for str methods: "-".join(names)); a break for anything else."""
+    if isinstance(v, ConstVariable):
+        return v.value
+    if isinstance(v, (TupleVariable, ListVariable)) and v.python_type() in (tuple, list):
+        return v.python_type()(plain_values(v.items, "a str method's argument"))
+    raise FallbackError(UNSUPPORTED_OBJECT, f"a str method's argument {v.describe()}")
+
+
 def _const(v: Variable, what: str):
     dispatch.concrete(what, v)
     if not isinstance(v, ConstVariable):
