@@ -326,8 +326,13 @@ def _split(frame, graph, executor, plan, region_live, reason, info: EntryInfo, o
     live = restored + [n for n in executor.lazy_locals if n not in executor.locals]
     if region_live is not None:
         live = region_live
-    live = [n for n in live if not n.startswith(breaks.SOT_PREFIX)]  # resume prologue temporaries
+    live = [n for n in live if not n.startswith(breaks.SOT_PREFIX) and n not in code.co_cellvars]
     restored = [n for n in restored if not n.startswith(breaks.SOT_PREFIX)]
+    # Cell variables are restored into the replacement's cells; the resume
+    # function then takes those cells themselves (breaks/resume.py).
+    cells = {n: executor.cells[n].contents for n in code.co_cellvars
+             if n in executor.cells and executor.cells[n].contents is not None}
+    restored += list(cells)
     resume = None
     if plan.resume_offset is not None:
         resume = breaks.resume_code(code, plan.resume_offset, plan.layout_after, live)
@@ -344,7 +349,7 @@ def _split(frame, graph, executor, plan, region_live, reason, info: EntryInfo, o
         replacement = breaks.native_prefix_code(code, plan, live, resume)
     else:
         builder = OutputBuilder([t for t, _ in graph.inputs])
-        exprs = [builder.expr(executor.locals[n]) for n in restored]
+        exprs = [builder.expr(cells[n] if n in cells else executor.locals[n]) for n in restored]
         stack_vals = [v for v in executor.stack if v is not NULL]
         exprs += [builder.expr(v) for v in stack_vals]
         if plan.kind == "bool":
@@ -363,8 +368,6 @@ def _region_break(frame, instr, why: str, reason: BreakReason, info: EntryInfo, 
     (graph, executor, plan, locals passed on), or FallbackError with `why`,
     the reason no break at `instr` itself was possible."""
     code = frame.f_code
-    if code.co_cellvars:
-        raise FallbackError(UNSUPPORTED_BREAK, why)
     region = regions.statement_region(code, instr.offset)
     if isinstance(region, str):
         raise FallbackError(UNSUPPORTED_BREAK, f"{why}; {region}")

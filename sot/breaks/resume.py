@@ -20,9 +20,13 @@ When the graph before the break is smaller than `min_graph_size`, the region
 runs natively instead: the replacement is the original code itself with the
 resume call spliced in at the break (`native_prefix_code`).
 
+A frame whose locals inner functions capture (cell variables) hands its
+cells to the resume function as free variables, so functions made before
+the break and the code after it share them.
+
 Not supported yet (the frame runs natively, with the reason): breaks inside
-loop bodies, inside try/with blocks, in codes with closures or cell
-variables, and breaks that would leave a NULL call slot on the stack.
+try/with blocks, and functions made in the graph before a break that are
+still alive after it.
 """
 from __future__ import annotations
 
@@ -30,7 +34,7 @@ import dis
 import types
 from dataclasses import dataclass
 
-from bytecode import Bytecode, Instr, Label
+from bytecode import Bytecode, CellVar, FreeVar, Instr, Label
 
 from ..executor import codegen
 from ..executor.opcode_table import (
@@ -62,8 +66,6 @@ def stop_offset(code: types.CodeType, instr: dis.Instruction):
     """Where the graph before a break at `instr` ends: `instr` itself, or the
     head of the outermost loop around it (the whole loop then runs natively).
     Returns (offset, loop range or None), or a string saying why not."""
-    if code.co_cellvars:
-        return "graph breaks in functions whose locals are captured by inner functions are not supported yet"
     instrs = instructions(code)
     off = instr.offset
     if any(lo <= off < hi for lo, hi in exception_ranges(code, instrs)):
@@ -175,11 +177,13 @@ def _copy_metadata(dst: Bytecode, src: Bytecode, arg_names: list[str]) -> None:
     dst.kwonlyargcount = 0
     dst.argnames = list(arg_names)
     dst.docstring = None
+    dst.cellvars = list(src.cellvars)
 
 
 _resume_cache = CodeMap()   # original code -> {(offset, stack layout, locals): resume code}
 RESUME_ORIGIN = CodeMap()   # resume code -> (original code, offset), for explain and logs
 RESUME_DYNAMIC = CodeMap()  # resume code -> argument names whose values come from array data
+RESUME_OWN_CELLS = CodeMap()  # resume code -> the original's cell variables it takes as free
 
 
 def resume_code(original: types.CodeType, offset: int, stack_nulls: list[bool],
@@ -197,12 +201,16 @@ def resume_code(original: types.CodeType, offset: int, stack_nulls: list[bool],
     target = Label()
     items = list(bc)
     items.insert(where[offset], target)
+    items = [_cell_as_free(i) for i in items if not (isinstance(i, Instr) and i.name == "MAKE_CELL")]
     stack_args = [f"{STACK_PREFIX}{j}" for j, null in enumerate(stack_nulls) if not null]
     new = Bytecode()
     _copy_metadata(new, bc, stack_args + list(local_names))
-    new.freevars = list(original.co_freevars)
+    # The frame's cells are handed over as they are (inner functions made
+    # before the break share them): its cell variables are free here.
+    new.cellvars = []
+    new.freevars = list(original.co_freevars) + list(original.co_cellvars)
     lineno = original.co_firstlineno
-    head = codegen.prologue(original)
+    head = codegen.prologue(original, nfree=len(new.freevars))
     for j, null in enumerate(stack_nulls):
         head.append(Instr("PUSH_NULL") if null else Instr("LOAD_FAST", f"{STACK_PREFIX}{j}"))
     head.append(Instr("JUMP_FORWARD", target))
@@ -211,8 +219,15 @@ def resume_code(original: types.CodeType, offset: int, stack_nulls: list[bool],
     new.extend(head + items)
     code = new.to_code()
     per_code[key] = code
+    RESUME_OWN_CELLS[code] = tuple(original.co_cellvars)
     RESUME_ORIGIN[code] = RESUME_ORIGIN.get(original, (original, None))[0], offset
     return code
+
+
+def _cell_as_free(item):
+    if isinstance(item, Instr) and isinstance(item.arg, CellVar):
+        return Instr(item.name, FreeVar(item.arg.name), lineno=item.lineno)
+    return item
 
 
 def _store_stack(count: int) -> list[Instr]:
@@ -221,7 +236,7 @@ def _store_stack(count: int) -> list[Instr]:
 
 def _resume_call(resume: types.CodeType, stack_count: int, local_names: list[str]) -> list[Instr]:
     args = [f"{RESULT_PREFIX}{j}" for j in range(stack_count)] + list(local_names)
-    return codegen.return_resume(resume, args)
+    return codegen.return_resume(resume, args, RESUME_OWN_CELLS.get(resume, ()))
 
 
 def compiled_prefix_code(original: types.CodeType, plan: BreakPlan, runner, used_cells: set,
@@ -229,9 +244,10 @@ def compiled_prefix_code(original: types.CodeType, plan: BreakPlan, runner, used
     """Replacement: run `runner` (graph + rebuilt values), restore locals and
     stack, run the breaking instruction natively, call the resume function."""
     bc, where = _abstract(original)
-    new = codegen.new_bytecode(original, codegen.uniform_arg_names(original))
-    ins = codegen.prologue(original) + codegen.calling_instrs(original, runner, used_cells)
-    ins += _restore(plan.layout_before, restored_locals)
+    new = _replacement_bytecode(original)
+    ins = codegen.prologue(original, cells=original.co_cellvars) + \
+        codegen.calling_instrs(original, runner, used_cells, original.co_cellvars)
+    ins += _restore(plan.layout_before, restored_locals, original.co_cellvars)
     if plan.kind == "native":
         k = where[plan.instr.offset]
         ins += [_copy(i) for i in _call_preamble(bc, k)]
@@ -277,19 +293,28 @@ def loop_region_code(original: types.CodeType, plan: BreakPlan, runner, used_cel
                                                bc[exit_at].lineno)
     head = Label()
     items.insert(where[plan.instr.offset], head)
-    new = codegen.new_bytecode(original, codegen.uniform_arg_names(original))
-    ins = codegen.prologue(original) + codegen.calling_instrs(original, runner, used_cells)
-    ins += _restore(plan.layout_before, restored_locals)
+    new = _replacement_bytecode(original)
+    ins = codegen.prologue(original, cells=original.co_cellvars) + \
+        codegen.calling_instrs(original, runner, used_cells, original.co_cellvars)
+    ins += _restore(plan.layout_before, restored_locals, original.co_cellvars)
     ins.append(Instr("JUMP_FORWARD", head))
     built = codegen.finish(new, ins + items, original.co_firstlineno)
     return codegen.patch_closure_loads(built, resume) if resume is not None else built
 
 
-def _restore(layout: list[bool], restored_locals: list[str]) -> list[Instr]:
-    """Unpack the runner's tuple (locals, then stack values) and push the stack."""
+def _replacement_bytecode(original: types.CodeType) -> Bytecode:
+    new = codegen.new_bytecode(original, codegen.uniform_arg_names(original))
+    new.cellvars = list(original.co_cellvars)
+    return new
+
+
+def _restore(layout: list[bool], restored_locals: list[str], cells=()) -> list[Instr]:
+    """Unpack the runner's tuple (locals and cell contents, then stack values)
+    and push the stack."""
     stack_vals = [j for j, null in enumerate(layout) if not null]
     ins = [Instr("UNPACK_SEQUENCE", len(restored_locals) + len(stack_vals))]
-    ins += [Instr("STORE_FAST", name) for name in restored_locals]
+    ins += [Instr("STORE_DEREF", CellVar(name)) if name in cells else Instr("STORE_FAST", name)
+            for name in restored_locals]
     ins += [Instr("STORE_FAST", f"{STACK_PREFIX}{j}") for j in stack_vals]
     for j, null in enumerate(layout):
         if not null:
