@@ -29,7 +29,7 @@ from .executor.function_graph import FunctionGraph
 from .executor.opcode_table import FACTS, instructions, loop_ranges
 from .executor.output import OutputBuilder
 from .executor.shape_policy import ShapePolicy
-from .executor.variables import NULL, CellVariable, DynamicScalarVariable
+from .executor.variables import NULL, CellVariable, DynamicScalarVariable, TupleVariable, UserFunctionVariable
 from .guards import cache
 from .guards.compile import compile_guards, load_statements
 from .guards.tracker import CellTracker, LocalTracker
@@ -349,7 +349,10 @@ def _split(frame, graph, executor, plan, region_live, reason, info: EntryInfo, o
         replacement = breaks.native_prefix_code(code, plan, live, resume)
     else:
         builder = OutputBuilder([t for t, _ in graph.inputs])
-        exprs = [builder.expr(cells[n] if n in cells else executor.locals[n]) for n in restored]
+        functions, restored = _functions_to_rebuild(code, executor, cells, restored)
+        values = {f.defaults: TupleVariable(list(f.var.defaults)) for f in functions if f.defaults}
+        exprs = [builder.expr(values[n] if n in values else cells[n] if n in cells else executor.locals[n])
+                 for n in restored]
         stack_vals = [v for v in executor.stack if v is not NULL]
         exprs += [builder.expr(v) for v in stack_vals]
         if plan.kind == "bool":
@@ -358,9 +361,35 @@ def _split(frame, graph, executor, plan, region_live, reason, info: EntryInfo, o
             runner = make_runner(code, graph, builder, "(" + "".join(e + ", " for e in exprs) + ")", info, options)
         used = _used_cell_indices(builder.trackers)
         build = breaks.loop_region_code if plan.kind in ("loop", "region") else breaks.compiled_prefix_code
-        replacement = build(code, plan, runner, used, live, restored, resume)
+        replacement = build(code, plan, runner, used, live, restored, resume, functions)
     _hook.skip_code(replacement)
     return replacement, graph
+
+
+def _functions_to_rebuild(code, executor, cells: dict, restored: list):
+    """Functions the frame made before the break that locals or cells hold:
+    the replacement makes them again over its own cells (RebuiltFunction).
+    Returns (those, the restored names left for the runner)."""
+    by_var: dict = {}
+    for n in restored:
+        v = cells[n] if n in cells else executor.locals[n]
+        if isinstance(v, UserFunctionVariable) and v.value is None:
+            by_var.setdefault(id(v), (v, []))[1].append(n)
+    if not by_var:
+        return [], restored
+    cell_names = {id(c): n for n, c in executor.cells.items()}
+    functions = []
+    for k, (v, names) in enumerate(by_var.values()):
+        closure = [cell_names.get(id(c)) for c in v.closure]
+        if None in closure or v.kwdefaults or v.globals is not executor.globals:
+            raise FallbackError(UNSUPPORTED_BREAK, f"function {v.name} made before the break cannot be made again")
+        defaults = f"{breaks.SOT_PREFIX}d{k}" if v.defaults else None
+        f = breaks.RebuiltFunction(names, v.code, v.qualname, closure, defaults)
+        f.var = v
+        functions.append(f)
+    skip = {n for f in functions for n in f.names}
+    restored = [n for n in restored if n not in skip] + [f.defaults for f in functions if f.defaults]
+    return functions, restored
 
 
 def _region_break(frame, instr, why: str, reason: BreakReason, info: EntryInfo, options: Options, shapes):

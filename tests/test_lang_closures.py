@@ -79,3 +79,38 @@ def test_inner_function_alive_across_the_break_still_matches_eager():
         bump()
         return y + count, count
     check(f, (X,), static=static0(f))
+
+
+def inner_function_alive_across_the_break(x):
+    k = 2.0
+
+    def inner(v, s=3.0):
+        return v * k * s
+    y = inner(x)
+    print("cell")
+    k = 5.0
+    return y, inner(x), inner(x, 1.0)
+
+
+def recursive_inner_function(x):
+    def fact(n):
+        return 1 if n <= 1 else n * fact(n - 1)
+    y = x * 2
+    print("mid")
+    return y * fact(4)
+
+
+def lambda_list_alive_across_the_break(x):
+    a, b = 2.0, 3.0
+    f = lambda v: v * a  # noqa: E731
+    g = f
+    y = f(x) + 1
+    print("mid")
+    return f(x) + g(x) * b + y, f is g
+
+
+@pytest.mark.parametrize("fn", [inner_function_alive_across_the_break, recursive_inner_function,
+                                lambda_list_alive_across_the_break])
+def test_function_made_before_the_break_is_made_again_after_it(fn):
+    check(fn, (X,), static=static0(fn))
+    captured_on_both_sides(fn, X)

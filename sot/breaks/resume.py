@@ -240,14 +240,15 @@ def _resume_call(resume: types.CodeType, stack_count: int, local_names: list[str
 
 
 def compiled_prefix_code(original: types.CodeType, plan: BreakPlan, runner, used_cells: set,
-                         local_names: list[str], restored_locals: list[str], resume: types.CodeType):
+                         local_names: list[str], restored_locals: list[str], resume: types.CodeType,
+                         functions=()):
     """Replacement: run `runner` (graph + rebuilt values), restore locals and
     stack, run the breaking instruction natively, call the resume function."""
     bc, where = _abstract(original)
     new = _replacement_bytecode(original)
     ins = codegen.prologue(original, cells=original.co_cellvars) + \
         codegen.calling_instrs(original, runner, used_cells, original.co_cellvars)
-    ins += _restore(plan.layout_before, restored_locals, original.co_cellvars)
+    ins += _restore(plan.layout_before, restored_locals, original.co_cellvars, functions)
     if plan.kind == "native":
         k = where[plan.instr.offset]
         ins += [_copy(i) for i in _call_preamble(bc, k)]
@@ -257,7 +258,14 @@ def compiled_prefix_code(original: types.CodeType, plan: BreakPlan, runner, used
         ins.append(native)
     ins += _store_stack(len(plan.layout_after))
     ins += _resume_call(resume, len(plan.layout_after), local_names)
-    return codegen.patch_closure_loads(codegen.finish(new, ins, original.co_firstlineno), resume)
+    return _patch_closures(codegen.finish(new, ins, original.co_firstlineno), [resume], functions)
+
+
+def _patch_closures(built: types.CodeType, resumes, functions) -> types.CodeType:
+    for inner in list(resumes) + [f.code for f in functions]:
+        if inner is not None:
+            built = codegen.patch_closure_loads(built, inner)
+    return built
 
 
 CALL_PREAMBLE = ("KW_NAMES", "PRECALL")  # 3.11/3.12 instructions that belong to the CALL after them
@@ -280,7 +288,8 @@ def _copy(instr: Instr) -> Instr:
 
 
 def loop_region_code(original: types.CodeType, plan: BreakPlan, runner, used_cells: set,
-                     local_names: list[str], restored_locals: list[str], resume: types.CodeType):
+                     local_names: list[str], restored_locals: list[str], resume: types.CodeType,
+                     functions=()):
     """Replacement for a break inside a loop: run `runner` (the graph before
     the loop), restore locals and stack, enter the original code at the loop
     head; at the loop's exit the resume function takes over."""
@@ -296,10 +305,10 @@ def loop_region_code(original: types.CodeType, plan: BreakPlan, runner, used_cel
     new = _replacement_bytecode(original)
     ins = codegen.prologue(original, cells=original.co_cellvars) + \
         codegen.calling_instrs(original, runner, used_cells, original.co_cellvars)
-    ins += _restore(plan.layout_before, restored_locals, original.co_cellvars)
+    ins += _restore(plan.layout_before, restored_locals, original.co_cellvars, functions)
     ins.append(Instr("JUMP_FORWARD", head))
     built = codegen.finish(new, ins + items, original.co_firstlineno)
-    return codegen.patch_closure_loads(built, resume) if resume is not None else built
+    return _patch_closures(built, [resume], functions)
 
 
 def _replacement_bytecode(original: types.CodeType) -> Bytecode:
@@ -308,14 +317,34 @@ def _replacement_bytecode(original: types.CodeType) -> Bytecode:
     return new
 
 
-def _restore(layout: list[bool], restored_locals: list[str], cells=()) -> list[Instr]:
-    """Unpack the runner's tuple (locals and cell contents, then stack values)
-    and push the stack."""
+@dataclass
+class RebuiltFunction:
+    """A function made by the frame before the break, alive after it: made
+    again by the replacement over its own cells (see translate._split)."""
+    names: list          # the locals/cells that hold it
+    code: types.CodeType
+    qualname: str
+    closure: list        # the cell variable or free variable name of each of its cells
+    defaults: str | None  # the restored local holding its defaults tuple
+
+
+def _store(name: str, cells) -> Instr:
+    return Instr("STORE_DEREF", CellVar(name)) if name in cells else Instr("STORE_FAST", name)
+
+
+def _restore(layout: list[bool], restored_locals: list[str], cells=(), functions=()) -> list[Instr]:
+    """Unpack the runner's tuple (locals and cell contents, then stack values),
+    make the functions again, and push the stack."""
     stack_vals = [j for j, null in enumerate(layout) if not null]
     ins = [Instr("UNPACK_SEQUENCE", len(restored_locals) + len(stack_vals))]
-    ins += [Instr("STORE_DEREF", CellVar(name)) if name in cells else Instr("STORE_FAST", name)
-            for name in restored_locals]
+    ins += [_store(name, cells) for name in restored_locals]
     ins += [Instr("STORE_FAST", f"{STACK_PREFIX}{j}") for j in stack_vals]
+    for f in functions:
+        refs = [CellVar(n) if n in cells else FreeVar(n) for n in f.closure]
+        ins += codegen.make_function(f.code, f.qualname, refs, f.defaults)
+        for name in f.names[1:]:
+            ins.append(Instr("COPY", 1) if FACTS.call_has_null_slot else Instr("DUP_TOP"))
+        ins += [_store(name, cells) for name in f.names]
     for j, null in enumerate(layout):
         if not null:
             ins.append(Instr("LOAD_FAST", f"{STACK_PREFIX}{j}"))

@@ -73,6 +73,27 @@ def patch_closure_loads(built: types.CodeType, inner: types.CodeType) -> types.C
     return built.replace(co_code=bytes(raw))
 
 
+def make_function(code: types.CodeType, qualname: str, closure: list, defaults_local: str | None) -> list[Instr]:
+    """Push a function of `code` made in the running frame, as MAKE_FUNCTION
+    made it: `closure` the CellVar/FreeVar of each cell it takes, its
+    defaults tuple in the local `defaults_local` (or none)."""
+    ins, flags = [], 0
+    if defaults_local is not None:
+        ins.append(Instr("LOAD_FAST", defaults_local))
+        flags |= 0x01
+    if closure:
+        op = "LOAD_CLOSURE" if FACTS.load_closure_is_real else "LOAD_DEREF"  # see patch_closure_loads
+        ins += [Instr(op, ref) for ref in closure] + [Instr("BUILD_TUPLE", len(closure))]
+        flags |= 0x08
+    ins.append(Instr("LOAD_CONST", code))
+    if FACTS.make_function_pops_qualname:
+        ins.append(Instr("LOAD_CONST", qualname))
+    if FACTS.make_function_flags_in_arg:
+        return ins + [Instr("MAKE_FUNCTION", flags)]
+    ins.append(Instr("MAKE_FUNCTION"))
+    return ins + [Instr("SET_FUNCTION_ATTRIBUTE", bit) for bit in (0x08, 0x01) if flags & bit]
+
+
 def return_resume(code: types.CodeType, arg_names: list[str], own_cells=()) -> list[Instr]:
     """`return Resume(<function from code, with this frame's closure>, *arg_names)`:
     the hook makes the call once this frame is gone (see sot/_hook.py).
