@@ -11,16 +11,9 @@ import numpy as np
 import pytest
 
 import sot
-from difftest import check
+from difftest import assert_captured_whole, check
 
 X = np.arange(12, dtype=np.float32).reshape(3, 4) - 5
-
-
-def one_graph(fn, *args):
-    report = sot.explain(sot.to_static(fn, min_graph_size=0), *args)
-    assert not report.breaks, [str(b) for b in report.breaks]
-    assert report.graph_count <= 1
-    return report
 
 
 class Scale:
@@ -178,7 +171,7 @@ def returns_the_new_object(x):
 ])
 def test_user_class_constructs_are_one_graph_and_match_eager(fn, args):
     check(fn, args)
-    one_graph(fn, *args)
+    assert_captured_whole(fn, *args)
 
 
 def test_object_made_in_the_trace_is_returned_as_eager_builds_it():

@@ -5,16 +5,9 @@ import numpy as np
 import pytest
 
 import sot
-from difftest import check
+from difftest import assert_captured_whole, check
 
 X = np.arange(12, dtype=np.float32).reshape(3, 4) - 5
-
-
-def one_graph(fn, *args):
-    report = sot.explain(sot.to_static(fn, min_graph_size=0), *args)
-    assert not report.breaks, [str(b) for b in report.breaks]
-    assert report.graph_count <= 1
-    return report
 
 
 def list_methods(x):
@@ -104,7 +97,7 @@ def slice_builtin(x):
 ])
 def test_container_constructs_are_one_graph_and_match_eager(fn, args):
     check(fn, args)
-    one_graph(fn, *args)
+    assert_captured_whole(fn, *args)
 
 
 def test_mutating_an_argument_list_or_dict_breaks_and_matches_eager():

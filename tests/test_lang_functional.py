@@ -8,17 +8,9 @@ import numpy as np
 import pytest
 
 import sot
-from difftest import check
+from difftest import assert_captured_whole, check
 
 X = np.arange(12, dtype=np.float32).reshape(3, 4) - 5
-
-
-def one_graph(fn, *args):
-    """Captured whole: one graph (none where no array op runs), no break, no fallback."""
-    report = sot.explain(sot.to_static(fn, min_graph_size=0), *args)
-    assert not report.breaks, [str(b) for b in report.breaks]
-    assert report.graph_count <= 1
-    return report
 
 
 def map_lambda_over_a_split(x, n):
@@ -82,7 +74,7 @@ def any_all_min_max_sum(x, mode):
 ])
 def test_functions_as_values_are_one_graph_and_match_eager(fn, args):
     check(fn, args)
-    one_graph(fn, *args)
+    assert_captured_whole(fn, *args)
 
 
 def test_map_is_lazy_side_effects_keep_eager_order():
@@ -95,7 +87,7 @@ def test_map_is_lazy_side_effects_keep_eager_order():
         rest = list(m)
         return before, first, middle, rest, log
     check(f, (X,))
-    one_graph(f, X)
+    assert_captured_whole(f, X)
 
 
 def test_iterator_partly_consumed_then_listed_gives_the_rest():

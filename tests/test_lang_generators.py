@@ -5,16 +5,9 @@ import numpy as np
 import pytest
 
 import sot
-from difftest import check
+from difftest import assert_captured_whole, check
 
 X = np.arange(12, dtype=np.float32).reshape(3, 4) - 5
-
-
-def one_graph(fn, *args):
-    report = sot.explain(sot.to_static(fn, min_graph_size=0), *args)
-    assert not report.breaks, [str(b) for b in report.breaks]
-    assert report.graph_count == 1
-    return report
 
 
 def rows(x):
@@ -71,7 +64,7 @@ def generator_in_a_comprehension_and_dict(x):
                                 generator_in_a_comprehension_and_dict])
 def test_generator_consumed_in_the_frame_is_one_graph_and_matches_eager(fn):
     check(fn, (X,), (X[:2],))
-    one_graph(fn, X)
+    assert_captured_whole(fn, X, graphs=(1,))
 
 
 def test_returned_generator_keeps_eager_laziness():
