@@ -106,3 +106,26 @@ def test_exception_inside_a_generator_matches_eager():
     def f(x, k):
         return list(x[i] for i in range(k))
     check(f, (X, 2), (X, 5))
+
+
+def test_send_resumes_with_the_value():
+    def f(x):
+        def acc():
+            total = 0
+            while True:
+                v = yield total
+                total = total + v
+        g = acc()
+        next(g)
+        g.send(x)
+        return g.send(x * 2)
+    check(f, (X,))
+    assert_captured_whole(f, X, graphs=(1,))
+
+
+def test_send_of_a_value_to_a_new_generator_raises_as_eager():
+    def f(x):
+        def gen():
+            yield x
+        return gen().send(1)
+    check(f, (X,))

@@ -17,6 +17,7 @@ from ..guards.tracker import AttrTracker, ConstTracker
 from .. import psdb
 from ..ir import registry
 from . import classes, dispatch, functional, list_data
+from .generators import GeneratorVariable
 from .dispatch import SEQUENCES, const
 from .variables import (
     BoundMethodVariable, BuiltinMethodVariable, BuiltinVariable, ClassVariable, ConstVariable,
@@ -92,6 +93,8 @@ def call_numpy(graph, fn: NumpyCallableVariable, args, kwargs) -> Variable:
 
 def call_method(executor, obj: Variable, name: str, args, kwargs) -> Variable:
     graph = executor.graph
+    if isinstance(obj, GeneratorVariable) and name == "send" and len(args) == 1 and not kwargs:
+        return obj.send(args[0])
     if isinstance(obj, TensorVariable):
         if name in ("item", "tolist", "tobytes"):
             raise FallbackError(DATA_DEPENDENT, f".{name}() reads array data into Python",

@@ -19,6 +19,7 @@ from ..guards.guard import DictKeysGuard
 from ..guards.tracker import AttrTracker, ConstTracker
 from ..ir import registry
 from . import classes, list_data
+from .generators import GeneratorVariable
 from .function_graph import is_user_class
 from .variables import (
     BoundMethodVariable, BuiltinMethodVariable, BuiltinVariable, ClassVariable, ConstVariable, DictVariable,
@@ -317,6 +318,8 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
             return member
     if isinstance(obj, ClassVariable) and is_user_class(obj.value):
         return class_getattr(executor, obj, name)
+    if isinstance(obj, GeneratorVariable) and name == "send":
+        return BuiltinMethodVariable(obj, name)
     if isinstance(obj, (ListVariable, DictVariable)) and name in LIST_METHODS | DICT_METHODS:
         return BuiltinMethodVariable(obj, name)
     if isinstance(obj, ConstVariable):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import types
 
+from ..breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
 from .signals import YieldSignal
 from .variables import ConstVariable, LazyIteratorVariable
 
@@ -23,15 +24,28 @@ class GeneratorVariable(LazyIteratorVariable):
         self._started = False
         super().__init__(self._resume, types.GeneratorType)
 
-    def _resume(self):
+    def _resume(self, sent=None):
         if self._started:
-            self.executor.push(ConstVariable(None))  # what `yield` evaluates to under next()
+            # what `yield` evaluates to: None under next(), the value under send()
+            self.executor.push(sent if sent is not None else ConstVariable(None))
         self._started = True
         try:
             self.executor.run()
         except YieldSignal as y:
             return y.value
         return None  # returned: exhausted (its return value is StopIteration's, unused by for/next)
+
+    def send(self, value) -> Variable:
+        """g.send(value): resume with `value` as the result of the paused yield."""
+        if self._done:
+            raise FallbackError(UNSUPPORTED_OBJECT, "send() to an exhausted generator (eager raises StopIteration)")
+        if not self._started and not (isinstance(value, ConstVariable) and value.value is None):
+            raise FallbackError(UNSUPPORTED_OBJECT, "send() of a value to a just-started generator (eager raises)")
+        item = self._resume(value)
+        if item is None:
+            self._done = True
+            raise FallbackError(UNSUPPORTED_OBJECT, "the generator returned under send() (eager raises StopIteration)")
+        return item
 
     def describe(self) -> str:
         return f"generator {self.name}"
