@@ -121,3 +121,34 @@ def test_count_over_arrays_runs_natively_and_matches():
         xs = [x, x]
         return xs.count(x)
     check(f, (X,))
+
+
+def set_literals_and_operations(x):
+    s = {1, 2, 3}
+    t = s | {4}
+    t |= {9}
+    u = {v * 2 for v in range(4)}
+    s.add(7)
+    s.discard(1)
+    hits = len(t & {2, 4, 9}) + (3 in s) + (5 in u) + len(s - t) + len(s ^ {2})
+    same = {1, 2} == set([2, 1]) and {1} < {1, 2} and s.union([0]).issuperset({0, 7})
+    return x * hits, same, sorted(t), sorted(u.intersection({0, 2, 5}))
+
+
+def test_sets_of_constants_are_one_graph_and_match_eager():
+    check(set_literals_and_operations, (X,))
+    assert_captured_whole(set_literals_and_operations, X)
+
+
+def test_returned_set_runs_natively_and_matches_eager():
+    def f(x):
+        s = {int(d) for d in x.shape}
+        s.add(0)
+        return x * len(s), s
+    check(f, (X,))
+
+
+def test_set_of_arrays_matches_eager():
+    def f(x):
+        return len({x, x})
+    check(f, (X,))

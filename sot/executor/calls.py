@@ -16,7 +16,7 @@ from ..breaks.reasons import (
 from ..guards.tracker import AttrTracker, ConstTracker
 from .. import psdb
 from ..ir import registry
-from . import classes, dispatch, functional, list_data
+from . import classes, dispatch, functional, list_data, sets
 from .generators import GeneratorVariable
 from .dispatch import SEQUENCES, const
 from .variables import (
@@ -95,6 +95,8 @@ def call_method(executor, obj: Variable, name: str, args, kwargs) -> Variable:
     graph = executor.graph
     if isinstance(obj, GeneratorVariable) and name == "send" and len(args) == 1 and not kwargs:
         return obj.send(args[0])
+    if isinstance(obj, sets.SetVariable):
+        return sets.method(obj, name, args, kwargs)
     if isinstance(obj, TensorVariable):
         if name in ("item", "tolist", "tobytes"):
             raise FallbackError(DATA_DEPENDENT, f".{name}() reads array data into Python",
@@ -222,6 +224,8 @@ def _consts(*vs):
 
 
 def b_len(executor, obj):
+    if isinstance(obj, sets.SetVariable):
+        return const(len(obj.values))
     if isinstance(obj, ListVariable) and (n := list_data.source_length(executor.graph, obj)) is not None:
         return const(n)
     if isinstance(obj, (TupleVariable, ListVariable)):
@@ -322,6 +326,10 @@ def b_next(executor, it, *default):
     raise FallbackError(UNSUPPORTED_OBJECT, f"next() of {it.describe()}")
 
 
+def b_set(executor, iterable=None):
+    return sets.SetVariable() if iterable is None else sets.build(dispatch.get_iter(executor.graph, iterable).items)
+
+
 def b_tuple(executor, iterable=None):
     if iterable is None:
         return TupleVariable([])
@@ -397,6 +405,7 @@ BUILTINS = {
     builtins.iter: b_iter,
     builtins.next: b_next,
     builtins.tuple: b_tuple,
+    builtins.set: b_set,
     builtins.list: b_list,
     builtins.dict: b_dict,
     builtins.sum: b_sum,

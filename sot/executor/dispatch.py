@@ -18,7 +18,7 @@ from ..breaks.reasons import (
 from ..guards.guard import DictKeysGuard
 from ..guards.tracker import AttrTracker, ConstTracker
 from ..ir import registry
-from . import classes, list_data
+from . import classes, list_data, sets
 from .generators import GeneratorVariable
 from .function_graph import is_user_class
 from .variables import (
@@ -68,6 +68,8 @@ def _python(fn, *values):
 # -- operators ---------------------------------------------------------------
 
 def binary_op(graph, name: str, a: Variable, b: Variable) -> Variable:
+    if isinstance(a, sets.SetVariable) or isinstance(b, sets.SetVariable):
+        return sets.binary(name, a, b)
     inplace = name.startswith("i") and name not in ("is_",)
     if isinstance(a, TensorVariable) or isinstance(b, TensorVariable):
         if inplace and isinstance(a, TensorVariable) and not a.meta.is_scalar:
@@ -138,6 +140,8 @@ def unary_op(graph, name: str, a: Variable) -> Variable:
 
 
 def compare_op(graph, name: str, a: Variable, b: Variable) -> Variable:
+    if isinstance(a, sets.SetVariable) or isinstance(b, sets.SetVariable):
+        return sets.compare(name, a, b)
     if isinstance(a, TensorVariable) or isinstance(b, TensorVariable):
         return graph.call_op(registry.lookup_operator(name), (a, b))
     if _shape_scalars(a, b):
@@ -189,6 +193,8 @@ def _identity_value(v):
 
 
 def contains_op(graph, item: Variable, container: Variable) -> bool:
+    if isinstance(container, sets.SetVariable):
+        return sets.contains(item, container)
     if isinstance(container, DictVariable) and isinstance(item, ConstVariable):
         return item.value in container.entries
     if isinstance(container, SEQUENCES):
@@ -320,6 +326,8 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
         return class_getattr(executor, obj, name)
     if isinstance(obj, GeneratorVariable) and name == "send":
         return BuiltinMethodVariable(obj, name)
+    if isinstance(obj, sets.SetVariable) and name in sets.METHODS:
+        return BuiltinMethodVariable(obj, name)
     if isinstance(obj, (ListVariable, DictVariable)) and name in LIST_METHODS | DICT_METHODS:
         return BuiltinMethodVariable(obj, name)
     if isinstance(obj, ConstVariable):
@@ -402,8 +410,10 @@ def get_iter(graph, obj: Variable) -> IteratorVariable:
     if isinstance(obj, DictVariable):
         return IteratorVariable([const(k) for k in obj.entries])
     if isinstance(obj, ClassVariable) and classes.is_enum_class(obj.value):
-        return IteratorVariable([const(m) for m in obj.value])  # members of an identity-guarded class
-    if isinstance(obj, ConstVariable) and isinstance(obj.value, (range, tuple, str, bytes)):
+        return IteratorVariable([const(m) for m in obj.value])
+    if isinstance(obj, sets.SetVariable):
+        return IteratorVariable(obj.items, type(iter(set())))  # members of an identity-guarded class
+    if isinstance(obj, ConstVariable) and isinstance(obj.value, (range, tuple, str, bytes, frozenset)):
         if len(obj.value) > ITER_LIMIT:
             raise FallbackError(UNSUPPORTED_OBJECT, f"loop of {len(obj.value)} iterations exceeds the unroll limit {ITER_LIMIT}")
         return IteratorVariable([const(v) for v in obj.value])

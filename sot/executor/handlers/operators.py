@@ -1,6 +1,6 @@
 """Operators, subscripts and building containers."""
 from ...breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
-from .. import dispatch, functional
+from .. import dispatch, functional, sets
 from ..dispatch import const
 from ..opcode_table import (
     BINARY_OPCODES_310, INPLACE_OPCODES_310, INTRINSIC_LIST_TO_TUPLE, INTRINSIC_UNARY_POSITIVE,
@@ -238,7 +238,21 @@ def _no_format(value):
     raise FallbackError(UNSUPPORTED_OBJECT, f"formatting {value.describe()} as text")
 
 
-unsupported("sets are not modelled", "BUILD_SET", "SET_ADD", "SET_UPDATE")
+@handler("BUILD_SET")
+def build_set(ex, instr):
+    ex.push(sets.build(ex.popn(instr.arg)))
+
+
+@handler("SET_ADD")
+def set_add(ex, instr):
+    item = ex.pop()
+    sets.add_all(ex.peek(instr.arg), [item])
+
+
+@handler("SET_UPDATE")
+def set_update(ex, instr):
+    seq = ex.pop()
+    sets.add_all(ex.peek(instr.arg), dispatch.get_iter(ex.graph, seq).items)
 unsupported("pattern matching is not simulated", "MATCH_CLASS", "MATCH_MAPPING", "MATCH_SEQUENCE",
             "MATCH_KEYS", "GET_LEN", "COPY_DICT_WITHOUT_KEYS")
 
