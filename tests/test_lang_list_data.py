@@ -72,3 +72,9 @@ def test_out_of_range_index_raises_as_eager():
 def test_int_beyond_int64_on_a_later_call_runs_natively_with_eager_dtype():
     static = sot.to_static(as_array)
     check(as_array, ([1, 2],), ([2**63, 1],), ([-(2**63) - 1, 0],), ([3, 4],), static=static)
+
+
+def test_a_bool_list_index_is_a_mask_and_matches_eager():
+    def f(w, mask):
+        return w[mask] * 2
+    check(f, (W, [True, False] * 5), (W, [False, True] * 5))

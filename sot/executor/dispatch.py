@@ -218,7 +218,8 @@ def getitem(graph, obj: Variable, key: Variable) -> Variable:
         if isinstance(key, ConstVariable) and type(key.value) is range and len(key.value) <= ITER_LIMIT:
             # NumPy reads a range index as a list of ints
             key = ListVariable([const(i) for i in key.value])
-        key = list_data.as_graph_input(graph, key) or key  # token ids from a list argument
+        # token ids from a list argument (a list of bools stays a constant mask: its count is the shape)
+        key = list_data.as_graph_input(graph, key, kinds=(int,)) or key
         return graph.call_op(registry.lookup_operator("getitem"), (obj, key))
     concrete("indexing", obj, key)
     if isinstance(obj, SEQUENCES) and isinstance(key, ConstVariable):

@@ -138,6 +138,8 @@ def minmax(fn):
             if default is not None:
                 return default
             raise FallbackError(UNSUPPORTED_OBJECT, f"{fn.__name__}() of an empty sequence (eager raises)")
+        if key is None:
+            dispatch.concrete(f"{fn.__name__}()", *items)  # a dim from shapes: specialised
         if key is None and any(_plain(v) is _NOT_PLAIN for v in items):
             raise FallbackError(DATA_DEPENDENT, f"{fn.__name__}() compares values that are not Python constants",
                                 hint=f"use np.{'maximum' if fn is max else 'minimum'} to keep it in the graph")

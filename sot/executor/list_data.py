@@ -67,16 +67,16 @@ def source_length(graph, var: ListVariable):
     return len(value)
 
 
-def as_graph_input(graph, var) -> TensorVariable | None:
+def as_graph_input(graph, var, kinds=tuple(_DTYPES)) -> TensorVariable | None:
     """The list as a graph input (see module doc), or None when it is not a
-    non-empty list from outside of numbers of one exact type."""
+    non-empty list from outside of numbers of one exact type among `kinds`."""
     if not isinstance(var, ListVariable):
         return None
     value = getattr(var, "source_value", None)
     if not value or var.loaded:
         return None
     kind = type(value[0])
-    dtype = _DTYPES.get(kind)
+    dtype = _DTYPES.get(kind) if kind in kinds else None
     if dtype is None or any(type(v) is not kind for v in value):
         return None
     if kind is int and not all(-(1 << 63) <= v < (1 << 63) for v in value):
