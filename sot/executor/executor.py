@@ -20,6 +20,7 @@ from ..guards.tracker import AttrTracker, BuiltinTracker, GlobalTracker, ItemTra
 from ..logs import verbosity
 from .calls import call
 from .opcode_table import FACTS, instructions, line_table
+from .signals import YieldSignal
 from .variables import (
     CellVariable, ConstVariable, DictVariable, TupleVariable, UserFunctionVariable, Variable,
 )
@@ -88,7 +89,7 @@ class OpcodeExecutor:
                 handler(self, instr)
         except ReturnSignal as ret:
             return ret.value
-        except (BreakHere, SpecializeDims):
+        except (BreakHere, SpecializeDims, YieldSignal):
             raise
         except FallbackError as e:
             raise self._located(e)
@@ -185,8 +186,8 @@ class OpcodeExecutor:
         if self.depth >= MAX_INLINE_DEPTH:
             raise FallbackError(LIMIT, f"inlining {fn.name} exceeds depth {MAX_INLINE_DEPTH} (recursion?)")
         code = fn.code
-        if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
-            raise FallbackError(UNSUPPORTED_OBJECT, f"{fn.name} is a generator or coroutine")
+        if code.co_flags & (inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR | inspect.CO_ITERABLE_COROUTINE):
+            raise FallbackError(UNSUPPORTED_OBJECT, f"{fn.name} is a coroutine")
         bound = bind_arguments(self, fn, args, kwargs)
         cells = {}
         for name, cell in zip(code.co_freevars, fn.closure):
@@ -204,6 +205,9 @@ class OpcodeExecutor:
                 globals_tracker = self.globals_tracker
         child = OpcodeExecutor(code, self.graph, fn.globals, locals_=bound, cells=cells,
                                globals_tracker=globals_tracker, depth=self.depth + 1, budget=self.budget)
+        if code.co_flags & inspect.CO_GENERATOR:
+            from .generators import GeneratorVariable
+            return GeneratorVariable(child, fn.name)  # runs as it is consumed
         return child.run()
 
 

@@ -9,6 +9,7 @@ before anything read through it.
 """
 from __future__ import annotations
 
+import enum
 import math
 import types
 
@@ -149,7 +150,7 @@ class FunctionGraph:
             if tracker is None:
                 return ListVariable([self.wrap(v, None) for v in value])
             self.add_guard(TypeGuard(tracker, list))  # length and items: when the trace reads them
-            return ListVariable.from_source(tracker, lambda: self._list_items(value, tracker))
+            return ListVariable.from_source(tracker, lambda: self._list_items(value, tracker), value)
         if t is dict:
             if not all(type(k) in (str, int) for k in value):
                 self.add_guard(IdGuard(tracker, value))
@@ -161,6 +162,15 @@ class FunctionGraph:
             if not issubclass(t, (type, np.dtype)):
                 return OpaqueVariable(value, tracker)
             return ConstVariable(value, tracker)
+        if isinstance(value, enum.Enum):  # members are fixed objects: compared by identity
+            self.add_guard(IdGuard(tracker, value))
+            return ConstVariable(value, tracker)
+        if isinstance(value, tuple):
+            from .classes import NamedTupleVariable, is_namedtuple_class
+            if is_namedtuple_class(t):
+                self.add_guard(LenGuard(tracker, value))
+                return NamedTupleVariable([self.wrap(v, _item(tracker, i)) for i, v in enumerate(value)],
+                                          tracker, cls=t)
         if is_user_class(t):
             self.add_guard(TypeGuard(tracker, t))
             self.add_guard(ClassUnchangedGuard(t))  # what the trace reads of the class stays so
