@@ -162,10 +162,10 @@ class FunctionGraph:
             if not issubclass(t, (type, np.dtype)):
                 return OpaqueVariable(value, tracker)
             return ConstVariable(value, tracker)
-        if isinstance(value, enum.Enum):  # members are fixed objects: compared by identity
+        if issubclass(t, enum.Enum):  # members are fixed objects: compared by identity
             self.add_guard(IdGuard(tracker, value))
             return ConstVariable(value, tracker)
-        if isinstance(value, tuple):
+        if issubclass(t, tuple):
             from .classes import NamedTupleVariable, is_namedtuple_class
             if is_namedtuple_class(t):
                 self.add_guard(LenGuard(tracker, value))
