@@ -526,7 +526,7 @@ sot_eval_frame(PyThreadState *tstate, sot_frame *frame, int throwflag)
     }
     if (throwflag || (co->co_flags & SOT_GENERATOR_FLAGS) ||
         !(co->co_flags & CO_OPTIMIZED) || !sot_frame_is_plain(frame) ||
-        sot_tstate_tracing(tstate)) {
+        sot_tstate_tracing(tstate, co)) {
         return run_default(tstate, frame, throwflag);
     }
     intercepts++;

@@ -21,7 +21,9 @@
  *                               not to evaluate, as the caller of the
  *                               eval-frame function expects
  *   sot_code_nfree(co), sot_code_argnames(co)
- *   sot_tstate_tracing(ts)      a trace or profile function is active
+ *   sot_tstate_tracing(ts, co)  a trace or profile function is active, or
+ *                               (3.12+) a sys.monitoring tool has events
+ *                               set globally or on co
  *
  * How an unevaluated frame is released differs per version:
  *
@@ -75,11 +77,6 @@ typedef struct {
 #define sot_code_set_extra _PyCode_SetExtra
 #endif
 
-static inline int
-sot_tstate_tracing(PyThreadState *tstate)
-{
-    return tstate->c_tracefunc != NULL || tstate->c_profilefunc != NULL;
-}
 
 /* ------------------------------------------------------------------ 3.10 */
 #if PY_VERSION_HEX < 0x030B0000
@@ -299,5 +296,18 @@ sot_frame_release_unrun(PyThreadState *tstate, sot_frame *f)
 #endif /* 3.12+ */
 
 #endif /* 3.11+ */
+
+/* ------------------------------------------------ tracing and monitoring */
+
+/* 1 if a sys.monitoring tool (3.12+) has events set globally or on co
+ * (monitoring.c: reading the interpreter's monitors needs internal headers). */
+int sot_monitoring_active(PyThreadState *tstate, PyCodeObject *co);
+
+static inline int
+sot_tstate_tracing(PyThreadState *tstate, PyCodeObject *co)
+{
+    return tstate->c_tracefunc != NULL || tstate->c_profilefunc != NULL ||
+           sot_monitoring_active(tstate, co);
+}
 
 #endif /* SOT_FRAME_ADAPTER_H */
