@@ -67,6 +67,7 @@ class FunctionGraph:
         self.guards: list = []
         self._guard_keys: set = set()
         self._memo: dict = {}
+        self.frames: list = []  # the executors simulating now, outermost first (statement locations)
 
     # -- guards --------------------------------------------------------------
     def add_guard(self, guard) -> None:
@@ -186,10 +187,15 @@ class FunctionGraph:
         so no new view of the arguments is created."""
         ir_args = tuple(to_ir_arg(a) for a in args)
         ir_kwargs = {k: to_ir_arg(v) for k, v in (kwargs or {}).items()}
+        first = len(self.ir)
         try:
             out = self.ir.add_op(op, ir_args, ir_kwargs)
         except UnsupportedOp as e:
             raise FallbackError(UNSUPPORTED_OBJECT, f"{op.name}: {e}") from None
+        if self.frames:
+            where = tuple(ex.location() for ex in reversed(self.frames))
+            for st in self.ir._statements[first:]:
+                st.where = where
         fresh = not op.aliases
         if not fresh and not inplace:  # the result may be a view: in-place updates of the inputs now fall back
             for a in list(args) + list((kwargs or {}).values()):
