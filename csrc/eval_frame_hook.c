@@ -48,6 +48,7 @@
 #include "code_state.h"
 #include "guard_program.h"
 #include "static_function.h"
+#include "fp_state.h"
 
 /* ------------------------------------------------------------ state */
 
@@ -756,7 +757,8 @@ PyInit__C(void)
         PyModule_AddObjectRef(m, "GuardProgram", (PyObject *)&GuardProgram_Type) < 0 ||
         PyModule_AddObjectRef(m, "StaticFunction", (PyObject *)&StaticFunction_Type) < 0 ||
         PyModule_AddFunctions(m, sot_guard_methods) < 0 ||
-        PyModule_AddFunctions(m, sot_code_state_methods) < 0) {
+        PyModule_AddFunctions(m, sot_code_state_methods) < 0 ||
+        PyModule_AddFunctions(m, sot_fp_state_methods) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -39,6 +39,7 @@ from itertools import count
 
 import numpy as np
 
+from sot import _skip
 from sot.ir.statement_ir import StatementIR, Symbol
 
 from .numpy_buffer_plan import BufferPlan, Write, plan_buffers
@@ -269,6 +270,7 @@ def compile_numpy(graph: StatementIR, min_buffer_bytes: int | None = None) -> Co
         namespace["__warningregistry__"] = globals_.setdefault("__warningregistry__", {})
         exec(code, namespace)
         fn = namespace.pop(fname)
+        _skip.mark_not_to_static(fn.__code__)   # at a user's file, but never translated
     else:
         filename = f"<sot numpy graph {fname} #{next(_COUNTER)}>"
         exec(compile(source, filename, "exec"), namespace)
