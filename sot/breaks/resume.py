@@ -62,6 +62,10 @@ def stop_offset(code: types.CodeType, instr: dis.Instruction):
     Returns (offset, loop range or None), or a string saying why not."""
     if code.co_cellvars:
         return "graph breaks in functions whose locals are captured by inner functions are not supported yet"
+    introspects = reads_own_frame(code)
+    if introspects:
+        return (f"{introspects} sees the frame's locals: after a graph break they would be the resume "
+                "function's (sot's temporaries, no names bound by exec)")
     instrs = instructions(code)
     off = instr.offset
     if any(lo <= off < hi for lo, hi in exception_ranges(code, instrs)):
@@ -107,6 +111,27 @@ def plan_loop(code: types.CodeType, loop: tuple, stack_nulls: list[bool], bound:
         return (f"the loop around the graph break binds {', '.join(sorted(maybe_unbound))}, "
                 "read after the loop")
     return BreakPlan(head, "loop", exit_offset, stack_nulls, after, 0)
+
+
+# Calls that see the calling frame's locals (or bind names in them): in a
+# resume function they would see another frame, so such a code never breaks.
+FRAME_READERS = {"LOAD_GLOBAL": ("locals", "vars", "dir", "eval", "exec", "breakpoint"),
+                 "LOAD_NAME": ("locals", "vars", "dir", "eval", "exec", "breakpoint"),
+                 "LOAD_ATTR": ("_getframe", "currentframe", "f_locals"),
+                 "LOAD_METHOD": ("_getframe", "currentframe")}
+
+
+def reads_own_frame(code: types.CodeType) -> str | None:
+    """The name of a call in `code` that may read or bind its frame's
+    locals (``locals()``, ``vars()``, ``eval``/``exec``, ``sys._getframe``),
+    or None."""
+    names = set(code.co_names)
+    if not any(n in names for ns in FRAME_READERS.values() for n in ns):
+        return None
+    for ins in instructions(code):
+        if ins.argval in FRAME_READERS.get(ins.opname, ()):
+            return f"{ins.argval}()" if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME") else f".{ins.argval}"
+    return None
 
 
 def _at_or_after(real, offset: int) -> int:
