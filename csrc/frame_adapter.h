@@ -17,6 +17,10 @@
  *   sot_frame_free_cell(f, co, i) borrowed closure cell for co_freevars[i]
  *   sot_frame_closure(f, co)    new reference to the tuple of free cells
  *   sot_frame_closure_ok(f, co) the free cells can be read
+ *   sot_frame_drop_args(f, co, n), sot_frame_restore_arg(f, i, v)
+ *                               give up / put back an unrun frame's
+ *                               argument references (see run_replacement)
+ *   sot_frame_drop_unrun_locals(f, co)  give up all of them (before release)
  *   sot_frame_release_unrun(ts, f)  release a frame that the hook decided
  *                               not to evaluate, as the caller of the
  *                               eval-frame function expects
@@ -155,6 +159,38 @@ sot_frame_release_unrun(PyThreadState *tstate, sot_frame *f)
     (void)f;
 }
 
+/* Drop what an unrun frame holds (its arguments) before the frame itself
+ * goes (later, in _PyEval_Vector): nothing keeps them alive meanwhile. */
+static inline void
+sot_frame_drop_unrun_locals(sot_frame *f, PyCodeObject *co)
+{
+    Py_ssize_t n = co->co_nlocals + PyTuple_GET_SIZE(co->co_cellvars) +
+                   PyTuple_GET_SIZE(co->co_freevars);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_CLEAR(f->f_localsplus[i]);
+    }
+}
+
+/* Give up an unrun frame's first nargs argument references (the frame keeps
+ * the slots, empty); 0 where an argument lives in a cell (cell2arg). */
+static inline int
+sot_frame_drop_args(sot_frame *f, PyCodeObject *co, Py_ssize_t nargs)
+{
+    if (co->co_cell2arg != NULL) {
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < nargs; i++) {
+        Py_CLEAR(f->f_localsplus[i]);
+    }
+    return 1;
+}
+
+static inline void
+sot_frame_restore_arg(sot_frame *f, Py_ssize_t i, PyObject *value)
+{
+    Py_XSETREF(f->f_localsplus[i], Py_NewRef(value));
+}
+
 /* ---------------------------------------------------------- 3.11 - 3.13 */
 #else
 
@@ -234,6 +270,24 @@ sot_frame_closure_ok(sot_frame *f, PyCodeObject *co)
            PyTuple_GET_SIZE(closure) == co->co_nfreevars;
 }
 
+/* Give up an unrun frame's first nargs argument references (the frame keeps
+ * the slots, empty: clearing it later skips them). Returns 1. */
+static inline int
+sot_frame_drop_args(sot_frame *f, PyCodeObject *co, Py_ssize_t nargs)
+{
+    (void)co;
+    for (Py_ssize_t i = 0; i < nargs; i++) {
+        Py_CLEAR(f->localsplus[i]);
+    }
+    return 1;
+}
+
+static inline void
+sot_frame_restore_arg(sot_frame *f, Py_ssize_t i, PyObject *value)
+{
+    Py_XSETREF(f->localsplus[i], Py_NewRef(value));
+}
+
 #if PY_VERSION_HEX < 0x030C0000
 static inline void
 sot_frame_release_unrun(PyThreadState *tstate, sot_frame *f)
@@ -241,7 +295,25 @@ sot_frame_release_unrun(PyThreadState *tstate, sot_frame *f)
     (void)tstate;
     (void)f;
 }
+
+/* Drop what an unrun frame holds (its arguments) before the frame itself
+ * goes (_PyEvalFrameClearAndPop, later): nothing keeps them alive meanwhile. */
+static inline void
+sot_frame_drop_unrun_locals(sot_frame *f, PyCodeObject *co)
+{
+    for (int i = 0; i < co->co_nlocalsplus; i++) {
+        Py_CLEAR(f->localsplus[i]);
+    }
+}
 #else
+/* 3.12+: sot_frame_release_unrun drops them, and pops the frame. */
+static inline void
+sot_frame_drop_unrun_locals(sot_frame *f, PyCodeObject *co)
+{
+    (void)f;
+    (void)co;
+}
+
 
 #if PY_VERSION_HEX < 0x030D0000
 /* Python/pystate.c: _PyThreadState_PopFrame (3.12, not exported). */

@@ -227,7 +227,10 @@ def resume_code(original: types.CodeType, offset: int, stack_nulls: list[bool],
     lineno = original.co_firstlineno
     head = codegen.prologue(original)
     for j, null in enumerate(stack_nulls):
-        head.append(Instr("PUSH_NULL") if null else Instr("LOAD_FAST", f"{STACK_PREFIX}{j}"))
+        if null:
+            head.append(Instr("PUSH_NULL"))
+        else:   # on the stack only, as in the original frame
+            head += [Instr("LOAD_FAST", f"{STACK_PREFIX}{j}"), Instr("DELETE_FAST", f"{STACK_PREFIX}{j}")]
     head.append(Instr("JUMP_FORWARD", target))
     for i in head:
         i.lineno = lineno
@@ -254,7 +257,8 @@ def compiled_prefix_code(original: types.CodeType, plan: BreakPlan, runner, used
     bc, where = _abstract(original)
     new = codegen.new_bytecode(original, codegen.uniform_arg_names(original))
     ins = codegen.prologue(original) + codegen.calling_instrs(original, runner, used_cells)
-    ins += _restore(plan.layout_before, restored_locals)
+    ins += _restore(plan.layout_before, restored_locals) + _unbind(original, plan.layout_before, local_names)
+    ins += codegen.release_frame_args()
     if plan.kind == "native":
         k = where[plan.instr.offset]
         ins += [_copy(i) for i in _call_preamble(bc, k)]
@@ -301,7 +305,8 @@ def loop_region_code(original: types.CodeType, plan: BreakPlan, runner, used_cel
     items.insert(where[plan.instr.offset], head)
     new = codegen.new_bytecode(original, codegen.uniform_arg_names(original))
     ins = codegen.prologue(original) + codegen.calling_instrs(original, runner, used_cells)
-    ins += _restore(plan.layout_before, restored_locals)
+    ins += _restore(plan.layout_before, restored_locals) + _unbind(original, plan.layout_before, local_names)
+    ins += codegen.release_frame_args()
     ins.append(Instr("JUMP_FORWARD", head))
     built = codegen.finish(new, ins + items, original.co_firstlineno)
     return codegen.patch_closure_loads(built, resume)
@@ -321,11 +326,23 @@ def _restore(layout: list[bool], restored_locals: list[str]) -> list[Instr]:
     return ins
 
 
+def _unbind(original: types.CodeType, layout: list[bool], local_names: list[str]) -> list[Instr]:
+    """After _restore: unbind the arguments the region before the break
+    unbound (`del x`, a resume function's stack arguments) and the stack
+    temporaries, so that the frame holds what eager's holds."""
+    names = [n for n in codegen.uniform_arg_names(original) if n not in local_names]
+    names += [f"{STACK_PREFIX}{j}" for j, null in enumerate(layout) if not null]
+    return [Instr("DELETE_FAST", n) for n in dict.fromkeys(names)]
+
+
 def _splice_lines(splice: list, lineno) -> list:
     for i in splice:
         if isinstance(i, Instr) and i.lineno is None:
             i.lineno = lineno
     return splice
+
+
+PROLOGUE_OPS = ("RESUME", "COPY_FREE_VARS", "MAKE_CELL", "NOP")
 
 
 def native_prefix_code(original: types.CodeType, plan: BreakPlan, local_names: list[str],
@@ -353,6 +370,12 @@ def native_prefix_code(original: types.CodeType, plan: BreakPlan, local_names: l
     for i in splice:
         if isinstance(i, Instr) and i.lineno is None:
             i.lineno = lineno
+    # no runner: the arguments can go from the start (after RESUME)
+    start = next(j for j, i in enumerate(items) if isinstance(i, Instr) and i.name not in PROLOGUE_OPS)
+    release = codegen.release_frame_args()
+    for i in release:
+        i.lineno = original.co_firstlineno
+    items[start:start] = release
     new = Bytecode()
     _copy_metadata(new, bc, codegen.uniform_arg_names(original))
     new.freevars = list(original.co_freevars)

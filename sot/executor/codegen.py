@@ -86,6 +86,13 @@ def return_resume(code: types.CodeType, arg_names: list[str]) -> list[Instr]:
     return call_const(_hook.Resume, ins, 1 + len(arg_names)) + [Instr("RETURN_VALUE")]
 
 
+def release_frame_args() -> list[Instr]:
+    """`_hook.release_frame_args()`: from here on the replacement's own
+    frame is the only one holding the arguments (see csrc, run_replacement),
+    so user code that drops one frees it as eagerly."""
+    return call_const(_hook.release_frame_args, [], 0) + [Instr("POP_TOP")]
+
+
 def prologue(code: types.CodeType) -> list[Instr]:
     ins = []
     if FACTS.has_resume:

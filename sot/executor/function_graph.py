@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import types
+import weakref
 
 import numpy as np
 
@@ -55,6 +56,9 @@ def is_user_class(cls: type) -> bool:
 BUILTIN_ITERATORS = frozenset(type(it) for it in (
     iter(range(0)), iter(range(1 << 64)), iter([]), iter(()), iter(""), iter(b""), iter({}),
     iter({}.values()), iter({}.items()), reversed([]), enumerate(()), zip(), map(len, ())))
+
+
+GENERATORS = frozenset((types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType))
 
 
 class FunctionGraph:
@@ -141,7 +145,8 @@ class FunctionGraph:
             if tracker is None:
                 return ListVariable([self.wrap(v, None) for v in value])
             self.add_guard(TypeGuard(tracker, list))  # length and items: when the trace reads them
-            return ListVariable.from_source(tracker, lambda: self._list_items(value, tracker))
+            graph = weakref.ref(self)   # no cycle: the list (and what the graph holds) goes when unused
+            return ListVariable.from_source(tracker, lambda: graph()._list_items(value, tracker))
         if t is dict:
             if not all(type(k) in (str, int) for k in value):
                 self.add_guard(IdGuard(tracker, value))
@@ -156,6 +161,11 @@ class FunctionGraph:
         if is_user_class(t):
             self.add_guard(TypeGuard(tracker, t))
             return ObjectVariable(value, tracker)
+        if t in GENERATORS:
+            # passed along or broken on, never run by the trace: an identity
+            # guard would keep it alive in the cache (its `finally` late)
+            self.add_guard(TypeGuard(tracker, t))
+            return OpaqueVariable(value, tracker)
         self.add_guard(IdGuard(tracker, value))
         if type(value) is StaticFunction:  # a to_static wrapper: inline what it wraps
             return self.wrap(value.__sot_fn__, AttrTracker(tracker, "__sot_fn__"))
