@@ -17,9 +17,8 @@
  *   sot_frame_free_cell(f, co, i) borrowed closure cell for co_freevars[i]
  *   sot_frame_closure(f, co)    new reference to the tuple of free cells
  *   sot_frame_closure_ok(f, co) the free cells can be read
- *   sot_frame_drop_args(f, co, n), sot_frame_restore_arg(f, i, v)
- *                               give up / put back an unrun frame's
- *                               argument references (see run_replacement)
+ *   sot_frame_drop_args(f, co, n)  give up an unrun frame's argument
+ *                               references (sot_release_frame_args)
  *   sot_frame_drop_unrun_locals(f, co)  give up all of them (before release)
  *   sot_frame_release_unrun(ts, f)  release a frame that the hook decided
  *                               not to evaluate, as the caller of the
@@ -185,12 +184,6 @@ sot_frame_drop_args(sot_frame *f, PyCodeObject *co, Py_ssize_t nargs)
     return 1;
 }
 
-static inline void
-sot_frame_restore_arg(sot_frame *f, Py_ssize_t i, PyObject *value)
-{
-    Py_XSETREF(f->f_localsplus[i], Py_NewRef(value));
-}
-
 /* ---------------------------------------------------------- 3.11 - 3.13 */
 #else
 
@@ -280,12 +273,6 @@ sot_frame_drop_args(sot_frame *f, PyCodeObject *co, Py_ssize_t nargs)
         Py_CLEAR(f->localsplus[i]);
     }
     return 1;
-}
-
-static inline void
-sot_frame_restore_arg(sot_frame *f, Py_ssize_t i, PyObject *value)
-{
-    Py_XSETREF(f->localsplus[i], Py_NewRef(value));
 }
 
 #if PY_VERSION_HEX < 0x030C0000
