@@ -39,7 +39,7 @@ from itertools import count
 
 import numpy as np
 
-from sot import _skip
+from sot import _hook
 from sot.ir.statement_ir import StatementIR, Symbol
 
 from .numpy_buffer_plan import BufferPlan, Write, plan_buffers
@@ -270,7 +270,7 @@ def compile_numpy(graph: StatementIR, min_buffer_bytes: int | None = None) -> Co
         namespace["__warningregistry__"] = globals_.setdefault("__warningregistry__", {})
         exec(code, namespace)
         fn = namespace.pop(fname)
-        _skip.mark_not_to_static(fn.__code__)   # at a user's file, but never translated
+        _hook.skip_code(fn.__code__)   # at a user's file, but never intercepted by the hook
     else:
         filename = f"<sot numpy graph {fname} #{next(_COUNTER)}>"
         exec(compile(source, filename, "exec"), namespace)
