@@ -112,8 +112,9 @@ class LoadedModel:
         options = ort.SessionOptions()
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.log_severity_level = 3
+        providers = providers_for(device)   # a missing CUDA provider is not the file's fault
         try:
-            self.session = ort.InferenceSession(data, options, providers=providers_for(device))
+            self.session = ort.InferenceSession(data, options, providers=providers)
         except Exception as e:  # noqa: BLE001 -- onnxruntime's Fail, InvalidGraph... are plain Exceptions
             raise ModelLoadError(f"onnxruntime cannot load {path!r}: {e}") from None
         self.device = device
