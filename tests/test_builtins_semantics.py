@@ -153,3 +153,22 @@ def test_nan_identity_changes_between_calls_are_seen():
     assert static(X, NAN, NAN)[0] == 1.0
     assert static(X, NAN, OTHER_NAN)[0] == 0.0
     assert static(X, NAN, NAN)[0] == 1.0
+
+
+# -- isinstance ------------------------------------------------------------------
+
+class Pretends:
+    """isinstance() consults __class__ after the type: this one says float."""
+
+    @property
+    def __class__(self):
+        return float
+
+
+PRETENDS = Pretends()
+
+
+def test_isinstance_sees_a_class_property():
+    def f(x, obj):
+        return x + isinstance(obj, float) + 2 * isinstance(obj, Pretends) + 4 * isinstance(PLAIN, Plain)
+    check(f, (X, PRETENDS), (X, PLAIN))

@@ -218,11 +218,18 @@ def b_isinstance(executor, obj, classinfo):
     cls = getattr(classinfo, "value", None)
     if not isinstance(cls, type):
         raise FallbackError(UNSUPPORTED_OBJECT, "isinstance() with a non-class")
-    try:
-        t = obj.python_type()
-    except FallbackError:
-        raise
+    t = obj.python_type()
+    if isinstance(obj, ObjectVariable) and _class_attribute(t) is not _OBJECT_CLASS:
+        # isinstance() also asks obj.__class__: a property there is user code
+        raise FallbackError(UNSUPPORTED_OBJECT, f"isinstance() of {obj.describe()}, whose class overrides __class__")
     return const(issubclass(t, cls))
+
+
+_OBJECT_CLASS = object.__dict__["__class__"]
+
+
+def _class_attribute(t: type):
+    return next((k.__dict__["__class__"] for k in t.__mro__ if "__class__" in k.__dict__), None)
 
 
 def b_enumerate(executor, iterable, start=None):
