@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 
 from . import _hook, _skip
-from .backends import compile_graph
+from .backends import compile_graph, fp_state
 from .breaks.reasons import DATA_DEPENDENT, INTERNAL, UNSUPPORTED_BREAK, BreakReason, FallbackError
 from .breaks import regions, resume as breaks
 from .executor import freeze
@@ -497,13 +497,21 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
         if hasattr(run, "__code__"):
             _hook.skip_code(run.__code__)
         namespace["__graph"] = run
-        call = f"O = __graph({', '.join(f'I{i}' for i in range(len(graph.inputs)))})"
+        inputs = ", ".join(f"I{i}" for i in range(len(graph.inputs)))
+        # NumPy's error state or the warnings filters not plain: the careful
+        # path (fp_state), so that nothing is emitted twice and onnxruntime
+        # does not skip NumPy's floating-point errors.
+        ir = graph.ir
+        namespace.update(__fp_plain=fp_state.fp_plain, __fp_token=fp_state.TOKEN, __careful=fp_state.run_careful(
+            run, None if compiled.backend == "numpy" else lambda: _numpy_twin(ir)))
         # An error inside the graph: the hook runs the frame natively instead
         # (the runner is the replacement's first step and nothing before the
         # graph is observable), so the user's own code raises it, at the
         # user's line, with no sot frame in the traceback.
         namespace["__rerun"] = _hook.RerunNatively
-        lines += ["    try:", f"        {call}", "    except Exception:", "        raise __rerun from None"]
+        lines += ["    try:", "        if __fp_plain(__fp_token):", f"            O = __graph({inputs})",
+                  "        else:", f"            O = __careful({inputs})",
+                  "    except Exception:", "        raise __rerun from None"]
         info.graphs.append((len(graph.ir), compiled.backend, compiled.source))
     # read-only: the arrays whose values the graph reads (not only a shape)
     read = {s.name for st in graph.ir.statements for s in st.symbols_used()} | {s.name for s in builder.symbols}
@@ -520,6 +528,15 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
     runner.source = source
     _hook.skip_code(runner.__code__)
     return runner
+
+
+def _numpy_twin(ir):
+    """The NumPy backend's function for ``ir`` (an onnxruntime graph run on
+    NumPy where onnxruntime cannot reproduce NumPy's error handling)."""
+    from .backends import compile_numpy
+    fn = compile_numpy(ir)._fn
+    _hook.skip_code(fn.__code__)
+    return fn
 
 
 def _used_cell_indices(trackers) -> set:

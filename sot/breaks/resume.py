@@ -66,6 +66,10 @@ def stop_offset(code: types.CodeType, instr: dis.Instruction):
     """Where the graph before a break at `instr` ends: `instr` itself, or the
     head of the outermost loop around it (the whole loop then runs natively).
     Returns (offset, loop range or None), or a string saying why not."""
+    introspects = reads_own_frame(code)
+    if introspects:
+        return (f"{introspects} sees the frame's locals: after a graph break they would be the resume "
+                "function's (sot's temporaries, no names bound by exec)")
     instrs = instructions(code)
     off = instr.offset
     if any(lo <= off < hi for lo, hi in exception_ranges(code, instrs)):
@@ -111,6 +115,27 @@ def plan_loop(code: types.CodeType, loop: tuple, stack_nulls: list[bool], bound:
         return (f"the loop around the graph break binds {', '.join(sorted(maybe_unbound))}, "
                 "read after the loop")
     return BreakPlan(head, "loop", exit_offset, stack_nulls, after, 0)
+
+
+# Calls that see the calling frame's locals (or bind names in them): in a
+# resume function they would see another frame, so such a code never breaks.
+FRAME_READERS = {"LOAD_GLOBAL": ("locals", "vars", "dir", "eval", "exec", "breakpoint"),
+                 "LOAD_NAME": ("locals", "vars", "dir", "eval", "exec", "breakpoint"),
+                 "LOAD_ATTR": ("_getframe", "currentframe", "f_locals"),
+                 "LOAD_METHOD": ("_getframe", "currentframe")}
+
+
+def reads_own_frame(code: types.CodeType) -> str | None:
+    """The name of a call in `code` that may read or bind its frame's
+    locals (``locals()``, ``vars()``, ``eval``/``exec``, ``sys._getframe``),
+    or None."""
+    names = set(code.co_names)
+    if not any(n in names for ns in FRAME_READERS.values() for n in ns):
+        return None
+    for ins in instructions(code):
+        if ins.argval in FRAME_READERS.get(ins.opname, ()):
+            return f"{ins.argval}()" if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME") else f".{ins.argval}"
+    return None
 
 
 def _at_or_after(real, offset: int) -> int:
@@ -212,7 +237,10 @@ def resume_code(original: types.CodeType, offset: int, stack_nulls: list[bool],
     lineno = original.co_firstlineno
     head = codegen.prologue(original, nfree=len(new.freevars))
     for j, null in enumerate(stack_nulls):
-        head.append(Instr("PUSH_NULL") if null else Instr("LOAD_FAST", f"{STACK_PREFIX}{j}"))
+        if null:
+            head.append(Instr("PUSH_NULL"))
+        else:   # on the stack only, as in the original frame
+            head += [Instr("LOAD_FAST", f"{STACK_PREFIX}{j}"), Instr("DELETE_FAST", f"{STACK_PREFIX}{j}")]
     head.append(Instr("JUMP_FORWARD", target))
     for i in head:
         i.lineno = lineno
@@ -249,6 +277,8 @@ def compiled_prefix_code(original: types.CodeType, plan: BreakPlan, runner, used
     ins = codegen.prologue(original, cells=original.co_cellvars) + \
         codegen.calling_instrs(original, runner, used_cells, original.co_cellvars)
     ins += _restore(plan.layout_before, restored_locals, original.co_cellvars, functions)
+    ins += _unbind(original, plan.layout_before, local_names)
+    ins += codegen.release_frame_args()
     if plan.kind == "native":
         k = where[plan.instr.offset]
         ins += [_copy(i) for i in _call_preamble(bc, k)]
@@ -306,6 +336,8 @@ def loop_region_code(original: types.CodeType, plan: BreakPlan, runner, used_cel
     ins = codegen.prologue(original, cells=original.co_cellvars) + \
         codegen.calling_instrs(original, runner, used_cells, original.co_cellvars)
     ins += _restore(plan.layout_before, restored_locals, original.co_cellvars, functions)
+    ins += _unbind(original, plan.layout_before, local_names)
+    ins += codegen.release_frame_args()
     ins.append(Instr("JUMP_FORWARD", head))
     built = codegen.finish(new, ins + items, original.co_firstlineno)
     return _patch_closures(built, [resume], functions)
@@ -353,11 +385,24 @@ def _restore(layout: list[bool], restored_locals: list[str], cells=(), functions
     return ins
 
 
+def _unbind(original: types.CodeType, layout: list[bool], local_names: list[str]) -> list[Instr]:
+    """After _restore: unbind the arguments the region before the break
+    unbound (`del x`, a resume function's stack arguments) and the stack
+    temporaries, so that the frame holds what eager's holds."""
+    names = [n for n in codegen.uniform_arg_names(original)
+             if n not in local_names and n not in original.co_cellvars]  # a cell is restored as it is
+    names += [f"{STACK_PREFIX}{j}" for j, null in enumerate(layout) if not null]
+    return [Instr("DELETE_FAST", n) for n in dict.fromkeys(names)]
+
+
 def _splice_lines(splice: list, lineno) -> list:
     for i in splice:
         if isinstance(i, Instr) and i.lineno is None:
             i.lineno = lineno
     return splice
+
+
+PROLOGUE_OPS = ("RESUME", "COPY_FREE_VARS", "MAKE_CELL", "NOP")
 
 
 def native_prefix_code(original: types.CodeType, plan: BreakPlan, local_names: list[str],
@@ -388,6 +433,12 @@ def native_prefix_code(original: types.CodeType, plan: BreakPlan, local_names: l
     for i in splice:
         if isinstance(i, Instr) and i.lineno is None:
             i.lineno = lineno
+    # no runner: the arguments can go from the start (after RESUME)
+    start = next(j for j, i in enumerate(items) if isinstance(i, Instr) and i.name not in PROLOGUE_OPS)
+    release = codegen.release_frame_args()
+    for i in release:
+        i.lineno = original.co_firstlineno
+    items[start:start] = release
     new = Bytecode()
     _copy_metadata(new, bc, codegen.uniform_arg_names(original))
     new.freevars = list(original.co_freevars)

@@ -6,6 +6,7 @@ from the real builtin object to a handler, so adding one is one entry.
 from __future__ import annotations
 
 import builtins
+import inspect
 import math
 
 import numpy as np
@@ -19,6 +20,7 @@ from ..ir import registry
 from . import classes, dispatch, functional, list_data, sets
 from .generators import GeneratorVariable
 from .dispatch import SEQUENCES, const
+from .variables.base import RealObjectVariable
 from .variables import (
     BoundMethodVariable, BuiltinMethodVariable, BuiltinVariable, ClassVariable, ConstVariable,
     DictVariable, DictViewVariable, IteratorVariable, LazyIteratorVariable, ListVariable, NumpyCallableVariable, ObjectVariable,
@@ -54,7 +56,9 @@ def call(executor, fn: Variable, args: list[Variable], kwargs: dict[str, Variabl
         return handler(executor, *args, **kwargs)
     if isinstance(fn, BuiltinMethodVariable):
         return call_method(executor, fn.self_var, fn.name, args, kwargs)
-    if isinstance(fn, (ObjectVariable, classes.NewObjectVariable)):
+    if isinstance(fn, ObjectVariable):
+        return call(executor, _type_call(executor, fn), args, kwargs)
+    if isinstance(fn, classes.NewObjectVariable):
         method = dispatch.getattr_(executor, fn, "__call__")
         return call(executor, method, args, kwargs)
     if isinstance(fn, ConstVariable) and isinstance(fn.value, type) and issubclass(fn.value, np.generic):
@@ -66,6 +70,19 @@ def call(executor, fn: Variable, args: list[Variable], kwargs: dict[str, Variabl
     value = getattr(fn, "value", None)
     raise _unsupported_call(value) if value is not None else FallbackError(
         UNSUPPORTED_CALL, f"calling {fn.describe()} is not captured")
+
+
+def _type_call(executor, obj: ObjectVariable) -> Variable:
+    """`obj(...)` runs ``type(obj).__call__``: an instance attribute named
+    ``__call__`` is never looked at (CPython calls the type's tp_call)."""
+    cls = type(obj.value)
+    attr = next((k.__dict__["__call__"] for k in cls.__mro__ if "__call__" in k.__dict__), None)
+    if attr is None:
+        raise FallbackError(UNSUPPORTED_CALL, f"{obj.describe()} is not callable (its class has no __call__)")
+    if not inspect.isfunction(attr):
+        raise FallbackError(UNSUPPORTED_CALL, f"__call__ of {cls.__qualname__} is not a plain function")
+    fn = executor.graph.wrap(attr, AttrTracker(ConstTracker(cls), "__call__"))
+    return BoundMethodVariable(fn, obj)
 
 
 def _not_to_static(fn: UserFunctionVariable) -> bool:
@@ -270,10 +287,10 @@ def b_isinstance(executor, obj, classinfo):
     cls = getattr(classinfo, "value", None)
     if not isinstance(cls, type):
         raise FallbackError(UNSUPPORTED_OBJECT, "isinstance() with a non-class")
-    try:
-        t = obj.python_type()
-    except FallbackError:
-        raise
+    t = obj.python_type()
+    if isinstance(obj, ObjectVariable) and _class_attribute(t) is not _OBJECT_CLASS:
+        # isinstance() also asks obj.__class__: a property there is user code
+        raise FallbackError(UNSUPPORTED_OBJECT, f"isinstance() of {obj.describe()}, whose class overrides __class__")
     return const(issubclass(t, cls))
 
 
@@ -284,6 +301,13 @@ def b_issubclass(executor, cls, classinfo):
     if not isinstance(sub, type) or not isinstance(sup, type):
         raise FallbackError(UNSUPPORTED_OBJECT, "issubclass() of values that are not known classes")
     return const(dispatch._python(issubclass, sub, sup))
+
+
+_OBJECT_CLASS = object.__dict__["__class__"]
+
+
+def _class_attribute(t: type):
+    return next((k.__dict__["__class__"] for k in t.__mro__ if "__class__" in k.__dict__), None)
 
 
 def b_enumerate(executor, iterable, start=None):
@@ -352,10 +376,41 @@ def b_dict(executor, *args, **kwargs):
 
 
 def b_sum(executor, iterable, start=None):
+    """CPython adds leading int/float items in C, floats with compensated
+    summation on 3.12+ (not a chain of `+`); from the first other item on it
+    uses `+`.  The leading known items are summed by the real builtin of the
+    running Python; the rest are added one by one."""
+    items = dispatch.get_iter(executor.graph, iterable).items
     total = start if start is not None else const(0)
-    for item in dispatch.get_iter(executor.graph, iterable).items:
+    symbolic = [v for v in (total, *items) if isinstance(v, SymScalarVariable)]
+    if symbolic and any(_is_python_float(v) for v in (total, *items)):
+        dispatch.concrete("sum() of Python floats (summed with compensation)", *symbolic)
+    known = 0
+    if isinstance(total, ConstVariable):
+        while known < len(items) and isinstance(items[known], ConstVariable):
+            known += 1
+        if known:
+            total = const(dispatch._python(sum, [v.value for v in items[:known]], total.value))
+    for item in items[known:]:
         total = dispatch.binary_op(executor.graph, "add", total, item)
     return total
+
+
+def _is_python_float(v: Variable) -> bool:
+    if isinstance(v, ConstVariable):
+        return type(v.value) is float
+    return isinstance(v, SymScalarVariable) and v.meta.type is float
+
+
+def b_callable(executor, obj):
+    """callable(x) is whether type(x) has __call__; for a known object ask
+    the builtin itself (it runs no user code)."""
+    if isinstance(obj, RealObjectVariable):
+        return const(callable(obj.value))
+    if isinstance(obj, (UserFunctionVariable, BoundMethodVariable, BuiltinMethodVariable)):
+        return const(True)
+    t = obj.python_type()
+    return const(any("__call__" in k.__dict__ for k in t.__mro__))
 
 
 def b_abs(executor, x):
@@ -423,7 +478,7 @@ BUILTINS = {
     builtins.str: _python_builtin(str),
     builtins.repr: _python_builtin(repr),
     builtins.hash: _python_builtin(hash),
-    builtins.callable: lambda ex, obj: const(not isinstance(obj, (ConstVariable, TensorVariable, SymScalarVariable, TupleVariable, ListVariable, DictVariable))),
+    builtins.callable: b_callable,
 }
 for _name in ("sqrt", "exp", "log", "sin", "cos", "tanh", "floor", "ceil", "pi", "prod", "isclose", "fabs",
               "log2", "log10", "erf", "gamma", "atan", "atan2", "hypot", "pow", "isnan", "isinf", "isfinite"):

@@ -109,6 +109,13 @@ def return_resume(code: types.CodeType, arg_names: list[str], own_cells=()) -> l
     return call_const(_hook.Resume, ins, 1 + len(arg_names)) + [Instr("RETURN_VALUE")]
 
 
+def release_frame_args() -> list[Instr]:
+    """`_hook.release_frame_args()`: from here on the replacement's own
+    frame is the only one holding the arguments (see csrc, run_replacement),
+    so user code that drops one frees it as eagerly."""
+    return call_const(_hook.release_frame_args, [], 0) + [Instr("POP_TOP")]
+
+
 def prologue(code: types.CodeType, nfree: int | None = None, cells=()) -> list[Instr]:
     """The entry instructions of generated code: MAKE_CELL for its cell
     variables `cells` (3.11+; 3.10 makes them at frame entry), then

@@ -19,7 +19,7 @@ from ..breaks.reasons import (
 from ..guards.guard import DictKeysGuard
 from ..guards.tracker import AttrTracker, ConstTracker
 from ..ir import registry
-from . import classes, list_data, sets
+from . import classes, list_data, pyidentity, sets
 from .generators import GeneratorVariable
 from .function_graph import is_user_class
 from .variables import (
@@ -149,16 +149,21 @@ def compare_op(graph, name: str, a: Variable, b: Variable) -> Variable:
         return graph.call_op(registry.lookup_operator(name), (a, b))
     concrete(f"comparison {name}", a, b)
     if isinstance(a, ConstVariable) and isinstance(b, ConstVariable):
+        if a is not b and isinstance(a.value, CONTAINERS) and isinstance(b.value, CONTAINERS):
+            pyidentity.items_equal(a, b)   # breaks where items' identity decides
         return const(_python(getattr(operator, name), a.value, b.value))
     if isinstance(a, SEQUENCES) and isinstance(b, SEQUENCES) and name in ("eq", "ne"):
         if type(a) is not type(b) or len(a.items) != len(b.items):
             return const(name == "ne")
         if all(isinstance(x, ConstVariable) for x in a.items + b.items):
-            return const(_python(getattr(operator, name), [x.value for x in a.items], [x.value for x in b.items]))
+            # items compare with `is` before `==`, as list/tuple equality does
+            equal = all(pyidentity.items_equal(x, y) for x, y in zip(a.items, b.items))
+            return const(equal == (name == "eq"))
     raise FallbackError(UNSUPPORTED_OBJECT, f"comparison {name} of {a.describe()} and {b.describe()}")
 
 
 SINGLETONS = (type(None), bool)
+CONTAINERS = (tuple, list, dict, set, frozenset)
 
 
 def is_op(a: Variable, b: Variable, graph=None) -> bool:
@@ -214,9 +219,12 @@ def _identity_value(v):
 
 
 def contains_op(graph, item: Variable, container: Variable) -> bool:
+    """`in`: items and keys are compared with `is` before `==` (pyidentity)."""
     if isinstance(container, sets.SetVariable):
         return sets.contains(item, container)
     if isinstance(container, DictVariable) and isinstance(item, ConstVariable):
+        if pyidentity.identity_decides(item.value):
+            raise FallbackError(UNSUPPORTED_OBJECT, "`in` of a NaN in a dict depends on object identity")
         return item.value in container.entries
     if isinstance(container, SEQUENCES):
         for x in container.items:
@@ -224,10 +232,12 @@ def contains_op(graph, item: Variable, container: Variable) -> bool:
                 return True
             if not (isinstance(x, ConstVariable) and isinstance(item, ConstVariable)):
                 raise FallbackError(UNSUPPORTED_OBJECT, "`in` over non-constant items")
-            if x.value == item.value:
+            if pyidentity.items_equal(x, item):
                 return True
         return False
     if isinstance(container, ConstVariable) and isinstance(item, ConstVariable):
+        if pyidentity.identity_decides(container.value, item.value):
+            raise FallbackError(UNSUPPORTED_OBJECT, "`in` involving a NaN depends on object identity")
         return _python(operator.contains, container.value, item.value)
     raise FallbackError(UNSUPPORTED_OBJECT, f"`in` on {container.describe()}")
 

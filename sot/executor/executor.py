@@ -69,6 +69,7 @@ class OpcodeExecutor:
         from .handlers import HANDLERS
 
         trace = verbosity() >= 4
+        self.graph.frames.append(self)
         try:
             while True:
                 instr = self.instrs[self.pc]
@@ -98,6 +99,13 @@ class OpcodeExecutor:
         except Exception as e:  # a simulator bug must never become a wrong result
             log.debug("internal error while simulating", exc_info=True)
             raise self._located(FallbackError(INTERNAL, f"{type(e).__name__}: {e}")) from e
+        finally:
+            self.graph.frames.pop()
+
+    def location(self) -> tuple:
+        """(filename, lineno, globals) of the instruction being simulated."""
+        line = self.lines.get(self.current.offset) if self.current is not None else None
+        return self.code.co_filename, line, self.globals
 
     def _located(self, err: FallbackError) -> FallbackError:
         if self.current is not None:

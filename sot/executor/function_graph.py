@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 import math
 import types
+import weakref
 
 import numpy as np
 
@@ -59,6 +60,9 @@ BUILTIN_ITERATORS = frozenset(type(it) for it in (
     iter({}.values()), iter({}.items()), reversed([]), enumerate(()), zip(), map(len, ())))
 
 
+GENERATORS = frozenset((types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType))
+
+
 class FunctionGraph:
     def __init__(self, name: str = "graph", shapes=None, freeze: bool = False):
         self.ir = StatementIR(name)
@@ -71,6 +75,7 @@ class FunctionGraph:
         self._guard_keys: set = set()
         self._memo: dict = {}
         self._views = None  # freeze.ViewScan, made when a first array may be frozen
+        self.frames: list = []  # the executors simulating now, outermost first (statement locations)
 
     # -- guards --------------------------------------------------------------
     def add_guard(self, guard) -> None:
@@ -150,7 +155,8 @@ class FunctionGraph:
             if tracker is None:
                 return ListVariable([self.wrap(v, None) for v in value])
             self.add_guard(TypeGuard(tracker, list))  # length and items: when the trace reads them
-            return ListVariable.from_source(tracker, lambda: self._list_items(value, tracker), value)
+            graph = weakref.ref(self)   # no cycle: the list (and what the graph holds) goes when unused
+            return ListVariable.from_source(tracker, lambda: graph()._list_items(value, tracker), value)
         if t is dict:
             if not all(type(k) in (str, int) for k in value):
                 self.add_guard(IdGuard(tracker, value))
@@ -233,10 +239,15 @@ class FunctionGraph:
         so no new view of the arguments is created."""
         ir_args = tuple(to_ir_arg(a) for a in args)
         ir_kwargs = {k: to_ir_arg(v) for k, v in (kwargs or {}).items()}
+        first = len(self.ir)
         try:
             out = self.ir.add_op(op, ir_args, ir_kwargs)
         except UnsupportedOp as e:
             raise FallbackError(UNSUPPORTED_OBJECT, f"{op.name}: {e}") from None
+        if self.frames:
+            where = tuple(ex.location() for ex in reversed(self.frames))
+            for st in self.ir._statements[first:]:
+                st.where = where
         fresh = not op.aliases
         if not fresh and not inplace:  # the result may be a view: in-place updates of the inputs now fall back
             for a in list(args) + list((kwargs or {}).values()):

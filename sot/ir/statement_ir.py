@@ -69,9 +69,12 @@ class Statement:
 
     ``multi_output`` is True when the op returns a sequence of arrays (its
     ``outputs`` are the items), False when it returns the one array.
+    ``where`` is the user code that ran it, innermost frame first:
+    ``((filename, lineno, globals), ...)`` (or None), so that what NumPy
+    reports from it (warnings) names the user's file, line and module.
     """
 
-    __slots__ = ("op", "args", "kwargs", "outputs", "multi_output")
+    __slots__ = ("op", "args", "kwargs", "outputs", "multi_output", "where")
 
     def __init__(self, op, args: tuple, kwargs: dict, outputs: tuple[Symbol, ...],
                  multi_output: bool = False):
@@ -80,6 +83,7 @@ class Statement:
         self.kwargs = dict(kwargs)
         self.outputs = tuple(outputs)
         self.multi_output = multi_output
+        self.where = None
 
     def symbols_used(self) -> list[Symbol]:
         """Symbols read by this statement, in order of appearance."""
