@@ -97,27 +97,6 @@ def _column(values, k):
     return ListVariable([nest(v, k) for v in values])
 
 
-class NamedTupleVariable(TupleVariable):
-    """A named tuple made by a graph op (``np.linalg.eigh``'s EighResult):
-    its items, fields by name, and rebuilt as ``cls(*items)`` when it leaves
-    the trace.  ``cls`` None (a slice, a concatenation) is a plain tuple, as
-    eagerly."""
-
-    def __init__(self, items, cls=None, tracker=None):
-        super().__init__(items, tracker)
-        self.cls = cls
-
-    def python_type(self):
-        return self.cls or tuple
-
-    def field(self, name: str) -> Variable | None:
-        fields = getattr(self.cls, "_fields", ())
-        return self.items[fields.index(name)] if name in fields else None
-
-    def describe(self) -> str:
-        return f"{(self.cls or tuple).__name__} of {len(self.items)} arrays"
-
-
 def named_result(op, result: Variable) -> Variable:
     """The graph op's several outputs as the tuple type NumPy returns."""
     from ..ir.ops_api import TUPLE_RESULTS
@@ -129,5 +108,6 @@ def named_result(op, result: Variable) -> Variable:
         return TupleVariable(result.items)
     cls = NAMED_RESULTS.get(op.name) if op.kind == "function" else None
     if cls is not None:
-        return NamedTupleVariable(result.items, cls)
+        from .classes import NamedTupleVariable
+        return NamedTupleVariable(result.items, cls=cls)
     return result
