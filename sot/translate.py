@@ -200,6 +200,8 @@ def _skipped(code, rule: str):
     """Tell the hook never to ask about `code` again (one flag test per call
     from now on); say so once, with the rule."""
     _skip.note_skipped(code, rule)
+    if rule == _skip.SOT_WHY:
+        return _hook.SKIP
     vlog(1, log, "%s (%s:%d) is not traced: %s", code.co_name, code.co_filename, code.co_firstlineno, rule)
     for rec in _skip_recorders:
         rec.append((code.co_name, code.co_filename, code.co_firstlineno, rule))
@@ -443,6 +445,8 @@ def _region_break(frame, instr, why: str, reason: BreakReason, info: EntryInfo, 
     (graph, executor, plan, locals passed on), or FallbackError with `why`,
     the reason no break at `instr` itself was possible."""
     code = frame.f_code
+    if breaks.reads_own_frame(code):  # no split of any kind: see stop_offset
+        raise FallbackError(UNSUPPORTED_BREAK, why)
     region = regions.statement_region(code, instr.offset)
     if isinstance(region, str):
         raise FallbackError(UNSUPPORTED_BREAK, f"{why}; {region}")

@@ -30,6 +30,7 @@ import warnings
 
 import numpy as np
 
+from sot import _hook
 from sot._C import fp_plain
 
 __all__ = ["TOKEN", "fp_plain", "run_careful", "state"]
@@ -38,6 +39,12 @@ try:
     from numpy._core._ufunc_config import _extobj_contextvar as _EXTOBJ
 except ImportError:  # pragma: no cover - NumPy's error state lives elsewhere: always careful
     _EXTOBJ = None
+
+# NumPy's Python functions this module calls while a decorated call runs:
+# never offered to the translator (they are sot's work, not the user's).
+for _fn in (np.geterr, np.seterr, np.errstate.__init__, np.errstate.__enter__, np.errstate.__exit__):
+    if hasattr(_fn, "__code__"):
+        _hook.skip_code(_fn.__code__)
 
 TOKEN: list = []   # [contextvar, extobj, warnings.__dict__, filters, len, filters[0]] when plain
 _LAST: list = []   # the same for the state last decided, plain or not

@@ -336,7 +336,7 @@ def loop_region_code(original: types.CodeType, plan: BreakPlan, runner, used_cel
     ins = codegen.prologue(original, cells=original.co_cellvars) + \
         codegen.calling_instrs(original, runner, used_cells, original.co_cellvars)
     ins += _restore(plan.layout_before, restored_locals, original.co_cellvars, functions)
-    ins += _unbind(original, plan.layout_before, local_names)
+    ins += _unbind(original, plan.layout_before, None)
     ins += codegen.release_frame_args()
     ins.append(Instr("JUMP_FORWARD", head))
     built = codegen.finish(new, ins + items, original.co_firstlineno)
@@ -385,12 +385,15 @@ def _restore(layout: list[bool], restored_locals: list[str], cells=(), functions
     return ins
 
 
-def _unbind(original: types.CodeType, layout: list[bool], local_names: list[str]) -> list[Instr]:
+def _unbind(original: types.CodeType, layout: list[bool], local_names: list[str] | None) -> list[Instr]:
     """After _restore: unbind the arguments the region before the break
     unbound (`del x`, a resume function's stack arguments) and the stack
-    temporaries, so that the frame holds what eager's holds."""
+    temporaries, so that the frame holds what eager's holds. With
+    `local_names` None only the temporaries: the original code runs on
+    (a loop or statement region) and its LOAD_FASTs expect its locals bound."""
     names = [n for n in codegen.uniform_arg_names(original)
-             if n not in local_names and n not in original.co_cellvars]  # a cell is restored as it is
+             if local_names is not None and n not in local_names
+             and n not in original.co_cellvars]  # a cell is restored as it is
     names += [f"{STACK_PREFIX}{j}" for j, null in enumerate(layout) if not null]
     return [Instr("DELETE_FAST", n) for n in dict.fromkeys(names)]
 
