@@ -30,7 +30,7 @@ from .onnx_lowering import NumpySegment, OnnxSegment, plan
 from .onnx_session import (_as_input, _as_numpys, _run_numpy, _session, plan_report, providers_for, steps_source,
                            threads_for)
 from .size_check import compile_size_check
-from .symbolic_shapes import check_sizes
+from .symbolic_shapes import check_sizes, infer_at
 
 log = logging.getLogger("sot.backends")
 
@@ -138,15 +138,23 @@ class SymbolicOnnxGraph:
         from sot import _hook
         # called from a running graph: no compiler frame is user code to translate
         with _hook.callback_set(None):
-            numbers = check_sizes(self.graph, inputs)
             self.full_checks += 1
-            if numbers is not None and not self._size_check_tried:
-                self._size_check_tried = True
-                try:
-                    self._size_check = compile_size_check(self.graph, [TensorMeta.of(v) for v in inputs])
-                except Exception:  # noqa: BLE001 - a bug here must only cost the speed-up
-                    log.warning("graph %s: compiling its size check failed", self.graph.name, exc_info=True)
-        return _REFERENCE if numbers is None else numbers
+            if self._size_check_tried:
+                numbers = check_sizes(self.graph, inputs)
+                return _REFERENCE if numbers is None else numbers
+            try:
+                metas = [TensorMeta.of(v) for v in inputs]
+            except Exception:  # noqa: BLE001 - a subclass: NumPy replays it exactly
+                return _REFERENCE
+            found = infer_at(self.graph, metas)
+            if found is None:
+                return _REFERENCE
+            self._size_check_tried = True
+            try:
+                self._size_check = compile_size_check(self.graph, metas, found)
+            except Exception:  # noqa: BLE001 - a bug here must only cost the speed-up
+                log.warning("graph %s: compiling its size check failed", self.graph.name, exc_info=True)
+        return found[0]
 
     def prepare(self, *inputs) -> None:
         """Check these input shapes now (backend='auto' times calls without it)."""

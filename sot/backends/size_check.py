@@ -99,14 +99,15 @@ def _positions(graph: StatementIR) -> dict:
     return where
 
 
-def compile_size_check(graph: StatementIR, metas) -> "SizeCheck | None":
+def compile_size_check(graph: StatementIR, metas, base=None) -> "SizeCheck | None":
     """The compiled check around the base input ``metas`` (shapes that
-    ``check_sizes`` accepts), or None when the graph's sizes are not all
-    affine with integer coefficients in its sources there."""
+    ``check_sizes`` accepts; ``base``: ``infer_at`` there, when the caller
+    has it), or None when the graph's sizes are not all affine with integer
+    coefficients in its sources there."""
     sources = _sources(graph)
     if not sources:
         return None
-    base = infer_at(graph, metas)
+    base = base or infer_at(graph, metas)
     if base is None:
         return None
     d0 = _sizes(graph, base[1])
