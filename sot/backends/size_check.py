@@ -34,7 +34,7 @@ import numpy as np
 
 from sot.ir.meta import TensorMeta
 from sot.ir.registry import DIM_OP
-from sot.ir.statement_ir import StatementIR, Symbol
+from sot.ir.statement_ir import StatementIR
 from sot.ir.symbolic import SHADOW_OFFSET
 
 from .symbolic_shapes import PYTHON_INT_LIMIT, _map, infer_at
@@ -131,27 +131,12 @@ def compile_size_check(graph: StatementIR, metas, base=None) -> "SizeCheck | Non
         return None
     for st in graph.statements:   # the Python statements must read only numbers
         if st.op is not DIM_OP and st.outputs and all(s.meta.is_python for s in st.outputs):
-            used = []
-            _collect((st.args, st.kwargs), used)
-            if any(not s.meta.is_python for s in used):
+            if any(not s.meta.is_python for s in st.symbols_used()):
                 return None
     check = SizeCheck(graph, metas, sources, exprs)
     if not check.generic([c + sum(a * m for a, m in zip(coef, moves)) for c, coef in check.varying]):
         return None   # the verification world has a coincidence: nothing measured the generic case
     return check
-
-
-def _collect(tree, out) -> None:
-    if isinstance(tree, Symbol):
-        out.append(tree)
-    elif isinstance(tree, (tuple, list)):
-        for v in tree:
-            _collect(v, out)
-    elif isinstance(tree, dict):
-        for v in tree.values():
-            _collect(v, out)
-    elif isinstance(tree, slice):
-        _collect((tree.start, tree.stop, tree.step), out)
 
 
 class SizeCheck:
