@@ -104,6 +104,8 @@ def compile_size_check(graph: StatementIR, metas, base=None) -> "SizeCheck | Non
     ``check_sizes`` accepts; ``base``: ``infer_at`` there, when the caller
     has it), or None when the graph's sizes are not all affine with integer
     coefficients in its sources there."""
+    if any(s.meta.is_python for s in graph.inputs):
+        return None   # a Python number input (scalar_policy): its value is no shape
     sources = _sources(graph)
     if not sources:
         return None
