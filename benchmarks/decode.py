@@ -7,8 +7,8 @@ pass and greedy decoding, eager vs sot's backends, side by side in one process.
 
 Rows: the forward pass at 8 / 64 / 256 tokens (8 / 32 / 64 under
 --quick); generating 20 tokens from a 10-token prompt, the whole sequence
-run every step (lengths 10..29) and with a KV cache (the cache in a list of
-lists, concatenated every step); "new lengths": generating 20 tokens from
+run every step (lengths 10..29) and with a KV cache (a list of per-layer keys and
+values that the forward returns one position longer, gpt2.py); "new lengths": generating 20 tokens from
 prompts of lengths never seen before (each timed run starts 20 tokens
 further), which is what a new shape costs on each backend.  Each backend
 is warmed up first (translations, auto's trials); eager, numpy,
@@ -38,8 +38,8 @@ BACKENDS = ("numpy", "onnxruntime", "auto")
 def _wrapped(model, cached: bool):
     """A fresh function (its own code: its own translation cache) around the model."""
     if cached:
-        def forward_cached(ids, caches):
-            return model.forward_cached(ids, caches)
+        def forward_cached(ids, past):
+            return model.forward_cached(ids, past)
         return R.own_code(forward_cached)
 
     def forward(ids):
@@ -75,7 +75,7 @@ def main(argv=None):
         table.append((f"forward {n} tokens", {k: (lambda f=f, ids=ids: f(ids)) for k, f in forward.items()}))
     table.append(("generate 20 from 10", {k: (lambda f=f: generate(f, prompt, 20)) for k, f in forward.items()}))
     table.append(("generate 20 from 10, KV cache",
-                  {k: (lambda f=f: generate_cached(f, prompt, 20, layers)) for k, f in cached.items()}))
+                  {k: (lambda f=f: generate_cached(f, prompt, 20)) for k, f in cached.items()}))
     fresh = {k: [30] for k in forward}
 
     def new_lengths(f, k):

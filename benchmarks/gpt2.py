@@ -5,9 +5,12 @@ attention and a GELU MLP, a final layer norm and the output projection tied
 to the token embedding.  ``forward(ids)`` gives the logits of every
 position; ``generate`` is the usual greedy loop around it (the sequence
 grows by one token per step), and ``generate_cached`` keeps each layer's
-keys and values in a list and concatenates the new ones every step
-(``forward_cached``).  Written as a float32 user writes it: the attention
-scale is a Python float, so nothing is promoted to float64.
+keys and values in a list that ``forward_cached`` returns, one position
+longer (concatenated) every step.  (The loop holds the cache: a forward that
+mutates the caller's list or dict in place breaks the graph at each layer
+today -- a side effect on an object from outside the function.)  Written
+as a float32 user writes it: the attention scale is a Python float, so
+nothing is promoted to float64.
 """
 from __future__ import annotations
 
@@ -64,39 +67,39 @@ class GPT2:
         n, d = x.shape
         return x.reshape(n, self.heads, d // self.heads).transpose(1, 0, 2)
 
-    def _block(self, x, p, cache=None):
+    def _block(self, x, p, past=None):
+        """The block's output, and its keys and values (after ``past``'s)."""
         h = _layernorm(x, p["ln1_g"], p["ln1_b"]) @ p["attn_w"] + p["attn_b"]
         q, k, v = np.split(h, 3, axis=-1)
         q, k, v = self._heads(q), self._heads(k), self._heads(v)
-        if cache is not None:
-            if cache:
-                k = np.concatenate([cache[0], k], axis=1)
-                v = np.concatenate([cache[1], v], axis=1)
-            cache[:] = [k, v]
+        if past is not None:
+            k = np.concatenate([past[0], k], axis=1)
+            v = np.concatenate([past[1], v], axis=1)
         a = self._attend(q, k, v, causal=True)
         a = a.transpose(1, 0, 2).reshape(x.shape)
         x = x + a @ p["proj_w"] + p["proj_b"]
         m = _gelu(_layernorm(x, p["ln2_g"], p["ln2_b"]) @ p["fc_w"] + p["fc_b"])
-        return x + m @ p["out_w"] + p["out_b"]
+        return x + m @ p["out_w"] + p["out_b"], (k, v)
 
     def forward(self, ids):
         """Logits (len(ids), vocab) of the token ids (an int64 array)."""
         x = self.wte[ids] + self.wpe[np.arange(ids.shape[0])]
         for p in self.blocks:
-            x = self._block(x, p)
+            x, _ = self._block(x, p)
         return _layernorm(x, self.lnf_g, self.lnf_b) @ self.wte.T
 
-    def forward_cached(self, ids, caches):
-        """Logits of ``ids`` following the positions held in ``caches`` (one
-        list per layer, empty at first: [keys, values] of shape (heads, n, dh)),
-        which get the keys and values of these positions.  The position comes
-        from the cache's length, as a Python int argument would be guarded by
-        value (a new translation per step)."""
-        start = caches[0][0].shape[1] if caches[0] else 0
+    def forward_cached(self, ids, past):
+        """(logits of ``ids``, the new cache): ``past`` is the cache of the
+        positions before (a list of (keys, values) per layer, each of shape
+        (heads, n, dh); an empty list at first), and the new cache holds
+        theirs and these positions'.  The position comes from its length."""
+        start = past[0][0].shape[1] if past else 0
         x = self.wte[ids] + self.wpe[np.arange(start, start + ids.shape[0])]
-        for p, cache in zip(self.blocks, caches):
-            x = self._block(x, p, cache)
-        return _layernorm(x, self.lnf_g, self.lnf_b) @ self.wte.T
+        present = []
+        for i, p in enumerate(self.blocks):
+            x, kv = self._block(x, p, past[i] if past else None)
+            present.append(kv)
+        return _layernorm(x, self.lnf_g, self.lnf_b) @ self.wte.T, present
 
 
 def generate(forward, ids, n):
@@ -108,13 +111,13 @@ def generate(forward, ids, n):
     return ids[-n:]
 
 
-def generate_cached(forward_cached, ids, n, layers):
+def generate_cached(forward_cached, ids, n):
     """Greedy decoding with a KV cache: the prompt once, then one token per step."""
-    caches = [[] for _ in range(layers)]
+    cache = []
     out = []
     x = np.array(ids, dtype=np.int64)
     for _ in range(n):
-        logits = forward_cached(x, caches)
+        logits, cache = forward_cached(x, cache)
         nxt = int(np.argmax(logits[-1]))
         out.append(nxt)
         x = np.array([nxt], dtype=np.int64)

@@ -72,5 +72,34 @@ def main(argv=None):
           f"{compile_s * 1e3:.1f} ms; load average {os.getloadavg()[0]:.1f}")
 
 
+def memory(layers: int, width: int) -> None:
+    """Entries and the bytes they hold after a decode loop with freeze=True on onnxruntime."""
+    import gc
+    import weakref
+
+    from sot.backends.memory import held_bytes
+    from sot.guards import cache
+    sot.reset()
+    model = GPT2(layers=layers, d=width, heads=8, vocab=4096, ctx=1024)
+
+    def forward(ids):
+        return model.forward(ids)
+    static = sot.to_static(forward, backend="onnxruntime", freeze=True)
+    static(np.arange(10))
+    [first] = cache.entries(forward.__code__)
+    first_held = held_bytes(first.compiled[0])["total"]
+    first_ref = weakref.ref(first.compiled[0])
+    del first
+    generate(static, np.arange(11), 30)
+    gc.collect()
+    live = cache.entries(forward.__code__)
+    held = sum(held_bytes(c)["total"] for e in live for c in e.compiled)
+    print(f"freeze=True, {layers} layers of width {width}: the first length's entry held "
+          f"{first_held / 1e6:.1f} MB; after 31 more lengths {len(live)} live entr{'y' if len(live) == 1 else 'ies'} "
+          f"holding {held / 1e6:.1f} MB, {cache.replaced_count(forward.__code__)} replaced, "
+          f"the replaced entry's graph {'freed' if first_ref() is None else 'STILL ALIVE'}")
+
+
 if __name__ == "__main__":
     main()
+    memory(12, 256)

@@ -160,22 +160,25 @@ def test_decode_loop_checks_each_new_length_once_compiled(graphs, backend):
     assert report["compiled_checks"] == 10 if backend == "onnxruntime" else report["compiled_checks"] >= 1
 
 
-def test_kv_cache_loop_runs_cached_graphs(graphs):
+@pytest.mark.parametrize("backend", ["numpy", "onnxruntime"])
+def test_kv_cache_loop_runs_cached_graphs(graphs, backend):
+    if backend != "numpy":
+        pytest.importorskip("onnxruntime")
     model = GPT2(layers=2, d=32, heads=4, vocab=50, ctx=128)
-    static = sot.to_static(model.forward_cached)
+    static = sot.to_static(model.forward_cached, backend=backend)
     prompt = RNG.integers(0, 50, 10)
-    want = generate_cached(model.forward_cached, prompt, 12, 2)
+    want = generate_cached(model.forward_cached, prompt, 12)
     counts = []
-    caches = [[] for _ in range(2)]
-    x = np.array(prompt)
-    got = []
-    for _ in range(12):
-        logits = static(x, caches)
+
+    def counting(ids, past):
+        result = static(ids, past)
         counts.append(sot.translation_count(static))
-        got.append(int(np.argmax(logits[-1])))
-        x = np.array([got[-1]])
-    assert got == want
-    # the prompt, the first cached step, the step that makes the cache's length symbolic; then none
-    assert counts[2:] == [counts[2]] * 10
+        return result
+    assert generate_cached(counting, prompt, 12) == want
+    # the prompt (no cache), the first cached step, the step that makes the
+    # cache's length symbolic (it replaces the previous entry); then none
+    assert counts[2:] == [3] * 10
     from sot.guards import cache
-    assert cache.replaced_count(model.forward_cached.__func__.__code__) == 1   # the static cached step
+    code = model.forward_cached.__func__.__code__
+    assert cache.replaced_count(code) == 1 and len(cache.entries(code)) == 2
+    assert len([g for g, _ in graphs if g.is_symbolic]) == 1
