@@ -114,7 +114,10 @@ class ExplainReport:
                              f"frozen {_mb(m['frozen'])}, buffers {_mb(m['buffers'])}, "
                              f"constants {_mb(m['constants'])})")
                 lines.extend(f"      {line}" for line in d["placement"])
-                lines.extend(f"      hint: {h}" for h in d["hints"])
+                lines.extend(f"      hint: {h}" for h in d["hints"][:2])
+                if len(d["hints"]) > 2:
+                    lines.append(f"      ... and {len(d['hints']) - 2} more statement(s) promoted the same way "
+                                 "(to_dict() lists them)")
             if e.native_ops:
                 lines.append(f"    {e.native_ops} ops before the break run natively (below min_graph_size)")
             if e.frozen:
