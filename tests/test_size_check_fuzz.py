@@ -3,7 +3,6 @@ random programs (tests/fuzzgen.py, traced with dynamic=True): wherever the
 compiled check answers, check_sizes accepts, with the same Python numbers."""
 import copy
 import itertools
-import sys
 import warnings
 
 import numpy as np
@@ -51,9 +50,6 @@ def _at(graph, sources, sizes):
             for s, sym in zip(shapes, graph.inputs)]
 
 
-@pytest.mark.skipif(sys.version_info >= (3, 13), reason=(
-    "one of these programs crashes CPython 3.13 inside the tracer (main as of 7b71fed, default "
-    "options too; 3.10-3.12 pass): reported, not a size-check defect"))
 @settings(max_examples=40, derandomize=True, deadline=None, database=None,
           suppress_health_check=list(HealthCheck))
 @given(fuzzgen.programs())
