@@ -78,6 +78,7 @@ class ExplainReport:
                     "frozen": list(e.frozen), "not_frozen": [list(p) for p in e.not_frozen],
                     "guards": list(e.guards), "translate_seconds": e.translate_seconds,
                     "phase_seconds": dict(e.phases),
+                    "graph_details": [_details(r) for r in e.compiled],
                 }
                 for e in self.entries
             ],
@@ -105,6 +106,18 @@ class ExplainReport:
             lines.append(f"  {e.code_name} ({e.filename}:{e.firstlineno}): {e.state}")
             for i, (ops, backend, _src) in enumerate(e.graphs):
                 lines.append(f"    graph {i}: {ops} ops on {backend}")
+                if i >= len(e.compiled):
+                    continue
+                d = _details(e.compiled[i])
+                m = d["held_bytes"]
+                lines.append(f"      holds about {_mb(m['total'])} (initializers {_mb(m['initializers'])}, "
+                             f"frozen {_mb(m['frozen'])}, buffers {_mb(m['buffers'])}, "
+                             f"constants {_mb(m['constants'])})")
+                lines.extend(f"      {line}" for line in d["placement"])
+                lines.extend(f"      hint: {h}" for h in d["hints"][:2])
+                if len(d["hints"]) > 2:
+                    lines.append(f"      ... and {len(d['hints']) - 2} more statement(s) promoted the same way "
+                                 "(to_dict() lists them)")
             if e.native_ops:
                 lines.append(f"    {e.native_ops} ops before the break run natively (below min_graph_size)")
             if e.frozen:
@@ -122,6 +135,18 @@ class ExplainReport:
             lines.append(f"  not traced ({len(self.skipped)} code(s)):")
             lines.extend(f"    {n} ({f}:{l}): {r}" for n, f, l, r in self.skipped)
         return "\n".join(lines)
+
+
+def _mb(n: int) -> str:
+    return f"{n / 1e6:.1f} MB" if n >= 1e5 else f"{n / 1e3:.1f} kB"
+
+
+def _details(compiled) -> dict:
+    """Memory, placement and hints of a compiled graph."""
+    from .explain_graphs import held, placement, promotion_hints
+    graph = getattr(compiled, "graph", None)
+    return {"held_bytes": held(compiled), "placement": placement(compiled),
+            "hints": promotion_hints(graph) if graph is not None else []}
 
 
 def explain(fn, *args, **kwargs) -> ExplainReport:

@@ -63,6 +63,7 @@ class EntryInfo:
     frozen: list = field(default_factory=list)        # inputs held fixed (freeze=True), by source
     frozen_values: list = field(default_factory=list, repr=False)  # their arrays, made read-only when stored
     not_frozen: list = field(default_factory=list)    # [(source, why)] under freeze=True
+    compiled: list = field(default_factory=list, repr=False)  # the compiled graphs (explain: memory, placement)
 
     @property
     def state(self) -> str:
@@ -517,6 +518,7 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
                   "        else:", f"            O = __careful({inputs})",
                   "    except Exception:", "        raise __rerun from None"]
         info.graphs.append((len(graph.ir), compiled.backend, compiled.source))
+        info.compiled.append(compiled)
     # read-only: the arrays whose values the graph reads (not only a shape)
     read = {s.name for st in graph.ir.statements for s in st.symbols_used()} | {s.name for s in builder.symbols}
     held = [k for k, sym in enumerate(graph.ir.inputs) if k in frozen and sym.name in read]

@@ -53,12 +53,43 @@ def closure_made_after_the_break_reads_the_cell(x, scale):
     return f(x)
 
 
+def closures_over_local_cells_after_a_region_break(x, y):
+    # 3.13 builds closures with LOAD_FAST on the cell's slot; code copied
+    # from the original (resume function, statement region) must keep
+    # loading the cell, not a new plain local of that name (a segfault).
+    a = x * 2
+    b = y + 1
+    if (y > 1).any():
+        a = np.nan_to_num(a)
+
+    def two_cells(v, m=min(2, x.shape[0])):
+        return v * m + a + b
+    z = two_cells(y + y)
+    w = np.minimum(z * 2, z[z > 0].sum())
+    return w, two_cells(w)
+
+
+def closure_made_in_a_loop_that_breaks(x):
+    acc = x * 0
+    for i in range(3):
+        c = x + i
+        print(i)
+
+        def g(v):
+            return v + c
+        acc = g(acc)
+    return acc
+
+
 @pytest.mark.parametrize("fn, args", [
     (cell_rebound_after_the_break, (X,)),
     (argument_captured_by_a_generator_expression, (X,)),
     (data_dependent_branch_with_a_cell, (X,)),
     (data_dependent_branch_with_a_cell, (-X - 10,)),
     (closure_made_after_the_break_reads_the_cell, (X, 2.0)),
+    (closures_over_local_cells_after_a_region_break, (X, X * 0.5)),
+    (closures_over_local_cells_after_a_region_break, (X, -X)),
+    (closure_made_in_a_loop_that_breaks, (X,)),
 ])
 def test_break_in_a_function_with_cells_is_split_and_matches_eager(fn, args):
     check(fn, args, static=static0(fn))

@@ -3,9 +3,11 @@
 ``SymbolicOnnxGraph`` plans the graph with symbolic dims
 (``onnx_lowering.plan``: sizes the model computes from its inputs' shapes,
 see ``onnx_lowering_shapes``) and creates one session per ONNX segment,
-once.  Each new tuple of input shapes is checked once (``check_sizes``,
-cached): where the symbolic graph does not hold at those sizes, the call
-runs on the NumPy backend (exact, and it raises as eager does); elsewhere
+once.  Each new tuple of input shapes is checked once (cached): by the
+graph's size relations compiled at the first accepted shapes
+(``size_check``, microseconds), else by ``check_sizes``.  Where the
+symbolic graph does not hold at those sizes, the call runs on the NumPy
+backend (exact, and it raises as eager does); elsewhere
 the sessions run, and the graph's Python numbers (returned ones, those
 NumPy segments read) are the ones the check computed, by Python.
 
@@ -16,16 +18,21 @@ fresh arrays (no IO binding: their shapes change from call to call).
 
 from __future__ import annotations
 
+import logging
 from collections import OrderedDict
 
 import numpy as np
 
+from sot.ir.meta import TensorMeta
 from sot.ir.statement_ir import StatementIR
 
 from .onnx_lowering import NumpySegment, OnnxSegment, plan
 from .onnx_session import (_as_input, _as_numpys, _run_numpy, _session, plan_report, providers_for, steps_source,
                            threads_for)
-from .symbolic_shapes import check_sizes
+from .size_check import compile_size_check
+from .symbolic_shapes import check_sizes, infer_at
+
+log = logging.getLogger("sot.backends")
 
 __all__ = ["SymbolicOnnxGraph", "NotSymbolicGraph", "MAX_CHECKED"]
 
@@ -100,6 +107,9 @@ class SymbolicOnnxGraph:
         else:
             self.backend = ("onnxruntime" if self.plan.all_onnx else "numpy+onnxruntime") + " (symbolic)"
         self._checked: OrderedDict = OrderedDict()
+        self._size_check = None          # size_check.SizeCheck, compiled at the first accepted shapes
+        self._size_check_tried = False
+        self.full_checks = 0             # shapes checked by replaying the graph's inference
         self._input_names = [s.name for s in graph.inputs]
         self._outputs = [(s.name, s.meta.is_scalar) for s in graph.outputs]
         state = self
@@ -113,17 +123,39 @@ class SymbolicOnnxGraph:
         key = tuple(v.shape for v in inputs)
         numbers = self._checked.get(key)
         if numbers is None:
-            from sot import _hook
-            # called from a running graph: no compiler frame is user code to translate
-            with _hook.callback_set(None):
-                numbers = check_sizes(self.graph, inputs)
-            numbers = _REFERENCE if numbers is None else numbers
+            numbers = self._size_check(inputs) if self._size_check is not None else None
+            if numbers is None:
+                numbers = self._full_check(inputs)
             self._checked[key] = numbers
             if len(self._checked) > MAX_CHECKED:
                 self._checked.popitem(last=False)
         else:
             self._checked.move_to_end(key)
         return numbers
+
+    def _full_check(self, inputs):
+        """``check_sizes`` at these shapes; the first shapes it accepts are the
+        base of the compiled check (``size_check``) of later shapes."""
+        from sot import _hook
+        # called from a running graph: no compiler frame is user code to translate
+        with _hook.callback_set(None):
+            self.full_checks += 1
+            if self._size_check_tried:
+                numbers = check_sizes(self.graph, inputs)
+                return _REFERENCE if numbers is None else numbers
+            try:
+                metas = [TensorMeta.of(v) for v in inputs]
+            except Exception:  # noqa: BLE001 - a subclass: NumPy replays it exactly
+                return _REFERENCE
+            found = infer_at(self.graph, metas)
+            if found is None:
+                return _REFERENCE
+            self._size_check_tried = True
+            try:
+                self._size_check = compile_size_check(self.graph, metas, found)
+            except Exception:  # noqa: BLE001 - a bug here must only cost the speed-up
+                log.warning("graph %s: compiling its size check failed", self.graph.name, exc_info=True)
+        return found[0]
 
     def prepare(self, *inputs) -> None:
         """Check these input shapes now (backend='auto' times calls without it)."""
@@ -151,6 +183,13 @@ class SymbolicOnnxGraph:
     def __call__(self, *inputs) -> tuple:
         return self._fn(*inputs)
 
+    def size_check_report(self) -> dict:
+        """How new input shapes were checked: by the compiled check, by replaying the inference."""
+        sc = self._size_check
+        return {"compiled": sc is not None, "compiled_checks": sc.calls if sc is not None else 0,
+                "full_checks": self.full_checks,
+                "base": list(sc.base) if sc is not None else None}
+
     @property
     def sessions(self) -> int:
         return sum(isinstance(s, _Segment) for s in self._steps)
@@ -169,6 +208,7 @@ class SymbolicOnnxGraph:
             **plan_report(self),
             "sessions": self.sessions,
             "checked_shapes": checked,
+            "size_check": self.size_check_report(),
             "numpy_shapes": [list(k) for k, v in self._checked.items() if v is _REFERENCE],
             "fused": [p.kind for s in self._steps if isinstance(s, _Segment) for p in s.segment.patterns],
         }

@@ -30,7 +30,7 @@ from sot.ir.meta import TensorMeta
 from sot.ir.registry import DIM_OP
 from sot.ir.statement_ir import StatementIR, Symbol
 
-__all__ = ["PerShapeCompiledGraph", "concretize", "check_sizes", "MAX_SHAPES", "PYTHON_INT_LIMIT"]
+__all__ = ["PerShapeCompiledGraph", "concretize", "check_sizes", "infer_at", "MAX_SHAPES", "PYTHON_INT_LIMIT"]
 
 MAX_SHAPES = 16
 #: a Python int of a graph beyond this runs on NumPy: the ONNX model
@@ -92,12 +92,23 @@ def check_sizes(graph: StatementIR, inputs) -> dict | None:
     raises or differs at those sizes (ndim, dtype, a static size), a value
     has no elements (zero-size arrays run on NumPy), a Python number changes
     type or leaves ±PYTHON_INT_LIMIT."""
+    try:
+        metas = [TensorMeta.of(value) for value in inputs]
+    except Exception:  # noqa: BLE001 - a subclass: NumPy replays it exactly
+        return None
+    found = infer_at(graph, metas)
+    return None if found is None else found[0]
+
+
+def infer_at(graph: StatementIR, metas) -> tuple[dict, dict] | None:
+    """``check_sizes`` on input metas: (the Python numbers, every value's
+    meta or number by symbol name), or None."""
     ir = StatementIR(graph.name)
     env: dict = {}
     numbers: dict = {}
     try:
-        for sym, value in zip(graph.inputs, inputs):
-            env[sym.name] = ir.add_input(TensorMeta.of(value))
+        for sym, meta in zip(graph.inputs, metas):
+            env[sym.name] = ir.add_input(meta)
             if not _agrees(sym.meta, env[sym.name].meta):
                 return None
         for st in graph.statements:
@@ -118,7 +129,7 @@ def check_sizes(graph: StatementIR, inputs) -> dict | None:
             env[sym.name] = numbers[sym.name] = value
     except Exception:  # noqa: BLE001 - eager raises here too: NumPy replays it exactly
         return None
-    return numbers
+    return numbers, {k: (v.meta if isinstance(v, Symbol) else v) for k, v in env.items()}
 
 
 def _agrees(meta, concrete) -> bool:

@@ -189,7 +189,8 @@ def _abstract(code: types.CodeType):
         if ins.opname != bc[k].name:
             raise ValueError(f"bytecode and dis disagree at {ins.offset}: {ins.opname} vs {bc[k].name}")
     where = {ins.offset: k for ins, k in zip(real, positions)}
-    return codegen.split_superinstructions(bc, where)
+    bc, where = codegen.split_superinstructions(bc, where)
+    return codegen.closures_as_derefs(bc, code), where
 
 
 def _copy_metadata(dst: Bytecode, src: Bytecode, arg_names: list[str]) -> None:
@@ -245,7 +246,7 @@ def resume_code(original: types.CodeType, offset: int, stack_nulls: list[bool],
     for i in head:
         i.lineno = lineno
     new.extend(head + items)
-    code = new.to_code()
+    code = codegen.patch_closure_loads(new.to_code())
     per_code[key] = code
     RESUME_OWN_CELLS[code] = tuple(original.co_cellvars)
     RESUME_ORIGIN[code] = RESUME_ORIGIN.get(original, (original, None))[0], offset
@@ -292,10 +293,9 @@ def compiled_prefix_code(original: types.CodeType, plan: BreakPlan, runner, used
 
 
 def _patch_closures(built: types.CodeType, resumes, functions) -> types.CodeType:
-    for inner in list(resumes) + [f.code for f in functions]:
-        if inner is not None:
-            built = codegen.patch_closure_loads(built, inner)
-    return built
+    """3.13: every closure `built` makes (the resume function's, rebuilt
+    functions', the original's own) loads its cells: see codegen."""
+    return codegen.patch_closure_loads(built)
 
 
 CALL_PREAMBLE = ("KW_NAMES", "PRECALL")  # 3.11/3.12 instructions that belong to the CALL after them
@@ -446,4 +446,4 @@ def native_prefix_code(original: types.CodeType, plan: BreakPlan, local_names: l
     _copy_metadata(new, bc, codegen.uniform_arg_names(original))
     new.freevars = list(original.co_freevars)
     new.extend(items)
-    return codegen.patch_closure_loads(new.to_code(), resume) if resume is not None else new.to_code()
+    return codegen.patch_closure_loads(new.to_code())

@@ -57,20 +57,53 @@ def _closure_of(code: types.CodeType, own_cells=()) -> list[Instr]:
     return ins + [Instr("BUILD_TUPLE", len(code.co_freevars))]
 
 
-def patch_closure_loads(built: types.CodeType, inner: types.CodeType) -> types.CodeType:
-    """3.13: the LOAD_DEREFs feeding `inner`'s closure tuple load the cells."""
-    if FACTS.load_closure_is_real or not inner.co_freevars:
+def patch_closure_loads(built: types.CodeType, inner: types.CodeType | None = None) -> types.CodeType:
+    """3.13: the LOAD_DEREFs feeding a closure tuple load the cells themselves
+    (LOAD_FAST on the cell's slot, as the compiler emits it). Every function
+    made in `built` is patched (`inner` is accepted for the callers' clarity):
+    generated code and original code copied through `closures_as_derefs`."""
+    if FACTS.load_closure_is_real:
         return built
     raw = bytearray(built.co_code)
     instrs = list(dis.get_instructions(built))
-    n = len(inner.co_freevars)
-    for k, ins in enumerate(instrs):
-        if ins.opname == "BUILD_TUPLE" and ins.arg == n and k + 1 < len(instrs) \
-                and instrs[k + 1].opname == "LOAD_CONST" and instrs[k + 1].argval is inner:
-            for load in instrs[k - n:k]:
-                assert load.opname == "LOAD_DEREF"
+    for k, ins in enumerate(instrs[:-3]):
+        const = instrs[k + 1]
+        if ins.opname != "BUILD_TUPLE" or const.opname != "LOAD_CONST" or \
+                not isinstance(const.argval, types.CodeType) or ins.arg != len(const.argval.co_freevars) or \
+                instrs[k + 2].opname != "MAKE_FUNCTION" or not _sets_closure(instrs[k + 3:]):
+            continue
+        for load in instrs[k - ins.arg:k]:
+            if load.opname == "LOAD_DEREF":
                 raw[load.offset] = dis.opmap["LOAD_FAST"]
+            elif load.opname != "LOAD_FAST":
+                raise AssertionError(f"a closure tuple loads with {load.opname}")
     return built.replace(co_code=bytes(raw))
+
+
+def _sets_closure(after: list) -> bool:
+    """Whether the SET_FUNCTION_ATTRIBUTEs after a MAKE_FUNCTION set its closure."""
+    for ins in after:
+        if ins.opname != "SET_FUNCTION_ATTRIBUTE":
+            return False
+        if ins.arg == 0x08:
+            return True
+    return False
+
+
+def closures_as_derefs(bc, code: types.CodeType):
+    """3.13: the original's closure loads (LOAD_FAST on a cell or free slot,
+    which the bytecode package would turn into a plain local of that name in
+    any other layout) as LOAD_DEREF of the cell; patch_closure_loads turns
+    them back once the new code is built. In place; returns `bc`."""
+    if FACTS.load_closure_is_real:
+        return bc
+    cells, free = set(code.co_cellvars), set(code.co_freevars)
+    for k, item in enumerate(bc):
+        if isinstance(item, Instr) and item.name == "LOAD_FAST" and isinstance(item.arg, str) \
+                and (item.arg in cells or item.arg in free):
+            ref = CellVar(item.arg) if item.arg in cells else FreeVar(item.arg)
+            bc[k] = Instr("LOAD_DEREF", ref, location=item.location)
+    return bc
 
 
 def make_function(code: types.CodeType, qualname: str, closure: list, defaults_local: str | None) -> list[Instr]:

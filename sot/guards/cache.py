@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from .. import _hook
 from .._codemap import CodeMap
 from ..logs import vlog
+from .subsume import implies
 
 log = logging.getLogger("sot.cache")
 
@@ -30,6 +31,7 @@ class CodeRecord:
     translations: int = 0
     overflowed: bool = False
     graphless: int = 0  # translations that captured no array op
+    replaced: int = 0   # entries dropped because a later entry covers their inputs (subsume.py)
 
 
 _records = CodeMap()
@@ -60,6 +62,7 @@ def add_entry(code, guard, replacement, info, cache_size: int, direct=None) -> b
         _hook.set_cache(code, pairs)
     if rec.overflowed:
         return False
+    _drop_implied(rec, pairs, info)
     if len(rec.entries) >= cache_size:
         rec.overflowed = True
         pairs.append((_always, None))
@@ -70,6 +73,35 @@ def add_entry(code, guard, replacement, info, cache_size: int, direct=None) -> b
     rec.entries.append(info)
     pairs.append((guard, replacement) if direct is None else (guard, replacement, direct))
     return True
+
+
+def _drop_implied(rec: CodeRecord, pairs: list, info) -> None:
+    """Drop the entries whose inputs the new entry (``info``) also serves,
+    so their compiled graphs, sessions and buffers are freed (a symbolic
+    entry replacing the static one of the first size)."""
+    new = getattr(getattr(info, "guard", None), "guards", None)
+    if new is None:
+        return
+    for k in range(len(rec.entries) - 1, -1, -1):
+        old = rec.entries[k]
+        guard = getattr(old, "guard", None)
+        if guard is None or not implies(guard.guards, new):
+            continue
+        hot = guard.hot
+        for i, pair in enumerate(pairs):   # the hook reorders pairs: find it by identity
+            if pair[0] is hot:
+                del pairs[i]
+                break
+        del rec.entries[k]   # by position: EntryInfo == compares fields
+        rec.replaced += 1
+        vlog(2, log, "%s (%s:%d): an entry is replaced by a more general one (%s)", rec.code.co_name,
+             rec.code.co_filename, rec.code.co_firstlineno, "; ".join(guard.describe()))
+
+
+def replaced_count(code) -> int:
+    """Entries of ``code`` dropped because a later entry serves their inputs."""
+    rec = _records.get(code)
+    return rec.replaced if rec else 0
 
 
 GRAPHLESS_LIMIT = 2
