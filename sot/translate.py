@@ -135,7 +135,12 @@ class Translator:
         code = frame.f_code
         origin, offset = breaks.RESUME_ORIGIN.get(code, (code, None))
         if origin is not self.options.top_code:  # what the user decorated is always translated
-            rule = _skip.skip_rule(code)
+            try:
+                rule = _skip.skip_rule(code) or _skip.called_by_import()
+            except Exception as e:  # a bug in sot must never become the user's exception
+                log.warning("internal error deciding whether to trace %s; it runs natively: %s: %s",
+                            code.co_name, type(e).__name__, e)
+                return None
             if rule is not None:
                 return _skipped(code, rule)
         self.translations += 1
@@ -201,7 +206,7 @@ def _skipped(code, rule: str):
     """Tell the hook never to ask about `code` again (one flag test per call
     from now on); say so once, with the rule."""
     _skip.note_skipped(code, rule)
-    if rule == _skip.SOT_WHY:
+    if rule in _skip.QUIET_RULES:
         return _hook.SKIP
     vlog(1, log, "%s (%s:%d) is not traced: %s", code.co_name, code.co_filename, code.co_firstlineno, rule)
     for rec in _skip_recorders:

@@ -2,6 +2,7 @@
 import logging
 
 import numpy as np
+import numpy.random  # noqa: F401  NumPy 2 imports it lazily; loaded, the break below is the call itself
 import pytest
 
 import sot

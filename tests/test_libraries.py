@@ -180,6 +180,36 @@ def test_skip_a_function_and_decorated_library_code_is_translated(fake_install):
     assert report.graph_count == 1 and report.entries[0].code_name == "double"
 
 
+def test_code_run_by_the_import_system_is_never_traced():
+    seen = []
+
+    class Finder:  # an import hook, as pytest's assertion rewriter or an editable install has
+        def find_spec(self, name, path=None, target=None):
+            if name == "sot_test_no_such_module":
+                seen.append(name)
+            return None
+
+    def fn(x):
+        y = x * 2
+        try:
+            import sot_test_no_such_module  # noqa: F401
+        except ImportError:
+            y = y + 1
+        return y
+
+    sys.meta_path.insert(0, Finder())
+    try:
+        x = np.arange(3.0)
+        report = sot.explain(fn, x)
+        assert_same(fn(x), report.result, bitwise=True)
+        assert len(seen) == 2  # once eagerly, once under sot: as often as eager
+        rules = {name: rule for name, _f, _l, rule in report.skipped}
+        assert rules.get("find_spec") == _skip.IMPORT_WHY, report.skipped
+        assert not any(rule == _skip.FROZEN_WHY for rule in rules.values())  # never listed
+    finally:
+        sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != "Finder"]
+
+
 def test_a_skipped_code_costs_one_decision(fake_install):
     tinypkg, stdmod = fake_install
     from sot import _hook
