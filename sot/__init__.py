@@ -5,12 +5,15 @@
 
 See README.md for the API, the backends and the environment variables.
 """
+from ._version import __version__
+from . import _native
+
+_native.load()   # in a source tree without a built extension: an installed sot's, or a clear error
+
 from .logs import set_code_level, set_verbosity
 from .api import not_to_static, reset, to_static, translation_count
 from .explain import ExplainReport, explain
 from . import psdb
-
-__version__ = "0.1.0"
 
 # Imported on first use, so `import sot` stays light.
 _LAZY = {"ExportError": "export", "InputSpec": "export", "load": "export", "save": "export",

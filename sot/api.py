@@ -62,6 +62,8 @@ def to_static(fn=None, *, backend: str | None = None, device: str = "cpu", full_
             raise ValueError("device='gpu' needs backend='onnxruntime' (or 'auto')")
         from .backends.onnx_session import providers_for
         providers_for("gpu")  # a clear error now, not at the first graph
+        from .backends.gpu_check import check_gpu
+        check_gpu()           # listed is not enough: the CUDA libraries must load too
     if cache_size is None:
         cache_size = _env_int("SOT_CACHE_SIZE", cache.DEFAULT_CACHE_SIZE)
     if cache_size < 1:

@@ -22,6 +22,7 @@ from sot.ir.registry import substitute
 from sot.ir.statement_ir import StatementIR, Symbol
 
 from .onnx_buffers import OutputSlots
+from .gpu_check import check_session
 from .onnx_lowering import NumpySegment, OnnxSegment, plan
 
 __all__ = ["OnnxCompiledGraph", "compile_onnxruntime", "providers_for", "GPU_HELP"]
@@ -99,6 +100,7 @@ def _session(model, providers, threads: int = 0, frozen: dict | None = None):
         # graph slows the next graph's (and NumPy's own) threads
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     session = ort.InferenceSession(model.SerializeToString(), options, providers=providers)
+    check_session(session, providers)   # no silent fallback from the GPU to the CPU
     session.sot_frozen = values   # they must outlive the session
     return session
 

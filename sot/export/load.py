@@ -74,6 +74,7 @@ class LoadedModel:
     onnxruntime InferenceSession."""
 
     def __init__(self, path: str, device: str = "cpu"):
+        from sot.backends.gpu_check import check_session
         from sot.backends.onnx_session import providers_for
         import onnxruntime as ort
         path, data, model = _read(os.fspath(path))
@@ -106,7 +107,9 @@ class LoadedModel:
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.log_severity_level = 3
         try:
-            self.session = ort.InferenceSession(data, options, providers=providers_for(device))
+            providers = providers_for(device)
+            self.session = ort.InferenceSession(data, options, providers=providers)
+            check_session(self.session, providers)
         except (RuntimeError, ValueError) as e:
             if device != "cpu":
                 raise
