@@ -60,4 +60,14 @@ class build_ext_explained(build_ext):
         super().build_extensions()
 
 
-setup(ext_modules=[hook], cmdclass={"build_ext": build_ext_explained})
+def _license() -> dict:
+    """Apache-2.0, as an SPDX expression where setuptools knows them (>= 77),
+    else the older free-text field (the dev venvs' setuptools 65 builds too)."""
+    import setuptools
+    major = int(setuptools.__version__.split(".")[0])
+    if major >= 77:
+        return {"license_expression": "Apache-2.0", "license_files": ["LICENSE"]}
+    return {"license": "Apache-2.0", "license_files": ["LICENSE"]}
+
+
+setup(ext_modules=[hook], cmdclass={"build_ext": build_ext_explained}, **_license())

@@ -147,7 +147,11 @@ def compare_op(graph, name: str, a: Variable, b: Variable) -> Variable:
             return const(name == "ne")
         if all(isinstance(x, ConstVariable) for x in a.items + b.items):
             return const(_python(getattr(operator, name), [x.value for x in a.items], [x.value for x in b.items]))
-    raise FallbackError(UNSUPPORTED_OBJECT, f"comparison {name} of {a.describe()} and {b.describe()}")
+    symbol = _COMPARISONS.get(name, name)
+    raise FallbackError(UNSUPPORTED_OBJECT, f"comparison `{symbol}` of {a.describe()} and {b.describe()}")
+
+
+_COMPARISONS = {"lt": "<", "le": "<=", "eq": "==", "ne": "!=", "gt": ">", "ge": ">="}   # for messages
 
 
 SINGLETONS = (type(None), bool)
