@@ -208,7 +208,7 @@ def _as_numpy(value, dtype, scalar: bool):
     return value[()] if scalar else value
 
 
-def load(path, device: str = "cpu") -> LoadedModel:
+def load(path: str | os.PathLike, device: str = "cpu") -> LoadedModel:
     """Load an .onnx file written by sot.save (or any ONNX model) as a
     callable that checks its inputs against the saved signature and runs
     with onnxruntime on ``device`` ("cpu" or "gpu")."""

@@ -28,6 +28,7 @@ from __future__ import annotations
 import logging
 import os
 import tempfile
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -629,7 +630,8 @@ def _json(value) -> str:
     return json.dumps(value)
 
 
-def save(fn, path, input_spec=None, *, output_names=None, fuse: bool = True) -> str:
+def save(fn: Callable, path: str | os.PathLike, input_spec: Sequence[InputSpec] | None = None, *,
+         output_names: Sequence[str] | None = None, fuse: bool = True) -> str:
     """Trace ``fn`` (a function, method or callable object) with
     ``input_spec`` and write it as one ONNX model to ``path`` (``.onnx`` is
     added when missing).  Returns the path written.  Raises ExportError when
