@@ -41,7 +41,8 @@ def _parse_level(level, names: dict, what: str) -> int:
         text = value.strip().lower()
         value = names.get(text, int(text) if text.lstrip("-").isdigit() else None)
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= top:
-        raise ValueError(f"{what} {level!r} is not a level; expected {accepted}")
+        sep = "" if what.endswith("=") else " "
+        raise ValueError(f"{what}{sep}{level!r} is not a level; expected {accepted}")
     return value
 
 

@@ -63,7 +63,7 @@ def test_sot_log_level_takes_names_and_warns_naming_itself_for_others():
     assert out.returncode == 0 and out.stdout.strip() == "4", out.stderr
     out = run_python("import sot.logs as l; print(l.verbosity())", SOT_LOG_LEVEL="loud")
     assert out.returncode == 0 and out.stdout.strip() == "0", out.stderr
-    assert "environment variable SOT_LOG_LEVEL= 'loud' is not a level" in out.stderr and "ignored" in out.stderr
+    assert "environment variable SOT_LOG_LEVEL='loud' is not a level" in out.stderr and "ignored" in out.stderr
 
 
 @pytest.mark.parametrize("var,value,message", [
