@@ -19,7 +19,7 @@ def test_dir_lists_the_names_imported_on_first_use():
 
 
 @pytest.mark.parametrize("option", ["backend", "device", "full_graph", "cache_size", "freeze", "dynamic",
-                                    "min_graph_size"])
+                                    "min_graph_size", "cache_dir"])
 def test_to_static_documents_each_option(option):
     doc = inspect.getdoc(sot.to_static)
     assert f"\n{option}: " in doc

@@ -83,7 +83,9 @@ def runner(tmp_path_factory):
                          ids=lambda n: f"README.md:{n}")
 def test_readme_python_block_runs(runner, line):
     out = runner.result(line)
-    assert out.returncode == 0, f"the Python block at README.md:{line} failed:\n{out.stderr[-4000:]}"
+    assert out.returncode == 0, (
+        f"the Python block at README.md:{line} failed (make it run as written, or, if it cannot run "
+        f"anywhere, put <!-- readme-test: skip (why) --> above it):\n{out.stderr[-4000:]}")
 
 
 def test_blocks_are_found_and_the_skip_marker_is_honoured():
