@@ -78,6 +78,10 @@ def workloads(quick: bool):
     yield f"branch on x.sum(), false {b}", W.branch, (-np.abs(f32(b, b)),), {}
     yield f"print in the middle {b}", W.with_print, (f32(b, b),), {}
     yield "10,000 Python helpers", W.many_helpers, (f32(8),), {}
+    gpt, n_head = W.gpt2_params(n_embd=64 if quick else 256, n_layer=2 if quick else 6)
+    tokens = [int(t) for t in rng.integers(0, 256, size=16 if quick else 48)]
+    yield f"GPT-2 (picoGPT) {len(gpt['blocks'])} layers, {len(tokens)} tokens", \
+        lambda ids: W.gpt2(ids, **gpt, n_head=n_head), (tokens,), {}
 
 
 #: pause before each timed block of calls that take a millisecond or more:

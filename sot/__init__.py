@@ -15,7 +15,7 @@ from . import _native
 _native.load()   # in a source tree without a built extension: an installed sot's, or a clear error
 
 from .logs import set_code_level, set_verbosity
-from .api import not_to_static, reset, to_static, translation_count
+from .api import not_to_static, reset, skip, to_static, trace_into, translation_count
 from .explain import ExplainReport, explain
 from . import psdb
 
@@ -37,7 +37,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
-    "to_static", "not_to_static", "reset", "explain", "ExplainReport", "GraphBreakError",
+    "to_static", "not_to_static", "skip", "trace_into", "reset", "explain", "ExplainReport", "GraphBreakError",
     "translation_count", "set_verbosity", "set_code_level", "psdb",
     "InputSpec", "save", "load", "ExportError", "mark_dynamic",
 ]

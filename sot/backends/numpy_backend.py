@@ -34,6 +34,7 @@ import weakref
 import math
 import operator
 import re
+import types
 from itertools import count
 
 import numpy as np
@@ -84,6 +85,7 @@ class _Emitter:
     def __init__(self):
         self.constants: dict[str, object] = {}
         self._bound: dict[int, str] = {}  # within one statement: a value bound once
+        self.numpy: dict[str, object] = {}  # np.<name> the source uses -> the object it means
 
     def begin_statement(self) -> None:
         self._bound = {}
@@ -110,7 +112,7 @@ class _Emitter:
         if type(v) is str:
             return repr(v)
         if isinstance(v, type) and issubclass(v, np.generic) and getattr(np, v.__name__, None) is v:
-            return f"np.{v.__name__}"
+            return self.numpy_name(v.__name__, v)
         if type(v) is tuple:
             inner = ", ".join(self.value(x) for x in v)
             return f"({inner},)" if len(v) == 1 else f"({inner})"
@@ -153,8 +155,15 @@ class _Emitter:
 
     def function(self, target, name) -> str:
         if getattr(np, name, None) is target:
-            return f"np.{name}"
+            return self.numpy_name(name, target)
         return self.bind(target)
+
+    def numpy_name(self, name: str, value) -> str:
+        """``np.<name>`` in the source, bound to the object seen now: the
+        one the guards checked (a later ``numpy.<name> = ...`` must not
+        change what a compiled graph calls)."""
+        self.numpy[name] = value
+        return f"np.{name}"
 
     def statement(self, st, write: Write | None = None) -> list[str]:
         op, args = st.op, st.args
@@ -252,7 +261,8 @@ def compile_numpy(graph: StatementIR, min_buffer_bytes: int | None = None) -> Co
     params = ", ".join(s.name for s in graph.inputs)
     source = f"def {fname}({params}):\n" + "".join(f"    {line}\n" for line in body)
     filename = f"<sot numpy graph {fname} #{next(_COUNTER)}>"
-    namespace = {"np": np, "operator": operator, "pool": pool, **emitter.constants}
+    namespace = {"np": types.SimpleNamespace(**emitter.numpy), "operator": operator, "pool": pool,
+                 **emitter.constants}
     exec(compile(source, filename, "exec"), namespace)
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     fn = namespace.pop(fname)  # no cycle through its globals: the graph, and its buffers, go as soon as unused

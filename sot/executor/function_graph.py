@@ -9,6 +9,7 @@ before anything read through it.
 """
 from __future__ import annotations
 
+import enum
 import math
 import types
 
@@ -19,6 +20,7 @@ from .._hook import StaticFunction
 from ..guards.tracker import AttrTracker
 from ..breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
 from ..guards.guard import DictKeysGuard, DimEqualGuard, IdGuard, LenGuard, TensorGuard, TypeGuard, ValueGuard
+from ..guards.invariants import ClassUnchangedGuard
 from ..ir import StatementIR, TensorMeta, UnsupportedOp
 from ..ir import registry
 from ..ir.meta import dtype_is_supported
@@ -40,8 +42,8 @@ _HEAPTYPE = 1 << 9
 
 def is_user_class(cls: type) -> bool:
     """A class written in Python whose attribute reads run no hidden code."""
-    if not isinstance(cls, type) or cls.__module__ == "builtins" or cls.__module__.startswith("numpy"):
-        return False
+    if not isinstance(cls, type) or cls.__module__ == "builtins" or _skip.is_numpy_object(cls):
+        return False  # NumPy's classes by their module object: numpy_ml's are user classes
     if not all(base.__flags__ & _HEAPTYPE for base in cls.__mro__[:-1]):
         return False  # C types (or Python classes deriving from them) hide state
     if getattr(cls, "__getattribute__", None) is not object.__getattribute__:
@@ -62,15 +64,17 @@ class FunctionGraph:
         self.ir = StatementIR(name)
         self.shapes = shapes  # a ShapePolicy (symbolic dims), or None: every dim static
         self.freeze = freeze  # to_static(freeze=True): see executor/freeze.py
+        self.numbers = None   # a ScalarPolicy (numbers as inputs), or None: every number a constant
         self.not_frozen: list[tuple[str, str]] = []  # (input, why) under freeze
         self.inputs: list[tuple[object, TensorVariable]] = []  # (tracker, variable)
         self.guards: list = []
         self._guard_keys: set = set()
         self._memo: dict = {}
+        self._views = None  # freeze.ViewScan, made when a first array may be frozen
 
     # -- guards --------------------------------------------------------------
     def add_guard(self, guard) -> None:
-        if guard.tracker is None or type(guard.tracker).__name__ == "ConstTracker":
+        if guard.tracker is None or (type(guard.tracker).__name__ == "ConstTracker" and not guard.on_const):
             return
         key = (type(guard).__name__, guard)
         if key not in self._guard_keys:
@@ -105,14 +109,18 @@ class FunctionGraph:
         return self.wrap(value, tracker)
 
     def _make(self, value, tracker) -> Variable:
+        # Decided on type(value) alone: isinstance(value, C) reads
+        # value.__class__, which runs a user __getattribute__.
         t = type(value)
-        if t is np.ndarray or (isinstance(value, np.generic) and t.__module__ == "numpy"):
+        if t is np.ndarray or (issubclass(t, np.generic) and _skip.is_numpy_object(t)):
             if not dtype_is_supported(value.dtype):
                 self.add_guard(TypeGuard(tracker, t))
                 return OpaqueVariable(value, tracker)
             frozen = False
             if self.freeze and freeze.candidate(tracker, value):
-                why = freeze.cannot_freeze(value)
+                if self._views is None:
+                    self._views = freeze.ViewScan()
+                why = freeze.cannot_freeze(value, self._views)
                 frozen = why is None
                 if why is not None:
                     self.not_frozen.append((tracker.name(), why))
@@ -130,6 +138,8 @@ class FunctionGraph:
             var = TensorVariable(symbol, tracker)
             self.inputs.append((tracker, var))
             return var
+        if self.numbers is not None and self.numbers.is_input(tracker, value):
+            return self._number_input(value, tracker)
         if t in VALUE_GUARDED:
             self.add_guard(ValueGuard(tracker, value))
             return ConstVariable(value, tracker)
@@ -140,7 +150,7 @@ class FunctionGraph:
             if tracker is None:
                 return ListVariable([self.wrap(v, None) for v in value])
             self.add_guard(TypeGuard(tracker, list))  # length and items: when the trace reads them
-            return ListVariable.from_source(tracker, lambda: self._list_items(value, tracker))
+            return ListVariable.from_source(tracker, lambda: self._list_items(value, tracker), value)
         if t is dict:
             if not all(type(k) in (str, int) for k in value):
                 self.add_guard(IdGuard(tracker, value))
@@ -148,29 +158,66 @@ class FunctionGraph:
             self.add_guard(DictKeysGuard(tracker, value))
             return DictVariable({k: self.wrap(v, _item(tracker, k)) for k, v in value.items()}, tracker)
         if is_const_value(value):  # dtypes, NumPy scalar types, slices, ranges
-            self.add_guard(IdGuard(tracker, value) if isinstance(value, (type, np.dtype)) else TypeGuard(tracker, t))
-            if not isinstance(value, (type, np.dtype)):
+            self.add_guard(IdGuard(tracker, value) if issubclass(t, (type, np.dtype)) else TypeGuard(tracker, t))
+            if not issubclass(t, (type, np.dtype)):
                 return OpaqueVariable(value, tracker)
             return ConstVariable(value, tracker)
+        if isinstance(value, enum.Enum):  # members are fixed objects: compared by identity
+            self.add_guard(IdGuard(tracker, value))
+            return ConstVariable(value, tracker)
+        if isinstance(value, tuple):
+            from .classes import NamedTupleVariable, is_namedtuple_class
+            if is_namedtuple_class(t):
+                self.add_guard(LenGuard(tracker, value))
+                return NamedTupleVariable([self.wrap(v, _item(tracker, i)) for i, v in enumerate(value)],
+                                          tracker, cls=t)
         if is_user_class(t):
             self.add_guard(TypeGuard(tracker, t))
+            self.add_guard(ClassUnchangedGuard(t))  # what the trace reads of the class stays so
             return ObjectVariable(value, tracker)
+        if _is_plain_opaque(value):  # the trace only passes it on: its type is all it relied on
+            self.add_guard(TypeGuard(tracker, t))
+            return OpaqueVariable(value, tracker)
         self.add_guard(IdGuard(tracker, value))
         if type(value) is StaticFunction:  # a to_static wrapper: inline what it wraps
             return self.wrap(value.__sot_fn__, AttrTracker(tracker, "__sot_fn__"))
-        if isinstance(value, types.ModuleType):
+        if issubclass(t, types.ModuleType):
             return ModuleVariable(value, tracker)
-        if isinstance(value, np.ufunc) or _is_numpy_callable(value):
+        if issubclass(t, np.ufunc) or _is_numpy_callable(value):
             return NumpyCallableVariable(value, registry.lookup_function(value), tracker)
-        if isinstance(value, types.FunctionType):
+        if issubclass(t, types.FunctionType):
             if not _skip.is_user_code(value.__code__) and not _skip.is_not_to_static(value.__code__):
                 return OpaqueVariable(value, tracker)  # library code is called, never inlined
+            self.guard_inlined(value, tracker)
             return function_variable(value, tracker)
         if _is_builtin(value):
             return BuiltinVariable(value, tracker)
-        if isinstance(value, type):
+        if issubclass(t, type):
             return ClassVariable(value, tracker)
         return OpaqueVariable(value, tracker)
+
+    def _number_input(self, value, tracker) -> Variable:
+        """A Python int/float whose value changes between calls: a graph input
+        guarded by type only (executor/scalar_policy.py)."""
+        from .scalar_policy import scalar_source
+        self.add_guard(TypeGuard(tracker, type(value)))
+        symbol = self.ir.add_number_input(value, scalar_source(tracker), hint=tracker.name())
+        var = SymScalarVariable(symbol, self.ir.deps(symbol))
+        self.inputs.append((tracker, var))
+        return var
+
+    def guard_inlined(self, fn: types.FunctionType, tracker) -> None:
+        """A function the trace may inline is pinned by identity; what it
+        runs can still change under it: its code (autoreload assigns
+        ``__code__``) and its defaults (read through trackers, by index or
+        name, so their count and names must stay)."""
+        if tracker is None:
+            return
+        self.add_guard(IdGuard(AttrTracker(tracker, "__code__"), fn.__code__))
+        for attr, kind in (("__defaults__", LenGuard), ("__kwdefaults__", DictKeysGuard)):
+            now = getattr(fn, attr)
+            self.add_guard(ValueGuard(AttrTracker(tracker, attr), None) if now is None
+                           else kind(AttrTracker(tracker, attr), now))
 
     def _list_items(self, value: list, tracker) -> list[Variable]:
         """The items of a list from outside the frame, guarded: the trace read them.
@@ -268,6 +315,28 @@ def _item(tracker, key):
     return ItemTracker(tracker, key) if tracker is not None else None
 
 
+def _is_plain_opaque(value) -> bool:
+    """An object the simulator cannot look into and that is neither called
+    nor a descriptor (a deque, an nditer, an ndarray subclass, a namedtuple
+    result): guarded by its exact type, so a fresh one per call (a value
+    carried across a graph break) does not retranslate. Callables and
+    descriptors stay pinned by identity."""
+    t = type(value)
+    if issubclass(t, (type, types.ModuleType)) or callable(value):
+        return False
+    return not any("__get__" in k.__dict__ or "__set__" in k.__dict__ for k in t.__mro__)
+
+
+def _user_getattr(t: type) -> bool:
+    """Whether reading an attribute of a `t` instance may run a Python
+    `__getattribute__` or `__getattr__` (one defined by a class statement)."""
+    for k in t.__mro__:
+        d = k.__dict__
+        if ("__getattribute__" in d or "__getattr__" in d) and k.__flags__ & _HEAPTYPE:
+            return True
+    return False
+
+
 def _is_builtin(value) -> bool:
     """A builtin or math function the simulator models (see calls.BUILTINS).
     Looked up by identity: hashing `value` could run user code."""
@@ -276,8 +345,9 @@ def _is_builtin(value) -> bool:
 
 
 def _is_numpy_callable(value) -> bool:
-    mod = getattr(value, "__module__", None) or ""
-    return callable(value) and (mod == "numpy" or mod.startswith("numpy.")) and not isinstance(value, type)
+    if _user_getattr(type(value)):
+        return False  # reading its __module__ would run user code
+    return callable(value) and not isinstance(value, type) and _skip.is_numpy_object(value)
 
 
 __all__ = ["FunctionGraph", "function_variable", "to_ir_arg", "is_user_class"]
