@@ -3,8 +3,8 @@
     python benchmarks/run.py            # full sizes
     python benchmarks/run.py --quick    # small sizes, for CI
 
-Prints one table: the eager median and, for each backend, its median and its
-ratio to eager (lower is better), what auto chose, the first-call time of the
+Prints a legend, then one table: the eager median and, for each backend, its
+median and its ratio to eager (lower is better), what auto chose, the first-call time of the
 NumPy backend (translation + compile + run), graphs and fallbacks.  The
 four are timed round-robin, repeat by repeat (in a rotating order), so
 that a change in the load of the machine falls on all of them alike.  It
@@ -12,7 +12,7 @@ also prints the translation time of gelu on 8x8 and on 4096x4096, which
 must be about equal: tracing never reads array data (the large one also
 plans buffers for its intermediates, a fraction of a millisecond).
 
-With matplotlib (``pip install 'sot[bench]'``) it also draws the ratios as
+With matplotlib (``pip install '.[bench]'``) it also draws the ratios as
 a bar chart, ``benchmarks/ratios.png`` (``--chart PATH`` to put it
 elsewhere, ``--chart ''`` for none).
 """
@@ -24,6 +24,7 @@ import io
 import os
 import statistics
 import sys
+import threading
 import time
 import types
 from dataclasses import dataclass
@@ -144,6 +145,48 @@ def auto_choice(before: set) -> str:
 CHART = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ratios.png")
 
 
+LEGEND = """\
+Each row: one workload, run eagerly (plain NumPy) and decorated with
+sot.to_static on each of sot's backends. Times are medians per call.
+  eager       plain NumPy, no sot
+  sot:numpy   sot, backend="numpy" (generated NumPy code)
+  sot:ort     sot, backend="onnxruntime"
+  sot:auto    sot, backend="auto" (times both, keeps the faster)
+  ratio       the column before it / eager: LOWER IS BETTER, < 1.00 is faster than eager
+  chose       what auto kept (np = NumPy, ort = onnxruntime)
+  first call  sot:numpy's first call: translation + compile + run
+  graphs      graphs sot captured
+  breaks      graph breaks and frames that run natively (see sot.explain)
+"""
+
+#: seconds between "still measuring" notes on stderr while a row runs
+PROGRESS_SECONDS = 10.0
+
+
+class progress:
+    """``with progress(name):`` notes on stderr, every PROGRESS_SECONDS, that
+    the row is still being measured (the full-size rows take up to a minute)."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.done = threading.Event()
+
+    def _tick(self):
+        started = time.perf_counter()
+        while not self.done.wait(PROGRESS_SECONDS):
+            print(f"  ... still measuring {self.name.strip()} ({time.perf_counter() - started:.0f} s)",
+                  file=sys.stderr, flush=True)
+
+    def __enter__(self):
+        self.thread = threading.Thread(target=self._tick, daemon=True)
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.done.set()
+        self.thread.join()
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (under a minute)")
@@ -151,25 +194,29 @@ def main(argv=None):
     parser.add_argument("--chart", default=CHART, metavar="PATH",
                         help="bar chart of the ratios, a PNG (needs matplotlib); '' for none")
     args = parser.parse_args(argv)
-    repeat = args.repeat or (5 if args.quick else 7)
+    repeat = args.repeat or (3 if args.quick else 7)
 
-    header = (f"{'workload':<34} {'eager':>10} {'numpy':>10} {'ratio':>6} {'ort':>10} {'ratio':>6} "
-              f"{'auto':>10} {'ratio':>6} {'chose':>5} {'first call':>10} {'graphs':>6} {'breaks':>6}")
+    print(LEGEND)
+    header = (f"{'workload':<34} {'eager':>10} {'sot:numpy':>10} {'ratio':>6} {'sot:ort':>10} {'ratio':>6} "
+              f"{'sot:auto':>10} {'ratio':>6} {'chose':>5} {'first call':>10} {'graphs':>6} {'breaks':>6}")
     print(header)
-    print("-" * len(header))
+    print("-" * len(header), flush=True)
     rows = []
+    started = time.perf_counter()
     for name, fn, fargs, options in workloads(args.quick):
-        with contextlib.redirect_stdout(io.StringIO()):  # workloads that print stay quiet
-            row = measure(fn, fargs, repeat, options)
+        with progress(name), contextlib.redirect_stdout(io.StringIO()):  # workloads that print stay quiet
+            row = measure(fn, fargs, repeat, options, auto_seconds=1.0 if args.quick else 3.0)
         rows.append((name, row))
-        print(f"{name:<34} " + row.format())
+        print(f"{name:<34} " + row.format(), flush=True)
+    print(f"({len(rows)} rows in {time.perf_counter() - started:.0f} s; ratio = time / eager, lower is better)")
 
     print()
     for shape in ((8, 8), (4096, 4096)):
         x = np.ones(shape, np.float32)
         sot.reset()
         report = sot.explain(W.gelu_tanh, x)
-        print(f"translation time of gelu-tanh on {shape[0]}x{shape[1]}: {report.translate_seconds * 1e3:.2f} ms")
+        print(f"translation time of gelu-tanh on {shape[0]}x{shape[1]}: {report.translate_seconds * 1e3:.2f} ms"
+              " (about equal: tracing never reads array data)")
 
     if args.chart:
         print()
@@ -209,21 +256,23 @@ def write_chart(rows, path: str, title: str) -> str:
         import matplotlib.pyplot as plt
     except ImportError:
         return ("no chart: matplotlib is not installed "
-                "(pip install 'sot[bench]', or pip install matplotlib, then run again)")
+                "(python -m pip install matplotlib, then run again)")
     names = [name for name, _ in rows]
     backends = ("numpy", "onnxruntime", "auto")
+    labels = {b: f"sot ({b} backend)" for b in backends}   # not to be read as eager NumPy
     height = 0.8 / len(backends)
     fig, ax = plt.subplots(figsize=(9, 0.27 * len(rows) * len(backends) + 1.5))
     for k, backend in enumerate(backends):
         positions = [i + (k - (len(backends) - 1) / 2) * height for i in range(len(rows))]
-        bars = ax.barh(positions, [row.ratios()[backend] for _, row in rows], height, label=backend)
+        bars = ax.barh(positions, [row.ratios()[backend] for _, row in rows], height, label=labels[backend])
         ax.bar_label(bars, fmt="%.2f", fontsize=7, padding=2)
     ax.axvline(1.0, color="black", linewidth=1)
     ax.set_xscale("log")
     ax.set_yticks(range(len(rows)), names)
     ax.invert_yaxis()
-    ax.set_xlabel("time / eager NumPy time (log scale; left of the line is faster than eager)")
-    ax.set_title(f"sot vs eager NumPy, {title}")
+    ax.set_xlabel("time with sot / time of eager NumPy (log scale; lower is better, "
+                  "left of the line is faster than eager)")
+    ax.set_title(f"sot's backends vs eager NumPy (= 1.0), {title}")
     ax.legend(loc="best")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
@@ -231,9 +280,10 @@ def write_chart(rows, path: str, title: str) -> str:
     return f"chart of the ratios: {path}"
 
 
-def measure(fn, fargs, repeat, options=None) -> Row:
+def measure(fn, fargs, repeat, options=None, auto_seconds: float = 3.0) -> Row:
     """One table row: all backends timed side by side; ``options`` are
-    to_static's keyword arguments for all three."""
+    to_static's keyword arguments for all three; ``auto_seconds``: at most
+    this long for auto's first check of its choice."""
     from sot.backends import onnx_auto
     options = options or {}
     sot.reset()
@@ -253,8 +303,8 @@ def measure(fn, fargs, repeat, options=None) -> Row:
     for _ in range(warm_calls):   # auto measures, then chooses
         on_auto(*fargs)
     # ... and checks its choice later (a graph's first calls can mislead):
-    # its steady state is after the first check, when that comes within 3 s
-    deadline = time.perf_counter() + 3.0
+    # its steady state is after the first check, when that comes within auto_seconds
+    deadline = time.perf_counter() + auto_seconds
     while time.perf_counter() < deadline and any(
             g.awaiting_first_check for g in onnx_auto.recent() if id(g) not in before):
         on_auto(*fargs)

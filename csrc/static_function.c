@@ -75,8 +75,15 @@ sf_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO:StaticFunction", kwlist, &fn, &callback)) {
         return NULL;
     }
-    if (!PyCallable_Check(fn) || !PyCallable_Check(callback)) {
-        PyErr_SetString(PyExc_TypeError, "StaticFunction(fn, callback): both must be callable");
+    if (!PyCallable_Check(fn)) {
+        PyErr_Format(PyExc_TypeError,
+                     "sot.to_static() needs a function, method or callable object, not %.200s",
+                     Py_TYPE(fn)->tp_name);
+        return NULL;
+    }
+    if (!PyCallable_Check(callback)) {
+        PyErr_Format(PyExc_TypeError, "sot: the translator of a static function must be callable, not %.200s",
+                     Py_TYPE(callback)->tp_name);
         return NULL;
     }
     StaticFunction *self = (StaticFunction *)type->tp_alloc(type, 0);

@@ -1,9 +1,10 @@
-"""The public API: to_static, not_to_static, reset, explain."""
+"""The public API: to_static, not_to_static, reset, translation_count."""
 from __future__ import annotations
 
 import functools
 import os
 import types
+from typing import Callable
 
 from . import _hook, _skip
 from .guards import cache
@@ -11,48 +12,70 @@ from .guards import cache
 
 
 def _env_int(name: str, default: int) -> int:
-    try:
-        return int(os.environ.get(name, default))
-    except ValueError:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
         return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise ValueError(f"environment variable {name}={raw!r} is not an integer "
+                         f"(unset it for the default, {default})") from None
 
 
-def to_static(fn=None, *, backend: str | None = None, device: str = "cpu", full_graph: bool = False, cache_size: int | None = None,
-              min_graph_size: int | None = None, dynamic: bool | None = None, freeze: bool = False,
-              cache_dir: str | os.PathLike | None = None):
-    """Translate `fn` (function, method, bound method or callable object) on call.
+def to_static(fn: Callable | None = None, *, backend: str | None = None, device: str = "cpu",
+              full_graph: bool = False, cache_size: int | None = None, min_graph_size: int | None = None,
+              dynamic: bool | None = None, freeze: bool = False,
+              cache_dir: str | os.PathLike | None = None) -> Callable:
+    """Translate `fn` on call: ``@sot.to_static`` or ``sot.to_static(fn, **options)``.
 
-    The decorated callable behaves exactly like `fn`; array computation it
-    performs is captured into graphs and cached behind guards. Around a graph
-    break, a graph smaller than `min_graph_size` ops (default 10, env
-    SOT_MIN_GRAPH_SIZE) runs natively instead.
+    `fn` is a function, method, bound method or callable object. The result
+    is a callable that behaves exactly like `fn` (values, types, dtypes,
+    shapes, side effects, output, exceptions); the NumPy array computation
+    `fn` performs is captured into graphs, compiled for a backend and cached
+    behind guards on what the trace read. Code that cannot be captured runs
+    natively around a *graph break* (see ``sot.explain``). Used with options
+    only (``@sot.to_static(backend="onnxruntime")``) it returns a decorator.
 
-    `dynamic`: symbolic array dims. None (default, env SOT_DYNAMIC=0/1
-    overrides): automatic, a dim whose size changed since the code's
-    previous translation becomes symbolic, so one entry serves every size
-    >= 2 of it; True: every dim symbolic from the first call; False: only
-    dims forced by `sot.mark_dynamic`.
+    backend: how graphs run. "numpy" (default; env SOT_BACKEND): generated
+        NumPy code, bitwise equal to eager. "onnxruntime": lowered to ONNX
+        and run by onnxruntime (ops without an exact ONNX form stay on
+        NumPy). "auto": both are timed on the first calls, the faster kept.
+    device: "cpu" (default) or "gpu" (onnxruntime's CUDA provider; needs
+        backend "onnxruntime" or "auto" and onnxruntime-gpu with working
+        CUDA libraries, else RuntimeError at once).
+    full_graph: True raises sot.GraphBreakError instead of breaking the
+        graph, for code that must be captured whole.
+    cache_size: translations kept per code object (default 8, env
+        SOT_CACHE_SIZE); past it, new inputs run natively.
+    min_graph_size: around a graph break, a graph of fewer ops runs
+        natively instead (default 10, env SOT_MIN_GRAPH_SIZE).
+    dynamic: symbolic array dims. None (default; env SOT_DYNAMIC=0/1):
+        automatic, a dim whose size changed since the code's previous
+        translation becomes symbolic, so one entry serves every size >= 2
+        of it. True: every dim symbolic from the first call. False: only
+        dims forced by ``sot.mark_dynamic``.
+    freeze: True promises that the arrays `fn` reads from outside its
+        arguments (attributes, globals, closures, container items: its
+        weights) are not updated in place. Each becomes a graph constant,
+        guarded by identity, which onnxruntime can pre-pack (a 42-layer MLP
+        at batch 1: about 2x faster). sot enforces it: such an array is
+        read-only once a graph holds it, so an in-place update raises
+        ValueError instead of being missed; assigning a new array is fine
+        (it retranslates); ``sot.reset()`` makes them writeable again.
+        Arrays that are views of other memory are not frozen.
 
-    `freeze=True`: a promise that the arrays `fn` reads from outside its
-    arguments (attributes, globals, closures, container items: weights) are
-    not updated in place. Each becomes a constant of the graph, guarded by
-    identity, which onnxruntime can pre-pack (a 42-layer MLP at batch 1:
-    about 2x faster). sot enforces the promise: such an array is made
-    read-only once a graph holds it, so an in-place update raises
-    ValueError ("assignment destination is read-only") rather than being
-    missed; assigning a new array to the attribute is fine (it recompiles);
-    `sot.reset()` makes them writeable again. Arrays that are views of
-    other memory are not frozen.
-
-    `cache_dir`: a directory where onnxruntime's optimised models are kept
-    for other processes (and later runs) to load instead of optimising
-    again (default: env SOT_CACHE_DIR; unset, no disk cache). See
-    sot/backends/disk_cache.py.
+    cache_dir: a directory where onnxruntime's optimised models are kept
+        for other processes (and later runs) to load instead of optimising
+        again (default: env SOT_CACHE_DIR; unset, no disk cache). See
+        sot/backends/disk_cache.py.
 
     The decorated callable pickles (pickle, cloudpickle): by reference when
     its module and qualified name find it, else as `fn` decorated again
     with these options; either way it translates afresh in the process
     that unpickles it (sot/_pickling.py).
+
+    Raises TypeError if `fn` is not callable and ValueError for an unknown
+    option value (also one given through an environment variable).
     """
     # The translator and backends load on first use, keeping `import sot` light.
     from .backends import BACKENDS, DEVICES
@@ -63,27 +86,40 @@ def to_static(fn=None, *, backend: str | None = None, device: str = "cpu", full_
                                  cache_size=cache_size,
                                  min_graph_size=min_graph_size, dynamic=dynamic, freeze=freeze,
                                  cache_dir=cache_dir)
+    if not callable(fn):
+        raise TypeError(f"sot.to_static() needs a function, method or callable object, "
+                        f"not {type(fn).__name__} {_short_repr(fn)}")
     if backend is None:
         backend = os.environ.get("SOT_BACKEND") or "numpy"
+        if backend not in BACKENDS:
+            raise ValueError(f"environment variable SOT_BACKEND={backend!r} is not a backend; "
+                             f"expected one of {', '.join(BACKENDS)}")
     if backend not in BACKENDS:
-        raise ValueError(f"unknown backend {backend!r}; expected one of {BACKENDS}")
+        raise ValueError(f"unknown backend {backend!r}; expected one of {', '.join(BACKENDS)}")
     if device not in DEVICES:
-        raise ValueError(f"unknown device {device!r}; expected one of {DEVICES}")
+        raise ValueError(f"unknown device {device!r}; expected one of {', '.join(DEVICES)}")
     if device == "gpu":
         if backend == "numpy":
             raise ValueError("device='gpu' needs backend='onnxruntime' (or 'auto')")
         from .backends.onnx_session import providers_for
         providers_for("gpu")  # a clear error now, not at the first graph
+        from .backends.gpu_check import check_gpu
+        check_gpu()           # listed is not enough: the CUDA libraries must load too
     if cache_size is None:
         cache_size = _env_int("SOT_CACHE_SIZE", cache.DEFAULT_CACHE_SIZE)
+        if cache_size < 1:
+            raise ValueError(f"environment variable SOT_CACHE_SIZE={cache_size} must be >= 1")
     if cache_size < 1:
-        raise ValueError("cache_size must be >= 1")
+        raise ValueError(f"cache_size must be >= 1, not {cache_size!r}")
     if min_graph_size is None:
         min_graph_size = _env_int("SOT_MIN_GRAPH_SIZE", 10)
-    if dynamic is None and os.environ.get("SOT_DYNAMIC") in ("0", "1"):
-        dynamic = os.environ["SOT_DYNAMIC"] == "1"
+    if dynamic is None:
+        env_dynamic = os.environ.get("SOT_DYNAMIC", "").strip()
+        if env_dynamic not in ("", "0", "1"):
+            raise ValueError(f"environment variable SOT_DYNAMIC={env_dynamic!r} must be 0, 1 or unset")
+        dynamic = None if env_dynamic == "" else env_dynamic == "1"
     if dynamic not in (None, True, False):
-        raise ValueError("dynamic must be None, True or False")
+        raise ValueError(f"dynamic must be None, True or False, not {dynamic!r}")
     target_code = _target_code(fn)
     translator = Translator(Options(backend=backend, device=device, full_graph=full_graph, cache_size=cache_size,
                                     min_graph_size=min_graph_size, top_code=target_code, dynamic=dynamic,
@@ -110,6 +146,11 @@ def to_static(fn=None, *, backend: str | None = None, device: str = "cpu", full_
     return static_call
 
 
+def _short_repr(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _target_code(fn):
     if isinstance(fn, types.MethodType):
         fn = fn.__func__
@@ -119,8 +160,10 @@ def _target_code(fn):
     return getattr(call, "__code__", None)
 
 
-def not_to_static(fn):
-    """Never translate `fn`: calls to it always run natively."""
+def not_to_static(fn: Callable) -> Callable:
+    """Never translate `fn`: calls to it always run natively (the functions
+    it calls are not translated either). Returns `fn`, so it works as a
+    decorator."""
     code = _target_code(fn)
     if code is not None:
         _skip.mark_not_to_static(code)
@@ -163,7 +206,7 @@ def reset() -> None:
     freeze.release_all()
 
 
-def translation_count(fn) -> int:
+def translation_count(fn: Callable) -> int:
     """How many times the code of `fn`, and the resume functions split from
     it at graph breaks, have been translated (for tests and tools)."""
     from .breaks.resume import RESUME_ORIGIN

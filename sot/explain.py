@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 from . import _skip
 from .guards import cache
@@ -9,6 +10,23 @@ from .guards import cache
 
 @dataclass
 class ExplainReport:
+    """What one call under sot did, from ``sot.explain(fn, *args)``;
+    ``print(report)`` shows it, ``report.to_dict()`` gives it as data.
+
+    entries: one per translation, in order: the function itself and each
+        resume function split from it at a graph break (translate.EntryInfo:
+        code_name, filename, firstlineno, state "fully static" / "partially
+        static" / "dynamic", graphs as (op count, backend, source),
+        graph_break and fallback reasons, guards in words, frozen weights,
+        translate_seconds and phases).
+    result: what the call returned.
+
+    Derived: graph_count, op_count, ops_per_graph, breaks (every graph-break
+    and fallback reason, with file:line, source and a hint), fallbacks
+    (frames that ran natively), translation_count, translate_seconds,
+    phase_seconds (per translation phase), guards (all entries' guards).
+    """
+
     entries: list = field(default_factory=list)   # translate.EntryInfo, in translation order
     skipped: list = field(default_factory=list)   # (name, file, line, rule) of codes not traced
     governor: str | None = None                   # the do-no-harm choice (sot/governor.py)
@@ -19,14 +37,17 @@ class ExplainReport:
 
     @property
     def graph_count(self) -> int:
+        """Graphs compiled, over all entries."""
         return sum(len(e.graphs) for e in self.entries)
 
     @property
     def ops_per_graph(self) -> list[int]:
+        """The number of ops of each graph."""
         return [ops for e in self.entries for ops, _backend, _src in e.graphs]
 
     @property
     def op_count(self) -> int:
+        """Ops captured into graphs, over all entries."""
         return sum(self.ops_per_graph)
 
     @property
@@ -36,14 +57,17 @@ class ExplainReport:
 
     @property
     def fallbacks(self) -> list:
+        """Reasons of the frames that run natively as a whole."""
         return [e.fallback for e in self.entries if e.fallback is not None]
 
     @property
     def translation_count(self) -> int:
+        """Translations done by the call (the function and its resume functions)."""
         return len(self.entries)
 
     @property
     def translate_seconds(self) -> float:
+        """Time spent translating, in seconds."""
         return sum(e.translate_seconds for e in self.entries)
 
     @property
@@ -57,9 +81,11 @@ class ExplainReport:
 
     @property
     def guards(self) -> list[str]:
+        """Every entry's guards, in words."""
         return [g for e in self.entries for g in e.guards]
 
     def to_dict(self) -> dict:
+        """The report as JSON-able data (per code: graphs, breaks, guards, times)."""
         return {
             "graph_count": self.graph_count,
             "op_count": self.op_count,
@@ -149,9 +175,12 @@ def _details(compiled) -> dict:
             "hints": promotion_hints(graph) if graph is not None else []}
 
 
-def explain(fn, *args, **kwargs) -> ExplainReport:
+def explain(fn: Callable, *args, **kwargs) -> ExplainReport:
     """Run `fn` once with the arguments, translating every code it reaches
-    afresh (all caches are dropped first), and report what happened."""
+    afresh (all caches are dropped first, as by ``sot.reset()``), and
+    report what happened: graphs, graph breaks with their file:line and a
+    hint, guards, translation times. `fn` may be decorated with
+    ``to_static`` (its options are used) or not (the defaults)."""
     from . import translate
 
     static = fn if hasattr(fn, "__sot_static__") else None

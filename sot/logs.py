@@ -25,16 +25,54 @@ _handler: logging.Handler | None = None
 _state = {"verbosity": 0, "code_level": 0}
 
 
-def _env_level(name: str) -> int:
+#: verbosity levels by name (set_verbosity and SOT_LOG_LEVEL take either)
+VERBOSITY_NAMES = {"off": 0, "breaks": 1, "recompiles": 2, "guards": 3, "trace": 4, "debug": 4}
+#: code levels by name (set_code_level and SOT_CODE_LEVEL take either)
+CODE_LEVEL_NAMES = {"off": 0, "graphs": 1, "bytecode": 2}
+
+
+def _parse_level(level, names: dict, what: str) -> int:
+    """``level`` (an int in range, its name, or a string of either) as an int,
+    or ValueError naming ``what`` and the accepted values."""
+    top = max(names.values())
+    accepted = f"0..{top} or one of {', '.join(repr(n) for n in names)}"
+    value = level
+    if isinstance(value, str):
+        text = value.strip().lower()
+        value = names.get(text, int(text) if text.lstrip("-").isdigit() else None)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= top:
+        sep = "" if what.endswith("=") else " "
+        raise ValueError(f"{what}{sep}{level!r} is not a level; expected {accepted}")
+    return value
+
+
+def _env_level(name: str, names: dict) -> int:
+    """The level in environment variable ``name``; an invalid value is ignored with a warning."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return 0
     try:
-        return int(os.environ.get(name, "0"))
-    except ValueError:
+        return _parse_level(raw, names, f"environment variable {name}=")
+    except ValueError as e:
+        import warnings
+        warnings.warn(f"sot: {e}; ignored", RuntimeWarning, stacklevel=2)
         return 0
 
 
-def set_verbosity(level: int) -> None:
+def set_verbosity(level: int | str) -> None:
+    """How much sot logs (to stderr, through the ``logging`` logger "sot").
+
+    0 / "off" (default): nothing. 1 / "breaks": graph breaks and frames that
+    run natively, with the reason, your file:line and source line, and
+    caches that overflow. 2 / "recompiles": also every retranslation, with
+    the guard that failed in words. 3 / "guards": also the guards of each
+    new cache entry and translation times. 4 / "trace" (or "debug"): also a
+    trace of every simulated instruction. The environment variable
+    SOT_LOG_LEVEL sets it at import. Raises ValueError for anything else.
+    """
     global _handler
-    _state["verbosity"] = int(level)
+    level = _parse_level(level, VERBOSITY_NAMES, "verbosity")
+    _state["verbosity"] = level
     if _handler is not None:
         logger.removeHandler(_handler)
         _handler = None
@@ -48,6 +86,7 @@ def set_verbosity(level: int) -> None:
 
 
 def verbosity() -> int:
+    """The current verbosity (0..4)."""
     return _state["verbosity"]
 
 
@@ -57,11 +96,20 @@ def vlog(level: int, log: logging.Logger, msg: str, *args) -> None:
         log.info(msg, *args)
 
 
-def set_code_level(level: int) -> None:
-    _state["code_level"] = int(level)
+def set_code_level(level: int | str) -> None:
+    """Print what each translation generates, to stderr.
+
+    0 / "off" (default): nothing. 1 / "graphs": the generated code of each
+    graph (NumPy source, or the ONNX graph) and of the runner that calls
+    it. 2 / "bytecode": also the replacement bytecode the frame hook runs.
+    The environment variable SOT_CODE_LEVEL sets it at import. Raises
+    ValueError for anything else.
+    """
+    _state["code_level"] = _parse_level(level, CODE_LEVEL_NAMES, "code level")
 
 
 def code_level() -> int:
+    """The current code level (0..2)."""
     return _state["code_level"]
 
 
@@ -82,5 +130,5 @@ def dump_translation(name: str, info, replacement) -> None:
     sys.stderr.write(out.getvalue())
 
 
-set_verbosity(_env_level("SOT_LOG_LEVEL"))
-set_code_level(_env_level("SOT_CODE_LEVEL"))
+set_verbosity(_env_level("SOT_LOG_LEVEL", VERBOSITY_NAMES))
+set_code_level(_env_level("SOT_CODE_LEVEL", CODE_LEVEL_NAMES))

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from . import _hook, _skip
 from .backends import compile_graph, fp_state
 from .breaks.reasons import DATA_DEPENDENT, INTERNAL, UNSUPPORTED_BREAK, BreakReason, FallbackError
-from .breaks import regions, resume as breaks
+from .breaks import describe, regions, resume as breaks
 from .executor import freeze
 from .executor.codegen import make_calling_code, uniform_arg_names
 from .executor.executor import BreakHere, OpcodeExecutor
@@ -151,9 +151,9 @@ class Translator:
             self.translate_seconds += time.perf_counter() - started
 
     def _translate(self, frame, code, origin, offset, started):
-        name = code.co_name if offset is None else f"{code.co_name} (resumed at offset {offset})"
+        name = code.co_name if offset is None else f"{code.co_name} ({describe.resume_label(code)})"
         info = EntryInfo(name, code.co_filename, code.co_firstlineno)
-        info.recompile_reason = _recompile_reason(code, frame)
+        info.recompile_reason = describe.user_text(_recompile_reason(code, frame), code)
         if info.recompile_reason:
             vlog(2, log_guards, "recompiling %s (%s:%d): %s", name, code.co_filename,
                  code.co_firstlineno, info.recompile_reason)
@@ -167,6 +167,9 @@ class Translator:
             for rec in _recorders:
                 rec.append(info)
             return None
+        for reason in (info.fallback, info.graph_break):
+            if reason is not None:      # stack values of a resume function, in words
+                reason.message = describe.user_text(reason.message, code)
         if info.fallback is not None:
             vlog(1, log, "%s runs natively:\n%s", name, info.fallback)
         elif info.graph_break is not None:
@@ -186,7 +189,7 @@ class Translator:
         with _phase(info, "guards"):
             guard = compile_guards(graph.guards, len(frame.args), len(frame.closure or ()))
         info.guard = guard
-        info.guards = guard.describe()
+        info.guards = [describe.user_text(g, code) for g in guard.describe()]
         info.translate_seconds = time.perf_counter() - started
         vlog(3, log_guards, "new entry for %s (%.2f ms), %d guard(s):\n  %s", name,
              info.translate_seconds * 1e3, len(info.guards), "\n  ".join(info.guards))

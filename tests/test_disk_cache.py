@@ -12,6 +12,7 @@ import pytest
 
 import sot
 from difftest import python_env
+from ort_tolerance import assert_ort_close
 from sot.backends import disk_cache
 
 pytest.importorskip("onnxruntime")
@@ -62,7 +63,7 @@ def test_second_translation_loads_the_optimised_model_and_agrees(tmp_path):
     assert "1 hit(s)" in str(second)
     # the same graph on the same machine: the same kernels, the same bytes
     np.testing.assert_array_equal(first.result, second.result)
-    np.testing.assert_allclose(second.result, mlp(X, W), rtol=1e-5, atol=1e-6)
+    assert_ort_close(second.result, mlp(X, W))
     assert second.result.dtype == mlp(X, W).dtype
 
 
@@ -94,7 +95,7 @@ def test_a_damaged_entry_is_ignored_and_rewritten(tmp_path, damage):
     sot.reset()
     report = sot.explain(cached(mlp, tmp_path), X, W)
     assert (report.disk_cache["rejected"], report.disk_cache["misses"], report.disk_cache["writes"]) == (1, 1, 1)
-    np.testing.assert_allclose(report.result, mlp(X, W), rtol=1e-5, atol=1e-6)
+    assert_ort_close(report.result, mlp(X, W))
     sot.reset()
     again = sot.explain(cached(mlp, tmp_path), X, W)
     assert (again.disk_cache["hits"], again.disk_cache["rejected"]) == (1, 0)
@@ -107,7 +108,7 @@ def test_an_intact_entry_onnxruntime_refuses_is_not_trusted(tmp_path):
     sot.reset()
     report = sot.explain(cached(mlp, tmp_path), X, W)
     assert (report.disk_cache["rejected"], report.disk_cache["misses"], report.disk_cache["writes"]) == (1, 1, 1)
-    np.testing.assert_allclose(report.result, mlp(X, W), rtol=1e-5, atol=1e-6)
+    assert_ort_close(report.result, mlp(X, W))
 
 
 def test_an_unusable_directory_only_costs_the_cache(tmp_path):
@@ -115,7 +116,7 @@ def test_an_unusable_directory_only_costs_the_cache(tmp_path):
     not_a_dir.write_text("")
     report = sot.explain(cached(mlp, not_a_dir), X, W)
     assert report.disk_cache["writes"] == 0
-    np.testing.assert_allclose(report.result, mlp(X, W), rtol=1e-5, atol=1e-6)
+    assert_ort_close(report.result, mlp(X, W))
 
 
 def test_frozen_weights_are_never_written(tmp_path):
@@ -123,7 +124,7 @@ def test_frozen_weights_are_never_written(tmp_path):
     assert report.entries[0].frozen == ["W"]
     assert report.disk_cache["bypassed"] == 1 and report.disk_cache["writes"] == 0
     assert entries(tmp_path) == []
-    np.testing.assert_allclose(report.result, layer(X), rtol=1e-5, atol=1e-6)
+    assert_ort_close(report.result, layer(X))
 
 
 def test_the_directory_is_bounded(tmp_path, monkeypatch):

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import sot
+from ort_tolerance import assert_ort_close
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
 import workloads as W  # noqa: E402
@@ -43,7 +44,7 @@ def test_mlp_saved_and_loaded_matches_eager(mlp, mlp_file, batch):
     x = f32(batch, WIDTH, seed=batch)
     y = run(x)
     assert isinstance(y, np.ndarray) and y.dtype == np.float32 and y.shape == (batch, WIDTH)
-    np.testing.assert_allclose(y, mlp(x), rtol=1e-4, atol=1e-5)
+    assert_ort_close(y, mlp(x))
 
 
 def test_saved_file_is_plain_onnx_with_symbolic_batch_and_weights(mlp, mlp_file):
@@ -76,7 +77,7 @@ def test_plain_onnxruntime_without_sot_gives_the_same_outputs(mlp, mlp_file, tmp
     subprocess.run([sys.executable, "-c", script, mlp_file, str(tmp_path / "x.npy"), str(tmp_path / "y.npy")],
                    check=True, env=env, cwd=str(tmp_path))
     y = np.load(tmp_path / "y.npy")
-    np.testing.assert_allclose(y, mlp(x), rtol=1e-4, atol=1e-5)
+    assert_ort_close(y, mlp(x))
     np.testing.assert_array_equal(y, sot.load(mlp_file)(x))
 
 
@@ -113,9 +114,9 @@ def test_side_effect_is_refused_and_one_graph_is_never_run(tmp_path):
     a, b = f32(5, seed=1), f32(5, seed=2)
     out = run(a, b)
     assert isinstance(out, tuple) and len(out) == 2
-    np.testing.assert_allclose(out[0], a * scale + b, rtol=1e-6)
-    np.testing.assert_allclose(out[1], a - b, rtol=1e-6)
-    np.testing.assert_allclose(run(y=b, x=a)[1], a - b, rtol=1e-6)
+    assert_ort_close(out[0], a * scale + b)
+    assert_ort_close(out[1], a - b)
+    assert_ort_close(run(y=b, x=a)[1], a - b)
 
 
 def test_plain_function_with_closure_weights_and_scalar_output(tmp_path):
@@ -132,7 +133,7 @@ def test_plain_function_with_closure_weights_and_scalar_output(tmp_path):
     x = f32(6, 4)
     y = run(x)
     assert type(y) is type(f(x)) and y.dtype == np.float32
-    np.testing.assert_allclose(y, f(x), rtol=1e-5)
+    assert_ort_close(y, f(x))
 
 
 def test_to_static_decorated_function_and_bound_method(tmp_path):
@@ -142,7 +143,7 @@ def test_to_static_decorated_function_and_bound_method(tmp_path):
 
     path = sot.save(f, tmp_path / "f", input_spec=[sot.InputSpec([None, 2], "float64")])
     x = np.linspace(-1, 1, 6).reshape(3, 2)
-    np.testing.assert_allclose(sot.load(path)(x), f(x))
+    assert_ort_close(sot.load(path)(x), f(x))
 
     class Scale:
         def __init__(self):
@@ -153,7 +154,7 @@ def test_to_static_decorated_function_and_bound_method(tmp_path):
 
     s = Scale()
     path = sot.save(s.apply, tmp_path / "m", input_spec=[sot.InputSpec(["n", 3])])
-    np.testing.assert_allclose(sot.load(path)(f32(4, 3)), s.apply(f32(4, 3)))
+    assert_ort_close(sot.load(path)(f32(4, 3)), s.apply(f32(4, 3)))
 
 
 # ---------------------------------------------------------------------------
@@ -219,7 +220,7 @@ def test_baked_batch_size_is_refused_with_its_line(tmp_path):
     path = sot.save(g, tmp_path / "g", input_spec=[sot.InputSpec([None, 4], name="x")])
     for n in (1, 5, 9):
         x = f32(n, 4)
-        np.testing.assert_allclose(sot.load(path)(x), g(x), rtol=1e-5)
+        assert_ort_close(sot.load(path)(x), g(x))
 
 
 def test_sizes_computed_from_the_batch_are_computed_by_the_model(tmp_path):
@@ -239,7 +240,7 @@ def test_sizes_computed_from_the_batch_are_computed_by_the_model(tmp_path):
         x = f32(n, 4, seed=n)
         for got, plain, want in zip(run(x), session.run(None, {"x": x}), f(x)):
             assert got.dtype == want.dtype and got.shape == want.shape == plain.shape
-            np.testing.assert_allclose(got, want, rtol=1e-5)
+            assert_ort_close(got, want)
             np.testing.assert_array_equal(plain, got)
 
 
@@ -257,7 +258,7 @@ def test_reshape_with_the_batch_size_is_generalized(tmp_path, how):
     run = sot.load(path)
     for n in (1, 2, 5, 33):
         x = f32(n, 4)
-        np.testing.assert_allclose(run(x), f(x), rtol=1e-6)
+        assert_ort_close(run(x), f(x))
 
 
 def test_branch_on_shape_is_refused(tmp_path):
@@ -270,7 +271,7 @@ def test_branch_on_shape_is_refused(tmp_path):
         sot.save(f, tmp_path / "f", input_spec=[sot.InputSpec([None])])
     # within bounds that keep one branch, it is one graph
     path = sot.save(f, tmp_path / "f", input_spec=[sot.InputSpec([(3, 100)])])
-    np.testing.assert_allclose(sot.load(path)(f32(10)), f(f32(10)))
+    assert_ort_close(sot.load(path)(f32(10)), f(f32(10)))
 
     def g(x, y):
         if x.shape[0] > 50:   # seen only at the upper bound
@@ -302,7 +303,7 @@ def checked(tmp_path_factory):
 def test_loaded_model_accepts_good_inputs(checked):
     x, ids = f32(3, 4), np.arange(5)
     a, b = checked(x, ids)
-    np.testing.assert_allclose(a, x * 2)
+    assert_ort_close(a, x * 2)
     assert b.dtype == np.int64 and b.dtype.type is np.int64
     np.testing.assert_array_equal(b, ids + 1)
     assert "x: float32[x_dim0, 4] with 1 <= x_dim0 <= 16" in checked.signature()
@@ -333,7 +334,7 @@ def test_shared_dimension_name_is_checked(tmp_path):
 
     spec = [sot.InputSpec(["batch", 2], name="x"), sot.InputSpec(["batch", 2], name="y")]
     run = sot.load(sot.save(f, tmp_path / "f", input_spec=spec))
-    np.testing.assert_allclose(run(f32(3, 2), f32(3, 2, seed=1)), f32(3, 2) + f32(3, 2, seed=1))
+    assert_ort_close(run(f32(3, 2), f32(3, 2, seed=1)), f32(3, 2) + f32(3, 2, seed=1))
     with pytest.raises(ValueError, match="'y'.*batch.*3 in input 'x'"):
         run(f32(3, 2), f32(4, 2))
 
@@ -424,7 +425,7 @@ def test_two_dynamic_dims_views_and_returned_input(tmp_path):
         out, ref = run(x), f(x)
         assert type(out) is list and len(out) == 3
         for a, b in zip(out, ref):
-            np.testing.assert_allclose(a, b, rtol=1e-5)
+            assert_ort_close(a, b)
         assert out[2] is not x   # a fresh array: the file cannot return the caller's object
 
 
@@ -483,7 +484,7 @@ def test_an_array_reached_twice_is_one_initializer(tmp_path):
     weights = [i.name for i in model.graph.initializer if list(i.dims) == [3, 3]]
     assert weights == ["self.a"]
     x = f32(2, 3)
-    np.testing.assert_allclose(sot.load(path)(x), m(x), rtol=1e-6)
+    assert_ort_close(sot.load(path)(x), m(x))
 
 
 def _layernorm(x):
@@ -503,7 +504,7 @@ def test_workloads_with_fused_ops(tmp_path, fn, fuse):
     run = sot.load(path)
     for n in (1, 5):
         x = f32(n, 16, seed=n)
-        np.testing.assert_allclose(run(x), fn(x), rtol=1e-4, atol=1e-5)
+        assert_ort_close(run(x), fn(x))
 
 
 def test_attention_with_shared_batch_and_length(tmp_path):
@@ -514,7 +515,7 @@ def test_attention_with_shared_batch_and_length(tmp_path):
     run = sot.load(tmp_path / "attn.onnx")
     for b, t in [(1, 1), (2, 5), (3, 9)]:
         q, k, v = (f32(b, t, 8, seed=s) for s in range(3))
-        np.testing.assert_allclose(run(q, k, v), W.attention(q, k, v), rtol=1e-4, atol=1e-5)
+        assert_ort_close(run(q, k, v), W.attention(q, k, v), inputs=(q, k, v))
     with pytest.raises(ValueError, match="'k'.*length"):
         run(f32(2, 5, 8), f32(2, 4, 8), f32(2, 5, 8))
 
@@ -533,7 +534,7 @@ def test_numpy_scalar_weight_and_python_number(tmp_path):
     path = sot.save(m, tmp_path / "s", input_spec=[sot.InputSpec([None], name="x")])
     assert "self.scale" in {i.name for i in onnx.load(path).graph.initializer}
     x = f32(4)
-    np.testing.assert_allclose(sot.load(path)(x), m(x), rtol=1e-6)
+    assert_ort_close(sot.load(path)(x), m(x))
 
 
 def test_corrupt_signature_metadata_is_a_clear_error(tmp_path, mlp_file):

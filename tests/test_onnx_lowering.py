@@ -19,6 +19,7 @@ import pytest
 from sot.backends import compile_graph
 from sot.ir import StatementIR, TensorMeta, UnsupportedOp
 from test_ir_oracle import A, Const, F, M, O, _trace  # noqa: F401
+from ort_tolerance import RTOL, assert_ort_close  # noqa: F401  (RTOL: test_onnx_fuzz)
 
 pytest.importorskip("onnxruntime")
 
@@ -27,7 +28,6 @@ SIGNED = ["int8", "int16", "int32", "int64"]
 UNSIGNED = ["uint8", "uint16", "uint32", "uint64"]
 INTS = SIGNED + UNSIGNED
 ALL = FLOATS + INTS + ["bool"]
-RTOL = {"float16": 2e-3, "float32": 2e-5, "float64": 1e-12}
 
 
 def sample(shape, dtype, seed=0, special=True):
@@ -74,21 +74,8 @@ def one_op_graph(op, args, kwargs):
 
 
 def assert_close(ort_value, np_value, path="result", rtol=None):
-    assert type(ort_value) is type(np_value), f"{path}: type {type(ort_value)} != {type(np_value)}"
-    if not isinstance(np_value, (np.ndarray, np.generic)):
-        assert ort_value == np_value
-        return
-    assert ort_value.dtype == np_value.dtype, f"{path}: dtype {ort_value.dtype} != {np_value.dtype}"
-    assert ort_value.shape == np_value.shape, f"{path}: shape {ort_value.shape} != {np_value.shape}"
-    if np_value.dtype.kind == "f":
-        rtol = max(rtol or 0, RTOL[np_value.dtype.name])
-        finite = np.isfinite(np_value)
-        scale = np.max(np.abs(np_value[finite]), initial=1.0) if np.ndim(np_value) else 1.0
-        np.testing.assert_allclose(ort_value, np_value, rtol=rtol, atol=rtol * min(scale, 1e3),
-                                   equal_nan=True, err_msg=path)
-        assert np.array_equal(np.isnan(ort_value), np.isnan(np_value)), f"{path}: NaNs differ"
-    else:
-        assert np.array_equal(ort_value, np_value), f"{path}: values differ\n{ort_value!r}\n{np_value!r}"
+    """Same type, dtype and shape; values within ort_tolerance's tolerance."""
+    assert_ort_close(ort_value, np_value, path, rtol=rtol)
 
 
 def assert_backends_agree(op, *args, may_not_lower=False, **kwargs):

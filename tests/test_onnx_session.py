@@ -44,7 +44,7 @@ def test_a_graph_that_lowers_runs_on_one_session_created_once(sessions):
     for seed in range(3):
         x_value = f32(4, 8, seed=seed)
         (out,) = compiled(x_value)
-        np.testing.assert_allclose(out, np.tanh(x_value * 2.0), rtol=1e-6)
+        assert_close(out, np.tanh(x_value * 2.0))
     assert len(sessions) == 1
     assert "Tanh" in compiled.source and compiled.explain()["not_lowered"] == []
 
@@ -199,7 +199,7 @@ def test_gpu_runs_on_cuda_and_agrees():
     compiled = compile_graph(g, "onnxruntime", device="gpu")
     x_value = f32(64, 64)
     (out,) = compiled(x_value)
-    np.testing.assert_allclose(out, np.tanh(x_value @ x_value), rtol=1e-4, atol=1e-5)
+    assert_close(out, np.tanh(x_value @ x_value), rtol=1e-3)   # the GPU may round coarser
     assert "CUDAExecutionProvider" in compiled.explain()["providers"]
 
 
@@ -306,7 +306,7 @@ def test_auto_checks_its_choice_and_switches_when_the_loser_became_faster(monkey
     # the check comes after CHECK_FACTOR * 1.5 / 1.0 calls on the winner
     for _ in range(int(onnx_auto.CHECK_FACTOR * 1.5) + 2 * onnx_auto.CHECK_CALLS):
         (out,) = compiled(x_value)
-        np.testing.assert_allclose(out, np.tanh(x_value * 2.0), rtol=1e-6)
+        assert_close(out, np.tanh(x_value * 2.0))
     report = compiled.explain()
     assert compiled.backend == "onnxruntime" and report["chosen"] == "onnxruntime"
     assert report["checks"] == [{"numpy": 3.0, "onnxruntime": 1.5, "switched": True}]

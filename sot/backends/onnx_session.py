@@ -23,6 +23,7 @@ from sot.ir.statement_ir import StatementIR, Symbol
 
 from .disk_cache import create_session
 from .onnx_buffers import OutputSlots
+from .gpu_check import check_session
 from .onnx_lowering import NumpySegment, OnnxSegment, plan
 
 __all__ = ["OnnxCompiledGraph", "compile_onnxruntime", "providers_for", "GPU_HELP"]
@@ -101,6 +102,7 @@ def _session(model, providers, threads: int = 0, frozen: dict | None = None):
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     # optimised once for all processes sharing a cache directory (disk_cache)
     session = create_session(model, options, providers, cacheable=not values)
+    check_session(session, providers)   # no silent fallback from the GPU to the CPU
     session.sot_frozen = values   # they must outlive the session
     return session
 

@@ -160,7 +160,11 @@ def compare_op(graph, name: str, a: Variable, b: Variable) -> Variable:
             # items compare with `is` before `==`, as list/tuple equality does
             equal = all(pyidentity.items_equal(x, y) for x, y in zip(a.items, b.items))
             return const(equal == (name == "eq"))
-    raise FallbackError(UNSUPPORTED_OBJECT, f"comparison {name} of {a.describe()} and {b.describe()}")
+    symbol = _COMPARISONS.get(name, name)
+    raise FallbackError(UNSUPPORTED_OBJECT, f"comparison `{symbol}` of {a.describe()} and {b.describe()}")
+
+
+_COMPARISONS = {"lt": "<", "le": "<=", "eq": "==", "ne": "!=", "gt": ">", "ge": ">="}   # for messages
 
 
 SINGLETONS = (type(None), bool)

@@ -23,6 +23,7 @@ identity; ``reset()`` drops it.
 from __future__ import annotations
 
 import weakref
+from typing import Sequence
 
 import numpy as np
 
@@ -87,7 +88,7 @@ class ShapePolicy:
 _marks: dict[int, tuple] = {}
 
 
-def mark_dynamic(array, axis) -> None:
+def mark_dynamic(array: np.ndarray, axis: int | Sequence[int]) -> None:
     """Make ``axis`` (an int or a sequence of ints) of this ndarray object
     symbolic in every trace it enters, from the first call.  The mark belongs
     to the object (not to equal arrays, nor to views of it); an axis whose

@@ -81,6 +81,7 @@ class LoadedModel:
     onnxruntime InferenceSession."""
 
     def __init__(self, path: str, device: str = "cpu"):
+        from sot.backends.gpu_check import check_session
         from sot.backends.onnx_session import providers_for
         import onnxruntime as ort
         path, data, model = _read(os.fspath(path))
@@ -117,6 +118,7 @@ class LoadedModel:
             self.session = ort.InferenceSession(data, options, providers=providers)
         except Exception as e:  # noqa: BLE001 -- onnxruntime's Fail, InvalidGraph... are plain Exceptions
             raise ModelLoadError(f"onnxruntime cannot load {path!r}: {e}") from None
+        check_session(self.session, providers)  # RuntimeError: the GPU, not the file
         self.device = device
         from onnx import helper
         self._dtypes = [np.dtype(helper.tensor_dtype_to_np_dtype(o.type.tensor_type.elem_type))
@@ -211,7 +213,7 @@ def _as_numpy(value, dtype, scalar: bool):
     return value[()] if scalar else value
 
 
-def load(path, device: str = "cpu") -> LoadedModel:
+def load(path: str | os.PathLike, device: str = "cpu") -> LoadedModel:
     """Load an .onnx file written by sot.save (or any ONNX model) as a
     callable that checks its inputs against the saved signature and runs
     with onnxruntime on ``device`` ("cpu" or "gpu")."""

@@ -28,6 +28,7 @@ from __future__ import annotations
 import logging
 import os
 import secrets
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -642,7 +643,8 @@ def _create_temporary(directory: str):
     raise FileExistsError(f"cannot create a temporary file in {directory!r}")
 
 
-def save(fn, path, input_spec=None, *, output_names=None, fuse: bool = True) -> str:
+def save(fn: Callable, path: str | os.PathLike, input_spec: Sequence[InputSpec] | None = None, *,
+         output_names: Sequence[str] | None = None, fuse: bool = True) -> str:
     """Trace ``fn`` (a function, method or callable object) with
     ``input_spec`` and write it as one ONNX model to ``path`` (``.onnx`` is
     added when missing).  Returns the path written.  Raises ExportError when

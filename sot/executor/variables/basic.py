@@ -63,15 +63,17 @@ class TensorVariable(Variable):
     def truth(self) -> bool:
         raise FallbackError(
             DATA_DEPENDENT,
-            f"the truth value of array {self.describe()} depends on its data",
+            f"the truth value of a {self.describe()} depends on its data",
             hint="keep the condition as an array (np.where) or move the branch out of the traced function",
         )
 
     def describe(self) -> str:
+        # user-facing (logs, explain): no IR symbol names such as t1
         m = self.meta
-        kind = "scalar" if m.is_scalar else "array"
-        name = self.tracker.name() if self.tracker is not None else self.symbol.name
-        return f"{kind} {name}: {m.dtype}{list(m.shape)}"
+        kind = f"{m.dtype} scalar" if m.is_scalar else f"{m.dtype} array of shape {tuple(m.shape)}"
+        if self.tracker is not None:
+            return f"{kind} {self.tracker.name()}"
+        return f"{kind} computed in the graph"
 
 
 class ModuleVariable(RealObjectVariable):
@@ -100,8 +102,8 @@ class DynamicScalarVariable(RealObjectVariable):
         raise FallbackError(DATA_DEPENDENT, f"the truth value of {self.describe()} depends on array data")
 
     def describe(self) -> str:
-        name = self.tracker.name() if self.tracker is not None else "?"
-        return f"Python {type(self.value).__name__} {name} computed from array data"
+        name = self.tracker.name() if self.tracker is not None else "a value"
+        return f"{name} (a Python {type(self.value).__name__} computed from array data)"
 
 
 class SymScalarVariable(Variable):
