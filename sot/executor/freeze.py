@@ -35,6 +35,7 @@ from __future__ import annotations
 import gc
 import itertools
 import sys
+import types
 import weakref
 
 import numpy as np
@@ -96,6 +97,9 @@ class ViewScan:
         return id(value) in self._bases
 
 
+_CONTAINERS = frozenset({dict, list, tuple, set, frozenset, types.CellType})
+
+
 def _bases_of_views() -> set[int]:
     # a running frame's locals are not among its gc referents: read them
     frame_locals = []
@@ -104,7 +108,14 @@ def _bases_of_views() -> set[int]:
             frame_locals.append(list(f.f_locals.values()))
             f = f.f_back
     bases: set[int] = set()
-    for held in itertools.chain([gc.get_referents(*gc.get_objects())], frame_locals):
+    # Only the builtin containers' referents (a view is held by a dict -- an
+    # instance's, a module's --, a list, a tuple, a set or a closure cell; one
+    # held only in a __slots__ object or a C object is not seen, as README
+    # says): asking any other
+    # object for its referents runs its tp_traverse at an arbitrary moment
+    # (with dask's objects alive, that left the collector spinning later).
+    containers = (o for o in gc.get_objects() if type(o) in _CONTAINERS)
+    for held in itertools.chain((gc.get_referents(o) for o in containers), frame_locals):
         for r in held:
             if issubclass(type(r), np.ndarray):  # not isinstance: no user __class__ runs
                 b = _BASE(r)  # ndarray's own getter: a subclass's `base` could be user code
