@@ -19,7 +19,8 @@ import time
 from dataclasses import dataclass, field
 
 from . import _hook, _skip
-from .backends import compile_graph
+from .backends import GraphWriteError, compile_graph
+from .executor import writes
 from .breaks.reasons import INTERNAL, UNSUPPORTED_BREAK, BreakReason, FallbackError
 from .breaks import resume as breaks
 from .executor import freeze
@@ -354,6 +355,7 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
     lines += [f"    I{k} = {expr}" for k, expr in enumerate(load_exprs)]
     namespace = dict(load_namespace, **builder.namespace)
     if len(graph.ir) or builder.symbols:
+        writes.finish(graph)  # guards the aliasing its writes were recorded with
         with _phase(info, "backend compile"):
             compiled = compile_graph(graph.ir, options.backend, options.device)
         run = getattr(compiled, "_fn", compiled)  # the NumPy backend's function itself: one call less
@@ -365,8 +367,12 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
         # (the runner is the replacement's first step and nothing before the
         # graph is observable), so the user's own code raises it, at the
         # user's line, with no sot frame in the traceback.
+        # Once the graph has written into memory from outside it, a rerun
+        # would write twice: its error is raised as it is (GraphWriteError).
         namespace["__rerun"] = _hook.RerunNatively
-        lines += ["    try:", f"        {call}", "    except Exception:", "        raise __rerun from None"]
+        namespace["__written"] = GraphWriteError
+        lines += ["    try:", f"        {call}", "    except __written as e:", "        raise e.error from None",
+                  "    except Exception:", "        raise __rerun from None"]
         info.graphs.append((len(graph.ir), compiled.backend, compiled.source))
     # read-only: the arrays whose values the graph reads (not only a shape)
     read = {s.name for st in graph.ir.statements for s in st.symbols_used()} | {s.name for s in builder.symbols}

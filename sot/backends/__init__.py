@@ -22,14 +22,16 @@ onnxruntime are imported only when an ONNX graph is compiled.
 
 import logging
 
+from sot.ir.ops_write import is_write
 from sot.ir.statement_ir import StatementIR
 from sot.logs import vlog
 
 from .numpy_backend import CompiledGraph, compile_numpy
+from .numpy_writes import GraphWriteError
 
 log = logging.getLogger("sot.backends")
 
-__all__ = ["compile_graph", "compile_numpy", "CompiledGraph", "BACKENDS", "DEVICES"]
+__all__ = ["compile_graph", "compile_numpy", "CompiledGraph", "GraphWriteError", "BACKENDS", "DEVICES"]
 
 BACKENDS = ("numpy", "onnxruntime", "auto")
 DEVICES = ("cpu", "gpu")
@@ -41,6 +43,12 @@ def compile_graph(graph: StatementIR, backend: str = "numpy", device: str = "cpu
         raise ValueError(f"unknown backend {backend!r}; expected one of {BACKENDS}")
     if device not in DEVICES:
         raise ValueError(f"unknown device {device!r}; expected one of {DEVICES}")
+    if backend != "numpy":
+        writes = [st for st in graph.statements if is_write(st)]
+        if writes:  # no functional lowering of writes yet: they run in place, on NumPy
+            why = "the graph writes into arrays in place (no ONNX lowering of writes yet): it runs on NumPy"
+            return numpy_compiled(graph, {"not_lowered": [
+                {"statement": str(st), "op": st.op.name, "reason": why} for st in writes]})
     if backend != "numpy" and graph.is_symbolic:
         compiled = _compile_symbolic(graph, backend, device)
         if compiled is not None:

@@ -42,6 +42,7 @@ from sot.ir.statement_ir import StatementIR, Symbol
 
 from .numpy_buffer_plan import BufferPlan, Write, plan_buffers
 from .numpy_buffers import BufferPool
+from .numpy_writes import GraphWriteError, first_commit, guard_commit, is_write, write_source
 
 __all__ = ["compile_numpy", "CompiledGraph"]
 
@@ -161,6 +162,8 @@ class _Emitter:
         lhs = ", ".join(s.name for s in st.outputs)
         if st.multi_output:
             lhs = f"({lhs},)" if len(st.outputs) == 1 else f"({lhs})"
+        if not st.outputs and is_write(st):
+            return [write_source(self, st)]
         if op.kind == "operator" and op.name in _INPLACE:
             return [f"{lhs} = {self.atom(args[0])}", f"{lhs} {_INPLACE[op.name]} {self.atom(args[1])}"]
         if op.kind == "operator" and op.name == "imatmul":
@@ -227,7 +230,10 @@ def compile_numpy(graph: StatementIR, min_buffer_bytes: int | None = None) -> Co
         for s in st.symbols_used():
             last_use[s.name] = i
     body = []
+    commit, commit_line = first_commit(graph), None
     for i, st in enumerate(statements):
+        if i == commit:
+            commit_line = len(body)
         first_constant = len(emitter.constants)
         emitter.begin_statement()
         lines = emitter.statement(st, plan.writes.get(i))
@@ -242,6 +248,8 @@ def compile_numpy(graph: StatementIR, min_buffer_bytes: int | None = None) -> Co
         dead = list(dict.fromkeys(dead))
         if dead:
             body.append("del " + ", ".join(dead))
+    if commit_line is not None:
+        body = guard_commit(body, commit_line)
     ret = ", ".join(s.name for s in graph.outputs)
     body.append(f"return ({ret},)" if len(graph.outputs) == 1 else f"return ({ret})")
     pool = None
@@ -252,7 +260,8 @@ def compile_numpy(graph: StatementIR, min_buffer_bytes: int | None = None) -> Co
     params = ", ".join(s.name for s in graph.inputs)
     source = f"def {fname}({params}):\n" + "".join(f"    {line}\n" for line in body)
     filename = f"<sot numpy graph {fname} #{next(_COUNTER)}>"
-    namespace = {"np": np, "operator": operator, "pool": pool, **emitter.constants}
+    namespace = {"np": np, "operator": operator, "pool": pool, "__GraphWriteError": GraphWriteError,
+                 **emitter.constants}
     exec(compile(source, filename, "exec"), namespace)
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     fn = namespace.pop(fname)  # no cycle through its globals: the graph, and its buffers, go as soon as unused

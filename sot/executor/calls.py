@@ -17,7 +17,7 @@ from ..breaks.reasons import (
 from ..guards.tracker import AttrTracker, ConstTracker
 from .. import psdb
 from ..ir import registry
-from . import dispatch
+from . import dispatch, writes
 from .dispatch import SEQUENCES, const
 from .variables import (
     BoundMethodVariable, BuiltinMethodVariable, BuiltinVariable, ClassVariable, ConstVariable,
@@ -82,6 +82,9 @@ def _unsupported_call(value) -> FallbackError:
 
 
 def call_numpy(graph, fn: NumpyCallableVariable, args, kwargs) -> Variable:
+    written = writes.call_function(graph, fn, args, kwargs)
+    if written is not None:
+        return written
     if fn.op is None:
         raise _unsupported_call(fn.value)
     return graph.call_op(fn.op, args, kwargs)
@@ -93,6 +96,9 @@ def call_method(executor, obj: Variable, name: str, args, kwargs) -> Variable:
         if name in ("item", "tolist", "tobytes"):
             raise FallbackError(DATA_DEPENDENT, f".{name}() reads array data into Python",
                                 hint="keep the value as an array")
+        written = writes.call_method(graph, obj, name, list(args), kwargs)
+        if written is not None:
+            return written
         op = registry.lookup_method(name)
         if op is None:
             raise FallbackError(UNSUPPORTED_CALL, f"ndarray.{name} is not captured")

@@ -25,6 +25,7 @@ from .variables import (
     is_const_value,
 )
 from .function_graph import function_variable
+from . import writes
 
 SEQUENCES = (TupleVariable, ListVariable)
 
@@ -102,13 +103,11 @@ def _op_key(name: str) -> str:
 
 
 def inplace_tensor_op(graph, name: str, a: TensorVariable, b: Variable) -> Variable:
-    """`a op= b` on an array: mutates the object `a` stands for."""
+    """`a op= b` on an array: mutates the object `a` stands for. On an array
+    that may share memory, a write statement (executor/writes.py); on a fresh
+    one nothing views, the op rebinds `a` (exact in every backend)."""
     if not a.fresh or a.has_views:
-        raise FallbackError(
-            SIDE_EFFECT,
-            f"in-place '{name}' on {a.describe()}, which may share memory with other arrays",
-            hint="write `a = a + b` instead of `a += b` to keep it in the graph",
-        )
+        return writes.inplace(graph, name, a, b)
     op = registry.lookup_operator(name)
     if op is None:
         raise FallbackError(UNSUPPORTED_OBJECT, f"in-place operator {name} is not captured")
@@ -231,8 +230,7 @@ def setitem(graph, obj: Variable, key: Variable, value: Variable) -> None:
         obj.entries[key.value] = value
         return
     if isinstance(obj, TensorVariable):
-        raise FallbackError(SIDE_EFFECT, f"item assignment into {obj.describe()}",
-                            hint="build the result with np.where or np.concatenate instead")
+        return writes.setitem(graph, obj, key, value)
     raise FallbackError(UNSUPPORTED_OBJECT, f"item assignment into {obj.describe()}")
 
 

@@ -67,6 +67,7 @@ class FunctionGraph:
         self.guards: list = []
         self._guard_keys: set = set()
         self._memo: dict = {}
+        self.trace_values: dict = {}  # input name -> its value at trace time (executor/writes.py)
 
     # -- guards --------------------------------------------------------------
     def add_guard(self, guard) -> None:
@@ -124,6 +125,7 @@ class FunctionGraph:
                                        symbolic=[(a, (tracker, a)) for a in axes])
             if frozen:
                 self.ir.frozen[symbol.name] = value
+            self.trace_values[symbol.name] = value
             while self.ir.dim_ties:  # symbolic dims taken as one: guard they stay equal
                 (t, a), (other, other_axis) = self.ir.dim_ties.pop(0)
                 self.add_guard(DimEqualGuard(t, a, other, other_axis))
