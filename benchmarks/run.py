@@ -77,6 +77,9 @@ def workloads(quick: bool):
     yield f"branch on x.sum(), false {b}", W.branch, (-np.abs(f32(b, b)),), {}
     yield f"print in the middle {b}", W.with_print, (f32(b, b),), {}
     yield "10,000 Python helpers", W.many_helpers, (f32(8),), {}
+    g = 256 if quick else 2048
+    yield f"heat 4 steps in place {g}x{g}", W.heat_steps, (f32(g, g), f32(g - 2, g - 2)), {}
+    yield f"fill 16 rows of {n}", W.fill_rows, (f32(16, n),), {}
 
 
 #: pause before each timed block of calls that take a millisecond or more:
@@ -144,6 +147,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (under a minute)")
     parser.add_argument("--repeat", type=int, default=None)
+    parser.add_argument("--only", default=None, metavar="TEXT", help="only the workloads whose name contains TEXT")
     parser.add_argument("--chart", default=CHART, metavar="PATH",
                         help="bar chart of the ratios, a PNG (needs matplotlib); '' for none")
     args = parser.parse_args(argv)
@@ -155,6 +159,8 @@ def main(argv=None):
     print("-" * len(header))
     rows = []
     for name, fn, fargs, options in workloads(args.quick):
+        if args.only and args.only not in name:
+            continue
         with contextlib.redirect_stdout(io.StringIO()):  # workloads that print stay quiet
             row = measure(fn, fargs, repeat, options)
         rows.append((name, row))

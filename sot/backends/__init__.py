@@ -22,12 +22,12 @@ onnxruntime are imported only when an ONNX graph is compiled.
 
 import logging
 
-from sot.ir.ops_write import is_write
 from sot.ir.statement_ir import StatementIR
 from sot.logs import vlog
 
 from .numpy_backend import CompiledGraph, compile_numpy
 from .numpy_writes import GraphWriteError
+from .onnx_writes import whole_graph_reason
 
 log = logging.getLogger("sot.backends")
 
@@ -43,12 +43,10 @@ def compile_graph(graph: StatementIR, backend: str = "numpy", device: str = "cpu
         raise ValueError(f"unknown backend {backend!r}; expected one of {BACKENDS}")
     if device not in DEVICES:
         raise ValueError(f"unknown device {device!r}; expected one of {DEVICES}")
-    if backend != "numpy":
-        writes = [st for st in graph.statements if is_write(st)]
-        if writes:  # no functional lowering of writes yet: they run in place, on NumPy
-            why = "the graph writes into arrays in place (no ONNX lowering of writes yet): it runs on NumPy"
-            return numpy_compiled(graph, {"not_lowered": [
-                {"statement": str(st), "op": st.op.name, "reason": why} for st in writes]})
+    why = whole_graph_reason(graph) if backend != "numpy" else None
+    if why is not None:  # see onnx_writes
+        return numpy_compiled(graph, {"not_lowered": [
+            {"statement": str(st), "op": st.op.name, "reason": why} for st in graph.statements]})
     if backend != "numpy" and graph.is_symbolic:
         compiled = _compile_symbolic(graph, backend, device)
         if compiled is not None:

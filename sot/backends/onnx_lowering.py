@@ -45,7 +45,9 @@ Memory semantics that an ONNX value cannot have, and so stay on NumPy:
 * an **in-place operator** on a graph input, on a view, or on an array that
   something views: the mutation must reach the real object.  An in-place
   operator on a fresh intermediate is lowered as its out-of-place op, and the
-  target's name is rebound to the result (they are one object eagerly).
+  target's name is rebound to the result (they are one object eagerly);
+* a **write** (``x[i] = v``, ``out=``...) and the memory it changes
+  (``onnx_writes``).
 """
 
 from __future__ import annotations
@@ -65,6 +67,7 @@ from .onnx_lowering_array import ARRAY_RULES, PYTHON_SIZE_OPS, SIZE_AWARE_RULES,
 from .onnx_lowering_elementwise import (OPERATOR_UFUNCS, lower_clip, lower_nan_to_num, lower_round,
                                         lower_ufunc_statement, lower_where)
 from .onnx_lowering_shapes import lower_dim, lower_python_operator, statement_is_symbolic
+from .onnx_writes import forced_by_writes
 
 __all__ = ["lower_statement", "plan", "Plan", "OnnxSegment", "NumpySegment", "INPLACE_OPERATORS"]
 
@@ -276,7 +279,7 @@ def plan(graph: StatementIR, fuse=None, names: dict | None = None) -> Plan:
         reason = f"{empty.name} has no elements (zero-size arrays stay on NumPy)"
         return Plan([NumpySegment(statements)] if statements else [],
                     [(st, reason) for st in statements], 0)
-    forced = numpy_only(graph)
+    forced = {**forced_by_writes(graph), **numpy_only(graph)}
     groups = object_groups(statements)
     index = {id(st): i for i, st in enumerate(statements)}
     queue = deque(fuse(statements, forced, graph.outputs) if fuse else statements)

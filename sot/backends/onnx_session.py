@@ -22,6 +22,8 @@ from sot.ir.registry import substitute
 from sot.ir.statement_ir import StatementIR, Symbol
 
 from .onnx_buffers import OutputSlots
+from .numpy_writes import GraphWriteError
+from .onnx_writes import split_at_commit
 from .onnx_lowering import NumpySegment, OnnxSegment, plan
 
 __all__ = ["OnnxCompiledGraph", "compile_onnxruntime", "providers_for", "GPU_HELP"]
@@ -255,6 +257,8 @@ def _run_numpy(statements, env: dict) -> None:
         args = substitute(st.args, lambda s: fn(s.name))
         kwargs = substitute(st.kwargs, lambda s: fn(s.name))
         result = st.op.call(args, kwargs)
+        if not st.outputs:  # a write (sot.ir.ops_write): done in place
+            continue
         if st.multi_output:
             for s, v in zip(st.outputs, result):
                 env[s.name] = v
@@ -346,13 +350,23 @@ class OnnxCompiledGraph:
                 return tuple(out)
             return run_graph
 
-        def run_graph(*inputs):
-            env = dict(zip(input_names, inputs))
+        def run_steps(steps, env):
             for step in steps:
                 if isinstance(step, NumpySegment):
                     _run_numpy(step.statements, env)
                 else:
                     step.run(env)
+
+        before, after = split_at_commit(self.graph, steps, NumpySegment)
+
+        def run_graph(*inputs):
+            env = dict(zip(input_names, inputs))
+            run_steps(before, env)
+            if after:  # from the first write into memory from outside the graph on (onnx_writes)
+                try:
+                    run_steps(after, env)
+                except Exception as e:
+                    raise GraphWriteError(e) from e
             out = []
             for name, scalar in outputs:
                 v = env[name]

@@ -115,4 +115,7 @@ def finish(graph) -> None:
         for other, other_name, other_value in arrays:
             if other_name == name or type(value) is not np.ndarray or type(other_value) is not np.ndarray:
                 continue
-            graph.add_guard(OverlapGuard(tracker, other, np.may_share_memory(value, other_value)))
+            overlap = bool(np.may_share_memory(value, other_value))
+            graph.add_guard(OverlapGuard(tracker, other, overlap))
+            if overlap:
+                graph.ir.shared.append((name, other_name))

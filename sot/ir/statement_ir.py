@@ -222,6 +222,9 @@ class StatementIR:
         #: (to_static(freeze=True), sot/executor/freeze.py): a backend may
         #: take them as constants
         self.frozen: dict[str, object] = {}
+        #: pairs of input names whose memory overlapped when the graph was
+        #: recorded and that a write reaches (executor/writes.py guards them)
+        self.shared: list[tuple[str, str]] = []
 
     # -- building -----------------------------------------------------------
 

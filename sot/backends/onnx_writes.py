@@ -1,0 +1,103 @@
+"""Writes (``sot.ir.ops_write``) in a graph run by onnxruntime: on NumPy, in place.
+
+An ONNX value is a new buffer, never the memory of an array, and no write
+is lowered functionally yet, so in a partitioned graph:
+
+* every write statement runs on NumPy, on the real memory;
+* so does every statement whose result is (or may be) memory that a write
+  changes — the *written memory classes*: symbols joined by aliasing ops
+  (views, in-place operators), and inputs that shared memory when the graph
+  was recorded (``StatementIR.shared``, guarded by ``OverlapGuard``).  A
+  view computed by onnxruntime would be a stale copy; the statement that
+  allocated written memory stays on NumPy so that the memory is NumPy's;
+* a statement that only *reads* written memory into a new array may run on
+  onnxruntime: segments run in program order and take their inputs when
+  they run, so it sees the writes before it and none after it (a fused
+  pattern never spans a write: ``onnx_fusion`` ``Graph.movable``).
+
+The whole graph stays on NumPy (``whole_graph_reason``) when its dims are
+symbolic, or when it writes into an input frozen as an ONNX constant.
+
+Errors: the graph's statements run up to the first write into memory from
+outside the graph as usual (an error there is rerun natively by the
+caller); from that write on, an error becomes ``GraphWriteError``
+(``split_at_commit``), as in the NumPy backend.
+"""
+from __future__ import annotations
+
+from sot.ir.ops_write import is_write, write_roots, write_target
+from sot.ir.statement_ir import StatementIR
+
+__all__ = ["forced_by_writes", "whole_graph_reason", "split_at_commit", "has_writes"]
+
+WHY = "memory a write changes stays NumPy's: writes run in place, on NumPy"
+
+
+def has_writes(graph: StatementIR) -> bool:
+    return any(is_write(st) for st in graph.statements)
+
+
+def _classes(graph: StatementIR):
+    parent: dict[str, str] = {}
+
+    def find(name):
+        while parent.get(name, name) != name:
+            parent[name] = parent.get(parent[name], parent[name])
+            name = parent[name]
+        return name
+
+    def union(a, b):
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[ra] = rb
+
+    for a, b in graph.shared:
+        union(a, b)
+    for st in graph.statements:
+        if st.op.aliases:
+            for o in st.outputs:
+                for s in st.symbols_used():
+                    union(o.name, s.name)
+    return find
+
+
+def _written(graph: StatementIR):
+    find = _classes(graph)
+    return find, {find(write_target(st).name) for st in graph.statements if is_write(st)}
+
+
+def forced_by_writes(graph: StatementIR) -> dict[int, str]:
+    """Statement index -> why it runs on NumPy (see the module docstring)."""
+    find, written = _written(graph)
+    if not written:
+        return {}
+    return {i: WHY for i, st in enumerate(graph.statements)
+            if is_write(st) or any(find(s.name) in written for s in st.outputs)}
+
+
+def whole_graph_reason(graph: StatementIR) -> str | None:
+    """Why a graph with writes runs wholly on NumPy, or None."""
+    if not has_writes(graph):
+        return None
+    if graph.is_symbolic:
+        return "the graph writes into arrays in place and has symbolic dims: it runs on NumPy"
+    find, written = _written(graph)
+    if any(find(name) in written for name in graph.frozen):
+        return "the graph writes into an array frozen as a constant: it runs on NumPy"
+    return None
+
+
+def split_at_commit(graph: StatementIR, steps: list, numpy_segment: type) -> tuple[list, list]:
+    """``steps`` cut before the first write into memory from outside the graph:
+    (the steps before it, the steps from it on); ``numpy_segment`` is the
+    class of a NumPy step (``NumpySegment(statements)``)."""
+    committing = {id(st) for st, roots in write_roots(graph) if roots}
+    for k, step in enumerate(steps):
+        if not isinstance(step, numpy_segment):
+            continue
+        statements = step.statements
+        for j, st in enumerate(statements):
+            if id(st) in committing:
+                before = steps[:k] + ([numpy_segment(statements[:j])] if j else [])
+                return before, [numpy_segment(statements[j:])] + steps[k + 1:]
+    return steps, []
