@@ -642,3 +642,68 @@ def test_auto_backend_never_runs_a_write_twice():
         static(t)
     np.testing.assert_allclose(t, e)
     np.testing.assert_array_equal(t, np.full(64, 12.0))
+
+
+def _graph_backends(static, *args):
+    report = sot.explain(static, *args)
+    return [b for e in report.entries for _, b, _ in e.graphs]
+
+
+def test_fill_loop_runs_wholly_on_onnxruntime():
+    def f(x):
+        out = np.empty((x.shape[0], 4), np.float32)
+        for i in range(x.shape[0]):
+            out[i] = np.tanh(x[i, :4]) + x[i, 4:]
+        return out
+
+    def make():
+        return (np.random.default_rng(5).random((6, 8)).astype(np.float32),), ()
+
+    static = differential(f, make, "onnxruntime")
+    assert _graph_backends(static, *make()[0]) == ["onnxruntime"]
+
+
+LOCAL_WRITES = [
+    "a[1:, ::-2] = y[1:, ::2] * 2",
+    "a[None, ..., 1] = 5",
+    "a[[2, 0]] = y[:2]",
+    "a[a > 0.5] = 0",
+    "a[y[:, 0] > 0.5] = y[0]",
+    "a += y",
+    "a *= 3",
+    "a -= y.astype(np.int64) * 3",
+    "np.add(a, y, out=a)",
+    "np.multiply(y, 2, out=a, where=y > 0.3)",
+    "np.copyto(a, y[0], where=y > 0.5)",
+    "a.fill(7)",
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+@pytest.mark.parametrize("source", LOCAL_WRITES)
+def test_writes_into_a_local_are_lowered_for_onnxruntime(source, dtype):
+    ns = {"np": np}
+    exec(f"def f(x, y):\n    a = x + 0\n    {source}\n    return a, a * 2\n", ns)
+    f = ns["f"]
+
+    def make():
+        rng = np.random.default_rng(6)
+        return ((rng.random((4, 6)) * 4).astype(dtype), (rng.random((4, 6)) * 4).astype(dtype)), ()
+
+    static = differential(f, make, "onnxruntime")
+    assert _graph_backends(static, *make()[0]) == ["onnxruntime"], source
+
+
+def test_a_write_that_does_not_lower_keeps_its_array_on_numpy():
+    def f(x):
+        a = x * 2.0
+        a[0] = 1.0
+        b = a.copy()            # may be one onnxruntime value with a
+        np.expm1(a, out=a)      # no ONNX lowering: in place, on NumPy
+        return a, b
+
+    def make():
+        return (np.arange(5.0),), ()
+
+    static = differential(f, make, "onnxruntime")
+    assert _graph_backends(static, *make()[0]) == ["numpy+onnxruntime"]

@@ -67,7 +67,9 @@ from .onnx_lowering_array import ARRAY_RULES, PYTHON_SIZE_OPS, SIZE_AWARE_RULES,
 from .onnx_lowering_elementwise import (OPERATOR_UFUNCS, lower_clip, lower_nan_to_num, lower_round,
                                         lower_ufunc_statement, lower_where)
 from .onnx_lowering_shapes import lower_dim, lower_python_operator, statement_is_symbolic
-from .onnx_writes import forced_by_writes
+from .onnx_lowering_writes import lower_empty, lower_write
+from .onnx_writes import fallen_back, forced_by_writes
+from sot.ir.ops_write import allocation, is_write, write_target
 
 __all__ = ["lower_statement", "plan", "Plan", "OnnxSegment", "NumpySegment", "INPLACE_OPERATORS"]
 
@@ -83,6 +85,10 @@ def is_inplace(st: Statement) -> bool:
 def lower_statement(b: GraphBuilder, st: Statement) -> list[str]:
     """ONNX values of the statement's outputs (nodes added to ``b``)."""
     op = st.op
+    if is_write(st):
+        return lower_write(b, st, lower_statement)
+    if op.kind == "function" and allocation(op.target) is op:
+        return lower_empty(b, st)
     if statement_is_symbolic(st):
         return _lower_symbolic(b, st)
     rule = ARRAY_RULES.get((op.kind, op.name))
@@ -261,6 +267,18 @@ def _is_python_statement(st) -> bool:
 
 
 def plan(graph: StatementIR, fuse=None, names: dict | None = None) -> Plan:
+    """See ``_plan``; redone with the memory of a write that did not lower
+    on NumPy (``onnx_writes``)."""
+    on_numpy: frozenset = frozenset()
+    while True:
+        p = _plan(graph, fuse, names, on_numpy)
+        fallen = fallen_back(graph, p.not_lowered) - on_numpy
+        if not fallen:
+            return p
+        on_numpy |= fallen
+
+
+def _plan(graph: StatementIR, fuse, names, on_numpy) -> Plan:
     """Lower what lowers; see the module docstring.  ``fuse`` (optional) maps
     the statements to items, each a Statement or a fused pattern (with
     ``statements``, ``outputs`` and ``lower(builder)``); a pattern that does
@@ -279,7 +297,7 @@ def plan(graph: StatementIR, fuse=None, names: dict | None = None) -> Plan:
         reason = f"{empty.name} has no elements (zero-size arrays stay on NumPy)"
         return Plan([NumpySegment(statements)] if statements else [],
                     [(st, reason) for st in statements], 0)
-    forced = {**forced_by_writes(graph), **numpy_only(graph)}
+    forced = {**forced_by_writes(graph, on_numpy), **numpy_only(graph)}
     groups = object_groups(statements)
     index = {id(st): i for i, st in enumerate(statements)}
     queue = deque(fuse(statements, forced, graph.outputs) if fuse else statements)
@@ -361,6 +379,9 @@ def _bind(segment: OnnxSegment, st, outs, values) -> None:
         b.env[s.name] = v
         b.meta[v] = s.meta
         segment.defined[s.name] = s
+    if st is not None and is_write(st):   # its target now names the new value (lower_write)
+        target = write_target(st)
+        segment.defined[target.name] = target
     if st is not None and is_inplace(st):
         target = st.args[0]
         if isinstance(target, Symbol) and not target.meta.is_scalar:

@@ -1,9 +1,12 @@
 """Writes (``sot.ir.ops_write``) in a graph run by onnxruntime: on NumPy, in place.
 
-An ONNX value is a new buffer, never the memory of an array, and no write
-is lowered functionally yet, so in a partitioned graph:
+An ONNX value is a new buffer, never the memory of an array, so in a
+partitioned graph:
 
-* every write statement runs on NumPy, on the real memory;
+* a write into an array nothing else can see (``functional_targets``) is
+  lowered as computing its new value (``onnx_lowering_writes``); should one
+  such write not lower, the plan is redone with that array on NumPy;
+* every other write statement runs on NumPy, on the real memory;
 * so does every statement whose result is (or may be) memory that a write
   changes — the *written memory classes*: symbols joined by aliasing ops
   (views, in-place operators), and inputs that shared memory when the graph
@@ -28,7 +31,8 @@ from __future__ import annotations
 from sot.ir.ops_write import is_write, write_roots, write_target
 from sot.ir.statement_ir import StatementIR
 
-__all__ = ["forced_by_writes", "whole_graph_reason", "split_at_commit", "has_writes"]
+__all__ = ["forced_by_writes", "functional_targets", "fallen_back", "whole_graph_reason", "split_at_commit",
+           "has_writes"]
 
 WHY = "memory a write changes stays NumPy's: writes run in place, on NumPy"
 
@@ -66,13 +70,44 @@ def _written(graph: StatementIR):
     return find, {find(write_target(st).name) for st in graph.statements if is_write(st)}
 
 
-def forced_by_writes(graph: StatementIR) -> dict[int, str]:
-    """Statement index -> why it runs on NumPy (see the module docstring)."""
+def functional_targets(graph: StatementIR) -> dict[str, str]:
+    """Written symbols that nothing else can see — made by the graph, not an
+    input nor overlapping one, and with no view of them in the graph (their
+    class is themselves alone) — each with its class root."""
+    find, written = _written(graph)
+    members: dict[str, int] = {}
+    for name in {s.name for s in graph.inputs} | {s.name for st in graph.statements for s in st.outputs}:
+        members[find(name)] = members.get(find(name), 0) + 1
+    inputs = {find(s.name) for s in graph.inputs}
+    return {write_target(st).name: find(write_target(st).name) for st in graph.statements
+            if is_write(st) and members.get(find(write_target(st).name)) == 1
+            and find(write_target(st).name) not in inputs}
+
+
+def forced_by_writes(graph: StatementIR, on_numpy: frozenset = frozenset()) -> dict[int, str]:
+    """Statement index -> why it runs on NumPy (see the module docstring).
+    Writes into ``functional_targets`` are lowered (onnx_lowering_writes)
+    unless their class is in ``on_numpy``."""
     find, written = _written(graph)
     if not written:
         return {}
-    return {i: WHY for i, st in enumerate(graph.statements)
-            if is_write(st) or any(find(s.name) in written for s in st.outputs)}
+    functional = set(functional_targets(graph).values()) - set(on_numpy)
+    forced = {}
+    for i, st in enumerate(graph.statements):
+        if is_write(st) and find(write_target(st).name) not in functional:
+            forced[i] = WHY
+        elif any(find(s.name) in written - functional for s in st.outputs):
+            forced[i] = WHY
+    return forced
+
+
+def fallen_back(graph: StatementIR, not_lowered) -> frozenset:
+    """Classes of functional targets some write of which did not lower: a
+    plan must then keep all of that memory on NumPy (an array onnxruntime
+    made may be one object with another name's, see onnx_session._as_numpy)."""
+    targets = functional_targets(graph)
+    return frozenset(targets[write_target(st).name] for st, _ in not_lowered
+                     if is_write(st) and write_target(st).name in targets)
 
 
 def whole_graph_reason(graph: StatementIR) -> str | None:
