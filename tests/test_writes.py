@@ -707,3 +707,47 @@ def test_a_write_that_does_not_lower_keeps_its_array_on_numpy():
 
     static = differential(f, make, "onnxruntime")
     assert _graph_backends(static, *make()[0]) == ["numpy+onnxruntime"]
+
+
+def _closure():
+    state = np.arange(4.0)
+
+    def step(y):
+        state[1:] += y[:-1]
+        state[0] = y.sum()
+        return state
+
+    return step, state
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_write_into_a_closure_cell(backend):
+    step_e, state_e = _closure()
+    step_t, state_t = _closure()
+    view_e, view_t = state_e[::2], state_t[::2]
+    static = sot.to_static(step_t, backend=backend)
+    for k in range(3):
+        y = np.full(4, float(k))
+        e, t = step_e(y), static(y.copy())
+        assert e is state_e and t is state_t
+        _same([state_e, view_e], [state_t, view_t], backend, "closure state")
+    step, _ = _closure()
+    no_breaks(step, np.ones(4))
+
+
+STILL_BREAKING = [
+    "np.put(a, [0, 2], y[:2])",
+    "np.place(a, a > 1, y[:2])",
+    "np.add.at(a, [0, 0, 1], 1.0)",
+    "np.clip(a, 0, 1, out=a)",
+    "np.cumsum(a, out=y)",
+]
+
+
+@pytest.mark.parametrize("source", STILL_BREAKING)
+def test_writes_not_captured_still_run_exactly(source):
+    ns = {"np": np}
+    exec(f"def f(a, y):\n    {source}\n    return a, y\n", ns)
+    f = ns["f"]
+    check(f, (np.arange(4.0), np.arange(4.0) * 0.5))
+    assert sot.explain(f, np.arange(4.0), np.arange(4.0) * 0.5).breaks

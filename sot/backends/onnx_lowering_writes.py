@@ -38,7 +38,11 @@ from sot.ir.statement_ir import Statement, Symbol
 
 from .onnx_builder import BOOL, NotLowered, meta_dtype
 
-__all__ = ["lower_write", "lower_empty"]
+__all__ = ["lower_write", "lower_empty", "POSITIONS_LIMIT"]
+
+#: item assignment is lowered into arrays of at most this many elements (the
+#: positions are an int64 constant of the model, up to this size)
+POSITIONS_LIMIT = 1 << 20
 
 
 def _shape(target: Symbol) -> tuple:
@@ -133,6 +137,8 @@ def _setitem(b, target: Symbol, index, value) -> str:
     items = index if type(index) is tuple else (index,)
     if any(isinstance(i, Symbol) for i in items):
         raise NotLowered("an index computed by the graph (bounds checked at run time)")
+    if int(np.prod(shape, dtype=np.int64)) > POSITIONS_LIMIT:
+        raise NotLowered(f"assignment into more than {POSITIONS_LIMIT} elements: in place, on NumPy")
     positions = np.arange(int(np.prod(shape, dtype=np.int64)), dtype=np.int64).reshape(shape)[index]
     positions = np.asarray(positions).reshape(-1)
     if len(np.unique(positions)) != positions.size:
