@@ -185,11 +185,23 @@ def w_sort(a, b):
     a.sort(axis=0)
 
 
+def w_put(a, b):
+    np.put(a, [0, 7, -1], b[0, :3])
+
+
+def w_put_traced(a, b):
+    np.put(a, np.argsort(b[0]), b[1])
+
+
+def w_place(a, b):
+    np.place(a, b > 0.5, b[0, :2])
+
+
 WRITES = [w_setitem_int, w_setitem_slices, w_setitem_none_ellipsis, w_setitem_int_list,
           w_setitem_traced_index, w_setitem_mask, w_setitem_row_mask, w_setitem_augmented, w_iadd,
           w_isub, w_imul, w_itruediv, w_ifloordiv, w_imod, w_ipow, w_imatmul, w_ufunc_out,
           w_ufunc_out_positional, w_ufunc_out_tuple_where, w_copyto, w_copyto_where, w_fill,
-          w_putmask, w_fill_diagonal, w_sort]
+          w_putmask, w_fill_diagonal, w_sort, w_put, w_put_traced, w_place]
 
 
 def _pair(seed=0):
@@ -736,8 +748,6 @@ def test_write_into_a_closure_cell(backend):
 
 
 STILL_BREAKING = [
-    "np.put(a, [0, 2], y[:2])",
-    "np.place(a, a > 1, y[:2])",
     "np.add.at(a, [0, 0, 1], 1.0)",
     "np.clip(a, 0, 1, out=a)",
     "np.cumsum(a, out=y)",

@@ -16,6 +16,7 @@ a ufunc, ``out=``   ``np.add(i0, i1, out=i2)``      ``kwargs["out"]``
 ``copyto``          ``np.copyto(i0, t1)``           ``args[0]``
 ``fill``            ``i0.fill(0.0)``                ``args[0]``
 ``putmask``         ``np.putmask(i0, t1, 0.0)``     ``args[0]``
+``put``, ``place``  ``np.put(i0, [0, 2], t1)``      ``args[0]``
 ``fill_diagonal``   ``np.fill_diagonal(i0, 1.0)``   ``args[0]``
 ``sort``            ``i0.sort(axis=-1)``            ``args[0]``
 ==================  ==============================  =========================
@@ -260,7 +261,45 @@ def _check_sort(target, rest, kwargs):
         raise UnsupportedOp(f"sort: axis {axis!r}")
 
 
+def _put_infer(op, args, kwargs):
+    """``np.put(a, ind, v, mode='raise')``: constant indices are checked
+    here; traced ones raise at run time as eagerly (an error after a write
+    into memory from outside the graph is raised as it is)."""
+    from .registry import bind
+    bound = bind("put", ("a", "ind", "v", "mode"), args, kwargs, {"a", "ind", "v", "mode"})
+    target = _target(bound.get("a"))
+    ind, v = bound.get("ind"), bound.get("v")
+    if ind is None or v is None or 0 in shape_of(v):
+        raise UnsupportedOp("put: needs indices and non-empty values")
+    size = int(np.prod(target.meta.shape, dtype=np.int64))
+    if isinstance(ind, Symbol):
+        if ind.meta.is_python or ind.meta.dtype.kind not in "iu":
+            raise UnsupportedOp("put: indices must be integers")
+        pind = np.zeros(tuple(min(int(d), 1) for d in ind.meta.shape), ind.meta.dtype)
+    else:
+        values = np.asarray(ind)
+        if values.dtype.kind not in "iu" and values.size:
+            raise UnsupportedOp("put: indices must be integers")
+        if bound.get("mode", "raise") == "raise" and values.size and (values.min() < -size or values.max() >= size):
+            raise UnsupportedOp("put: an index is out of bounds")
+        pind = np.zeros(values.shape, np.intp)
+    call_quietly(op, (_probe_target(target), pind, _probe(v)), _probe({k: x for k, x in kwargs.items()
+                                                                       if k == "mode"}))
+    return ()
+
+
+def _check_place(target, rest, kwargs):
+    if kwargs or len(rest) != 2:
+        raise UnsupportedOp("place takes (arr, mask, vals)")
+    if int(np.prod(shape_of(rest[0]))) != int(np.prod(target.meta.shape)):
+        raise UnsupportedOp("place: mask and data must be the same size")
+    if 0 in shape_of(rest[1]):
+        raise UnsupportedOp("place: empty values (NumPy raises if the mask selects anything)")
+
+
 _FUNCTION_WRITES = {
+    id(np.put): WriteOp("put", "function", np.put, _put_infer),
+    id(np.place): WriteOp("place", "function", np.place, _first_arg_infer(_check_place)),
     id(np.copyto): WriteOp("copyto", "function", np.copyto, _copyto_infer),
     id(np.putmask): WriteOp("putmask", "function", np.putmask, _first_arg_infer(_check_putmask)),
     id(np.fill_diagonal): WriteOp("fill_diagonal", "function", np.fill_diagonal,
