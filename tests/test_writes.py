@@ -197,11 +197,24 @@ def w_place(a, b):
     np.place(a, b > 0.5, b[0, :2])
 
 
+def w_add_at(a, b):
+    np.add.at(a, [0, 0, 2, -1], b[:4])      # repeated indices: each applied, in order
+
+
+def w_multiply_at_traced(a, b):
+    np.multiply.at(a, (np.argmax(b, axis=0), 1), 0.5)
+
+
+def w_negative_at(a, b):
+    np.negative.at(a, [1, 1, 3])
+
+
 WRITES = [w_setitem_int, w_setitem_slices, w_setitem_none_ellipsis, w_setitem_int_list,
           w_setitem_traced_index, w_setitem_mask, w_setitem_row_mask, w_setitem_augmented, w_iadd,
           w_isub, w_imul, w_itruediv, w_ifloordiv, w_imod, w_ipow, w_imatmul, w_ufunc_out,
           w_ufunc_out_positional, w_ufunc_out_tuple_where, w_copyto, w_copyto_where, w_fill,
-          w_putmask, w_fill_diagonal, w_sort, w_put, w_put_traced, w_place]
+          w_putmask, w_fill_diagonal, w_sort, w_put, w_put_traced, w_place,
+          w_add_at, w_multiply_at_traced, w_negative_at]
 
 
 def _pair(seed=0):
@@ -748,7 +761,6 @@ def test_write_into_a_closure_cell(backend):
 
 
 STILL_BREAKING = [
-    "np.add.at(a, [0, 0, 1], 1.0)",
     "np.clip(a, 0, 1, out=a)",
     "np.cumsum(a, out=y)",
 ]

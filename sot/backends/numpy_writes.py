@@ -13,6 +13,8 @@ first such write on, the generated code turns an error into
 """
 from __future__ import annotations
 
+import numpy as np
+
 from sot.ir.ops_write import INPLACE_SYMBOLS, SETITEM, is_write, write_roots
 
 __all__ = ["GraphWriteError", "write_source", "first_commit", "guard_commit"]
@@ -34,6 +36,9 @@ def write_source(em, st) -> str:
     symbol = INPLACE_SYMBOLS.get(getattr(st.op.target, "__name__", ""))
     if st.op.kind == "operator" and symbol:
         return f"{em.receiver(args[0])} {symbol} {em.atom(args[1])}"
+    ufunc = getattr(st.op.target, "__self__", None)
+    if isinstance(ufunc, np.ufunc) and getattr(np, ufunc.__name__, None) is ufunc:   # np.add.at(...)
+        return f"np.{ufunc.__name__}.at({em.call_args(args, st.kwargs)})"
     return em.expression(st)
 
 

@@ -273,6 +273,9 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
         if obj.value is np.random or obj.value.__name__.startswith("numpy.random"):
             pass  # calling it falls back: nondeterminism is never captured
         return graph.wrap(value, AttrTracker(obj.tracker, name) if obj.tracker else ConstTracker(value))
+    if isinstance(obj, NumpyCallableVariable) and isinstance(obj.value, np.ufunc) and name == "at":
+        # a new bound method on each access (no identity to guard): the ufunc is guarded
+        return NumpyCallableVariable(obj.value.at, None)
     if isinstance(obj, ObjectVariable):
         return object_getattr(executor, obj, name)
     if isinstance(obj, ClassVariable) and is_user_class(obj.value):

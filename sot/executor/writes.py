@@ -39,12 +39,7 @@ def setitem(graph, obj: TensorVariable, key: Variable, value: Variable) -> None:
 
 def inplace(graph, name: str, a: TensorVariable, b: Variable) -> TensorVariable:
     """``a op= b`` where ``a`` may share memory: written in place; ``a`` is the result."""
-    from ..ir import UnsupportedOp
-    try:
-        op = ops_write.inplace_op(name)
-    except UnsupportedOp as e:
-        raise FallbackError(UNSUPPORTED_CALL, str(e)) from None
-    _record(graph, op, (a, b), None, a, f"in-place '{name}'")
+    _record(graph, _op(ops_write.inplace_op, name), (a, b), None, a, f"in-place '{name}'")
     return a
 
 
@@ -55,6 +50,10 @@ def call_function(graph, fn, args: list, kwargs: dict) -> Variable | None:
     value = fn.value
     if isinstance(value, np.ufunc):
         return _ufunc_out(graph, value, list(args), dict(kwargs))
+    if isinstance(getattr(value, "__self__", None), np.ufunc) and value.__name__ == "at":
+        op = _op(ops_write.ufunc_at_op, value.__self__)
+        _record(graph, op, args, kwargs, args[0] if args else None, f"np.{op.name}")
+        return ConstVariable(None)
     op = ops_write.allocation(value)
     if op is not None:  # np.empty: memory to write into
         return graph.call_op(op, args, kwargs)
@@ -81,13 +80,17 @@ def _ufunc_out(graph, ufunc, args: list, kwargs: dict) -> Variable | None:
     where = kwargs.get("where")
     if isinstance(where, ConstVariable) and where.value is True:
         del kwargs["where"]
-    from ..ir import UnsupportedOp
-    try:
-        op = ops_write.ufunc_out_op(ufunc)
-    except UnsupportedOp as e:
-        raise FallbackError(UNSUPPORTED_CALL, str(e)) from None
+    op = _op(ops_write.ufunc_out_op, ufunc)
     _record(graph, op, args, dict(kwargs, out=out), out, f"np.{ufunc.__name__}(out=)")
     return out
+
+
+def _op(make, *args):
+    from ..ir import UnsupportedOp
+    try:
+        return make(*args)
+    except UnsupportedOp as e:
+        raise FallbackError(UNSUPPORTED_CALL, str(e)) from None
 
 
 def call_method(graph, obj: TensorVariable, name: str, args: list, kwargs: dict) -> Variable | None:

@@ -17,6 +17,8 @@ a ufunc, ``out=``   ``np.add(i0, i1, out=i2)``      ``kwargs["out"]``
 ``fill``            ``i0.fill(0.0)``                ``args[0]``
 ``putmask``         ``np.putmask(i0, t1, 0.0)``     ``args[0]``
 ``put``, ``place``  ``np.put(i0, [0, 2], t1)``      ``args[0]``
+``add.at`` …        ``c0(i0, t1, 1.0)`` (c0:        ``args[0]``
+                    ``np.add.at``)
 ``fill_diagonal``   ``np.fill_diagonal(i0, 1.0)``   ``args[0]``
 ``sort``            ``i0.sort(axis=-1)``            ``args[0]``
 ==================  ==============================  =========================
@@ -39,7 +41,7 @@ from .errors import UnsupportedOp
 from .registry import Op, broadcast, call_quietly, lookup_operator, shape_of, substitute
 from .statement_ir import Statement, Symbol, format_arg
 
-__all__ = ["WriteOp", "SETITEM", "inplace_op", "ufunc_out_op", "function_write", "method_write",
+__all__ = ["WriteOp", "SETITEM", "inplace_op", "ufunc_out_op", "ufunc_at_op", "function_write", "method_write",
            "allocation", "is_write", "write_target", "write_roots", "written_roots", "INPLACE_SYMBOLS", "listing"]
 
 
@@ -201,6 +203,33 @@ def ufunc_out_op(ufunc: np.ufunc) -> WriteOp:
     if op is None:
         op = _UFUNC_OPS[id(ufunc)] = WriteOp(ufunc.__name__, "function", ufunc, _ufunc_out_infer)
     return op
+
+
+# -- np.ufunc.at(a, indices, b) ------------------------------------------------------
+
+def _ufunc_at_infer(op, args, kwargs):
+    ufunc = op.target.__self__
+    if kwargs or len(args) != 1 + ufunc.nin:
+        raise UnsupportedOp(f"{op.name}: takes (a, indices{', b' if ufunc.nin == 2 else ''})")
+    target, index = _target(args[0]), args[1]
+    from .ops_indexing import _probe_index_item, getitem_shape
+    if _mask_selection(target.meta.shape, index) is not None:
+        raise UnsupportedOp(f"{op.name} with a boolean mask")
+    selected = getitem_shape(target.meta.shape, index)   # constant indices checked here
+    if ufunc.nin == 2:
+        _fits(shape_of(args[2]), selected, op.name)
+    pindex = (tuple(_probe_index_item(it) for it in index) if type(index) is tuple
+              else _probe_index_item(index))
+    call_quietly(op, (_probe_target(target), pindex) + _probe(tuple(args[2:])), {})
+    return ()
+
+
+def ufunc_at_op(ufunc: np.ufunc) -> WriteOp:
+    """The write ``ufunc.at(a, indices[, b])``: unbuffered, repeated indices
+    applied in order (the NumPy backend runs it as it is)."""
+    if ufunc.nout != 1 or ufunc.signature is not None or ufunc.nin not in (1, 2):
+        raise UnsupportedOp(f"{ufunc.__name__}.at is not captured")
+    return WriteOp(f"{ufunc.__name__}.at", "function", ufunc.at, _ufunc_at_infer)
 
 
 # -- functions and methods that write their first argument ------------------------------
