@@ -75,6 +75,13 @@ def differential(fn, make, backend="numpy", calls=3):
     return static
 
 
+def function(params: str, *lines: str):
+    """``def f(params): lines`` (each a statement), with ``np`` in scope."""
+    ns = {"np": np}
+    exec(f"def f({params}):\n" + "".join(f"    {line}\n" for line in lines), ns)
+    return ns["f"]
+
+
 def no_breaks(fn, *args):
     report = sot.explain(fn, *copy.deepcopy(args))
     assert report.breaks == [], [str(b) for b in report.breaks]
@@ -316,9 +323,7 @@ INT_WRITES = ["a &= b", "a |= b", "a ^= b", "a <<= b % 4", "a >>= b % 4", "a //=
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("source", INT_WRITES)
 def test_integer_writes(source, backend):
-    ns = {"np": np}
-    exec(f"def f(a, b):\n    {source}\n    return a\n", ns)
-    f = ns["f"]
+    f = function("a, b", source, "return a")
 
     def make():
         rng = np.random.default_rng(1)
@@ -707,9 +712,7 @@ LOCAL_WRITES = [
 @pytest.mark.parametrize("dtype", [np.float32, np.int32])
 @pytest.mark.parametrize("source", LOCAL_WRITES)
 def test_writes_into_a_local_are_lowered_for_onnxruntime(source, dtype):
-    ns = {"np": np}
-    exec(f"def f(x, y):\n    a = x + 0\n    {source}\n    return a, a * 2\n", ns)
-    f = ns["f"]
+    f = function("x, y", "a = x + 0", source, "return a, a * 2")
 
     def make():
         rng = np.random.default_rng(6)
@@ -768,8 +771,75 @@ STILL_BREAKING = [
 
 @pytest.mark.parametrize("source", STILL_BREAKING)
 def test_writes_not_captured_still_run_exactly(source):
-    ns = {"np": np}
-    exec(f"def f(a, y):\n    {source}\n    return a, y\n", ns)
-    f = ns["f"]
+    f = function("a, y", source, "return a, y")
     check(f, (np.arange(4.0), np.arange(4.0) * 0.5))
     assert sot.explain(f, np.arange(4.0), np.arange(4.0) * 0.5).breaks
+
+
+# ----------------------------------------------------------------------------
+# `place op= value` stores back the same object: no break
+
+def aug_attribute(h, y):
+    h.state += y
+    h.state[0] = -1.0
+    return h.state
+
+
+def aug_global(y):
+    global STATE
+    STATE *= y
+    return STATE
+
+
+def aug_items(d, lst, y):
+    d["a"] -= y
+    lst[0] **= 2
+    return d, lst
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_augmented_assignment_to_attribute_global_and_items_is_captured(backend):
+    def make_attribute():
+        x = np.arange(4.0)
+        return (Holder(x), np.ones(4)), (x[1:],)
+
+    def make_global():
+        global STATE
+        STATE = np.arange(4.0) + 1.0
+        return (np.full(4, 2.0),), (STATE, STATE[::2])
+
+    def make_items():
+        a, b = np.arange(4.0), np.arange(4.0) * 3
+        return ({"a": a}, [b], np.ones(4)), (a[:2], b[1:])
+
+    for fn, make in ((aug_attribute, make_attribute), (aug_global, make_global), (aug_items, make_items)):
+        differential(fn, make, backend)
+        no_breaks(fn, *make()[0])
+
+
+def test_augmented_assignment_to_a_nonlocal_array_is_captured():
+    def outer():
+        s = np.arange(3.0)
+
+        def step(y):
+            nonlocal s
+            s += y
+            return s
+        return step, s
+
+    step_e, s_e = outer()
+    step_t, s_t = outer()
+    static = sot.to_static(step_t)
+    for _ in range(3):
+        assert step_e(np.ones(3)) is s_e and static(np.ones(3)) is s_t
+        assert_same(s_e, s_t, bitwise=True)
+    no_breaks(outer()[0], np.ones(3))
+
+
+def test_storing_a_different_array_still_breaks_and_is_exact():
+    def f(h, y):
+        h.state = h.state + y      # a new object: an attribute assignment
+        return h.state
+
+    check(f, (Holder(np.arange(3.0)), np.ones(3)))
+    assert sot.explain(f, Holder(np.arange(3.0)), np.ones(3)).breaks

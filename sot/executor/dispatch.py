@@ -15,7 +15,7 @@ from ..breaks.reasons import (
     DATA_DEPENDENT, SIDE_EFFECT, UNSUPPORTED_CALL, UNSUPPORTED_OBJECT, FallbackError,
 )
 from ..guards.guard import DictKeysGuard
-from ..guards.tracker import AttrTracker, ConstTracker
+from ..guards.tracker import AttrTracker, ConstTracker, ItemTracker
 from ..ir import registry
 from .function_graph import is_user_class
 from .variables import (
@@ -221,6 +221,9 @@ def getitem(graph, obj: Variable, key: Variable) -> Variable:
 
 
 def setitem(graph, obj: Variable, key: Variable, value: Variable) -> None:
+    if isinstance(obj, (ListVariable, DictVariable)) and isinstance(key, ConstVariable) and obj.tracker is not None \
+            and type(key.value) in (int, str) and writes.stores_back(value, ItemTracker(obj.tracker, key.value)):
+        return   # `d["a"] += y` on an array of a container from outside: the same object
     if isinstance(obj, ListVariable) and isinstance(key, ConstVariable) and type(key.value) is int:
         obj.check_mutable("item assignment")
         _python(lambda: obj.items.__setitem__(key.value, value))

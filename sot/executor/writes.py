@@ -20,7 +20,7 @@ from ..guards.overlap import OverlapGuard
 from ..ir import ops_write
 from .variables import ConstVariable, TensorVariable, TupleVariable, Variable
 
-__all__ = ["setitem", "inplace", "call_function", "call_method", "finish"]
+__all__ = ["setitem", "inplace", "call_function", "call_method", "stores_back", "finish"]
 
 
 def _record(graph, op, args, kwargs, target: Variable, what: str) -> None:
@@ -101,6 +101,15 @@ def call_method(graph, obj: TensorVariable, name: str, args: list, kwargs: dict)
         return None
     _record(graph, op, [obj] + list(args), kwargs, obj, f"ndarray.{name}")
     return ConstVariable(None)
+
+
+def stores_back(value: Variable, place) -> bool:
+    """Whether storing ``value`` to ``place`` (the tracker of an attribute,
+    global, cell or item from outside the frame) changes nothing: ``value``
+    is the array read from that very place, written in place since — the
+    store of ``self.state += dt`` or ``G *= 2`` puts back the same object."""
+    return (isinstance(value, TensorVariable) and place is not None and value.tracker == place
+            and value.is_unchanged_input())
 
 
 def finish(graph) -> None:

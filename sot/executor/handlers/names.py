@@ -1,8 +1,9 @@
 """Loads and stores of constants, locals, cells, globals and attributes."""
 from ...breaks.reasons import SIDE_EFFECT, FallbackError
-from .. import dispatch
+from .. import dispatch, writes
+from ...guards.tracker import AttrTracker
 from ..opcode_table import FACTS
-from ..variables import NULL, CellVariable, ConstVariable, Variable
+from ..variables import NULL, CellVariable, ConstVariable, ObjectVariable, Variable
 from ._registry import handler, unsupported
 
 
@@ -94,6 +95,9 @@ def load_deref(ex, instr):
 @handler("STORE_DEREF")
 def store_deref(ex, instr):
     cell = ex.cell(instr.argval)
+    if cell.preexisting and cell.contents is not None and writes.stores_back(ex.stack[-1], cell.contents.tracker):
+        ex.pop()   # `s += y` on an array of an enclosing function: the same object, written in place
+        return
     if cell.preexisting:
         raise FallbackError(SIDE_EFFECT, f"assignment to nonlocal {instr.argval!r} of an enclosing function")
     cell.contents = ex.pop()
@@ -139,11 +143,18 @@ def push_method(ex, bound: Variable) -> None:
 @handler("STORE_ATTR")
 def store_attr(ex, instr):
     obj = ex.pop()
+    if isinstance(obj, ObjectVariable) and type(obj.value).__setattr__ is object.__setattr__ and \
+            obj.tracker is not None and writes.stores_back(ex.stack[-1], AttrTracker(obj.tracker, instr.argval)):
+        ex.pop()   # `self.state += dt`: the same object, written in place
+        return
     raise FallbackError(SIDE_EFFECT, f"attribute assignment .{instr.argval} on {obj.describe()}")
 
 
 @handler("STORE_GLOBAL")
 def store_global(ex, instr):
+    if writes.stores_back(ex.stack[-1], ex.global_tracker(instr.argval)):
+        ex.pop()   # `G += y` on a global array: the same object, written in place
+        return
     raise FallbackError(SIDE_EFFECT, f"assignment to global {instr.argval!r}")
 
 
