@@ -843,3 +843,21 @@ def test_storing_a_different_array_still_breaks_and_is_exact():
 
     check(f, (Holder(np.arange(3.0)), np.ones(3)))
     assert sot.explain(f, Holder(np.arange(3.0)), np.ones(3)).breaks
+
+
+def test_a_weight_the_function_writes_is_not_frozen():
+    class Model:
+        def __init__(self):
+            self.w = np.ones(3)
+
+        def __call__(self, x):
+            self.w[0] += 1.0
+            return self.w * x
+
+    eager, traced = Model(), Model()
+    static = sot.to_static(traced, freeze=True)
+    for _ in range(3):
+        assert_same(eager(np.ones(3)), static(np.ones(3)), bitwise=True)
+        assert_same(eager.w, traced.w, bitwise=True)
+    assert traced.w.flags.writeable
+    assert not sot.explain(static, np.ones(3)).breaks

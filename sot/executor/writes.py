@@ -27,9 +27,18 @@ def _record(graph, op, args, kwargs, target: Variable, what: str) -> None:
     if not isinstance(target, TensorVariable) or target.meta.is_scalar:
         raise FallbackError(SIDE_EFFECT, f"{what} into {target.describe()}: not an array the graph writes")
     graph.call_op(op, args, kwargs, inplace=True)
+    if graph.ir.frozen:   # an array the graph writes is no constant: not frozen (freeze=True)
+        _, roots = ops_write.write_roots(graph.ir)[-1]
+        for name in roots & set(graph.ir.frozen):
+            del graph.ir.frozen[name]
+            graph.not_frozen.append((graph.ir.hint(_input(graph, name)) or name, "the function writes into it"))
     # Later in-place operators on it are writes too (never the functional
     # rebinding that is exact only for fresh, unshared arrays).
     target.has_views = True
+
+
+def _input(graph, name: str):
+    return next(s for s in graph.ir.inputs if s.name == name)
 
 
 def setitem(graph, obj: TensorVariable, key: Variable, value: Variable) -> None:
