@@ -861,3 +861,64 @@ def test_a_weight_the_function_writes_is_not_frozen():
         assert_same(eager.w, traced.w, bitwise=True)
     assert traced.w.flags.writeable
     assert not sot.explain(static, np.ones(3)).breaks
+
+
+def test_writes_into_an_argument_nothing_views_are_lowered_and_written_back():
+    def f(x, y):
+        x += y
+        x *= 2.0
+        x[0] = -1.0
+        return np.tanh(x).sum(), x
+
+    def make():
+        rng = np.random.default_rng(7)
+        x = rng.random(16).astype(np.float32)
+        return (x, rng.random(16).astype(np.float32)), (x[::3],)
+
+    static = differential(f, make, "onnxruntime")
+    assert _graph_backends(static, *make()[0]) == ["onnxruntime"]
+
+    def overlapping():   # y is a view of x: the graph is translated again, on NumPy
+        base = np.random.default_rng(8).random(17).astype(np.float32)
+        return (base[:16], base[1:]), (base,)
+
+    differential(f, overlapping, "onnxruntime")
+    assert sot.translation_count(static) == 2
+
+
+def test_written_back_argument_is_seen_by_a_later_numpy_statement():
+    def f(x):
+        x += 1.0
+        s = np.expm1(x)      # no ONNX lowering: NumPy, after the write-back
+        x[1] = 5.0
+        return s, x
+
+    def make():
+        x = np.arange(4.0)
+        return (x,), (x[1:],)
+
+    static = differential(f, make, "onnxruntime")
+    assert _graph_backends(static, *make()[0]) == ["numpy+onnxruntime"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_two_written_arguments_one_read_only_write_neither_twice(backend):
+    def f(x, y):
+        x += 1.0
+        y += 1.0
+        return x.sum() + y.sum()
+
+    def make(read_only):
+        x, y = np.zeros(4), np.zeros(4)
+        y.flags.writeable = not read_only
+        return x, y
+
+    static = sot.to_static(f, backend=backend)
+    static(*make(False))
+    for _ in range(2):
+        e, t = make(True), make(True)
+        with pytest.raises(ValueError, match="read-only"):
+            f(*e)
+        with pytest.raises(ValueError, match="read-only"):
+            static(*t)
+        assert_same(e, t, bitwise=True)

@@ -68,7 +68,7 @@ from .onnx_lowering_elementwise import (OPERATOR_UFUNCS, lower_clip, lower_nan_t
                                         lower_ufunc_statement, lower_where)
 from .onnx_lowering_shapes import lower_dim, lower_python_operator, statement_is_symbolic
 from .onnx_lowering_writes import lower_empty, lower_write
-from .onnx_writes import fallen_back, forced_by_writes
+from .onnx_writes import fallen_back, forced_by_writes, writeback
 from sot.ir.ops_write import allocation, is_write, write_target
 
 __all__ = ["lower_statement", "plan", "Plan", "OnnxSegment", "NumpySegment", "INPLACE_OPERATORS"]
@@ -415,8 +415,9 @@ def _exports(segments, graph: StatementIR) -> None:
     for seg in reversed(segments):
         if isinstance(seg, OnnxSegment):
             # a Python number is never exported: its value is Python's (the runner's)
+            written = set(writeback(graph, seg))   # always exported: copied into the caller's array
             seg.exports = [(sym, seg.builder.env[name]) for name, sym in seg.defined.items()
-                           if name in needed and not sym.meta.is_python]
+                           if (name in needed or name in written) and not sym.meta.is_python]
             for name, _ in seg.builder.inputs:
                 needed.add(name)
             for name in seg.defined:

@@ -23,7 +23,7 @@ from sot.ir.statement_ir import StatementIR, Symbol
 
 from .onnx_buffers import OutputSlots
 from .numpy_writes import GraphWriteError
-from .onnx_writes import split_at_commit
+from .onnx_writes import split_at_commit, writeback
 from .onnx_lowering import NumpySegment, OnnxSegment, plan
 
 __all__ = ["OnnxCompiledGraph", "compile_onnxruntime", "providers_for", "GPU_HELP"]
@@ -152,6 +152,8 @@ def steps_source(steps, segment_type, header=()) -> str:
 
 class _RunnableSegment:
     """One ONNX segment with its session: reads env, writes its exports."""
+
+    writeback = ()   # graph inputs it writes (onnx_writes.writeback)
 
     def __init__(self, seg: OnnxSegment, providers):
         self.segment = seg
@@ -289,6 +291,7 @@ class OnnxCompiledGraph:
             if isinstance(seg, OnnxSegment):
                 if seg.exports:   # a segment nothing reads is dead code: dropped
                     self._steps.append(_RunnableSegment(seg, providers))
+                    self._steps[-1].writeback = writeback(graph, seg)
             else:
                 self._steps.append(seg)
         if not self.plan.any_onnx:
@@ -308,7 +311,8 @@ class OnnxCompiledGraph:
         (OrtValues: on the GPU, on the device) between the two; their names."""
         numpy_reads = {s.name for step in self._steps if isinstance(step, NumpySegment)
                        for st in step.statements for s in st.symbols_used()}
-        leaving = numpy_reads | {name for name, _ in self._outputs}
+        leaving = numpy_reads | {name for name, _ in self._outputs} | {
+            name for step in self._steps for name in getattr(step, "writeback", ())}   # copied to the caller
         kept_names: list[str] = []
         for step in self._steps:
             if not isinstance(step, _RunnableSegment):
@@ -325,7 +329,7 @@ class OnnxCompiledGraph:
         steps = self._steps
         input_names = self._input_names
         outputs = self._outputs
-        if len(steps) == 1 and isinstance(steps[0], _RunnableSegment):
+        if len(steps) == 1 and isinstance(steps[0], _RunnableSegment) and not steps[0].writeback:
             seg = steps[0]
             call = seg.call
             feed_index = [input_names.index(name) for _, name in seg.inputs]
@@ -354,6 +358,14 @@ class OnnxCompiledGraph:
             for step in steps:
                 if isinstance(step, NumpySegment):
                     _run_numpy(step.statements, env)
+                elif step.writeback:   # the caller's arrays it wrote take their new values (onnx_writes)
+                    callers = [(name, env[name]) for name in step.writeback]
+                    step.run(env)
+                    if not all(array.flags.writeable for _, array in callers):
+                        raise ValueError("assignment destination is read-only")   # all or none: rerun natively
+                    for name, array in callers:
+                        np.copyto(array, env[name])
+                        env[name] = array
                 else:
                     step.run(env)
 

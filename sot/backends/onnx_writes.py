@@ -4,7 +4,10 @@ An ONNX value is a new buffer, never the memory of an array, so in a
 partitioned graph:
 
 * a write into an array nothing else can see (``functional_targets``) is
-  lowered as computing its new value (``onnx_lowering_writes``); should one
+  lowered as computing its new value (``onnx_lowering_writes``); into a
+  graph input, that value is copied into the caller's array when the
+  segment ends (``writeback``: the input is not viewed by the graph nor
+  overlapped by another input, so nothing reads it in between); should one
   such write not lower, the plan is redone with that array on NumPy;
 * every other write statement runs on NumPy, on the real memory;
 * so does every statement whose result is (or may be) memory that a write
@@ -31,7 +34,7 @@ from __future__ import annotations
 from sot.ir.ops_write import is_write, write_roots, write_target
 from sot.ir.statement_ir import StatementIR
 
-__all__ = ["forced_by_writes", "functional_targets", "fallen_back", "whole_graph_reason", "split_at_commit",
+__all__ = ["forced_by_writes", "functional_targets", "writeback", "fallen_back", "whole_graph_reason", "split_at_commit",
            "has_writes"]
 
 WHY = "memory a write changes stays NumPy's: writes run in place, on NumPy"
@@ -71,17 +74,25 @@ def _written(graph: StatementIR):
 
 
 def functional_targets(graph: StatementIR) -> dict[str, str]:
-    """Written symbols that nothing else can see — made by the graph, not an
-    input nor overlapping one, and with no view of them in the graph (their
-    class is themselves alone) — each with its class root."""
+    """Written symbols whose memory no other name of the graph reaches — no
+    view of them in the graph, no other input overlapping them (their class
+    is themselves alone), not frozen — each with its class root.  A graph
+    input among them is written back after each segment (``writeback``)."""
     find, written = _written(graph)
     members: dict[str, int] = {}
     for name in {s.name for s in graph.inputs} | {s.name for st in graph.statements for s in st.outputs}:
         members[find(name)] = members.get(find(name), 0) + 1
-    inputs = {find(s.name) for s in graph.inputs}
     return {write_target(st).name: find(write_target(st).name) for st in graph.statements
             if is_write(st) and members.get(find(write_target(st).name)) == 1
-            and find(write_target(st).name) not in inputs}
+            and write_target(st).name not in graph.frozen}
+
+
+def writeback(graph: StatementIR, segment) -> list[str]:
+    """The graph inputs an ONNX segment writes (functionally): their last
+    value is copied into the caller's array after the segment runs."""
+    inputs = {s.name for s in graph.inputs}
+    return [st_target for st_target in dict.fromkeys(
+        write_target(st).name for st in segment.statements if is_write(st)) if st_target in inputs]
 
 
 def forced_by_writes(graph: StatementIR, on_numpy: frozenset = frozenset()) -> dict[int, str]:
@@ -125,10 +136,13 @@ def whole_graph_reason(graph: StatementIR) -> str | None:
 def split_at_commit(graph: StatementIR, steps: list, numpy_segment: type) -> tuple[list, list]:
     """``steps`` cut before the first write into memory from outside the graph:
     (the steps before it, the steps from it on); ``numpy_segment`` is the
-    class of a NumPy step (``NumpySegment(statements)``)."""
+    class of a NumPy step (``NumpySegment(statements)``).  An onnxruntime
+    step that writes back an input commits when it ends."""
     committing = {id(st) for st, roots in write_roots(graph) if roots}
     for k, step in enumerate(steps):
         if not isinstance(step, numpy_segment):
+            if getattr(step, "writeback", None):
+                return steps[:k + 1], steps[k + 1:]
             continue
         statements = step.statements
         for j, st in enumerate(statements):
