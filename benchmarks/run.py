@@ -80,6 +80,7 @@ def workloads(quick: bool):
     g = 256 if quick else 2048
     yield f"heat 4 steps in place {g}x{g}", W.heat_steps, (f32(g, g), f32(g - 2, g - 2)), {}
     yield f"fill 16 rows of {n}", W.fill_rows, (f32(16, n),), {}
+    yield f"RK4 step in place {rows}x256", W.rk4_step, (f32(rows, 256), f32(256, 256) / 16), {}
 
 
 #: pause before each timed block of calls that take a millisecond or more:

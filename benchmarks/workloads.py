@@ -118,3 +118,13 @@ def fill_rows(x):
     for i in range(x.shape[0]):
         out[i] = np.tanh(x[i]) * 0.5 + x[i]
     return out
+
+
+def rk4_step(y, w, dt=0.01):
+    """One RK4 step of dy/dt = tanh(y @ w), updating the state ``y`` in place."""
+    k1 = np.tanh(y @ w)
+    k2 = np.tanh((y + 0.5 * dt * k1) @ w)
+    k3 = np.tanh((y + 0.5 * dt * k2) @ w)
+    k4 = np.tanh((y + dt * k3) @ w)
+    y += dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+    return y
