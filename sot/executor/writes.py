@@ -124,7 +124,7 @@ def stores_back(value: Variable, place) -> bool:
 def finish(graph) -> None:
     """Guard the aliasing the graph's writes were recorded with (see the
     module docstring).  Called once the region is complete."""
-    values = getattr(graph, "trace_values", None) or {}
+    values, graph.trace_values = graph.trace_values, {}   # the caller's arrays are not kept
     roots = ops_write.written_roots(graph.ir)
     if not roots:
         return
