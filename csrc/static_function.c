@@ -117,6 +117,26 @@ sf_repr(StaticFunction *self)
     return PyUnicode_FromFormat("<sot.to_static of %R>", self->fn);
 }
 
+/* Pickling is decided in Python (sot/_pickling.py): by reference where the
+ * decorated function is what its module and qualified name find, else as
+ * "decorate this callable again with these options". Not on the call path. */
+static PyObject *
+sf_reduce(PyObject *self, PyObject *Py_UNUSED(ignored))
+{
+    PyObject *mod = PyImport_ImportModule("sot._pickling");
+    if (mod == NULL) {
+        return NULL;
+    }
+    PyObject *res = PyObject_CallMethod(mod, "reduce_static", "O", self);
+    Py_DECREF(mod);
+    return res;
+}
+
+static PyMethodDef sf_methods[] = {
+    {"__reduce__", sf_reduce, METH_NOARGS, "pickle support (see sot/_pickling.py)"},
+    {NULL, NULL, 0, NULL},
+};
+
 static PyMemberDef sf_members[] = {
     {"__sot_fn__", T_OBJECT, offsetof(StaticFunction, fn), READONLY, "the wrapped callable"},
     {"__sot_callback__", T_OBJECT, offsetof(StaticFunction, callback), READONLY,
@@ -147,6 +167,7 @@ PyTypeObject StaticFunction_Type = {
     .tp_descr_get = sf_descr_get,
     .tp_dictoffset = offsetof(StaticFunction, dict),
     .tp_weaklistoffset = offsetof(StaticFunction, weakreflist),
+    .tp_methods = sf_methods,
     .tp_members = sf_members,
     .tp_getset = sf_getset,
 };

@@ -18,7 +18,8 @@ def _env_int(name: str, default: int) -> int:
 
 
 def to_static(fn=None, *, backend: str | None = None, device: str = "cpu", full_graph: bool = False, cache_size: int | None = None,
-              min_graph_size: int | None = None, dynamic: bool | None = None, freeze: bool = False):
+              min_graph_size: int | None = None, dynamic: bool | None = None, freeze: bool = False,
+              cache_dir: str | os.PathLike | None = None):
     """Translate `fn` (function, method, bound method or callable object) on call.
 
     The decorated callable behaves exactly like `fn`; array computation it
@@ -42,6 +43,16 @@ def to_static(fn=None, *, backend: str | None = None, device: str = "cpu", full_
     missed; assigning a new array to the attribute is fine (it recompiles);
     `sot.reset()` makes them writeable again. Arrays that are views of
     other memory are not frozen.
+
+    `cache_dir`: a directory where onnxruntime's optimised models are kept
+    for other processes (and later runs) to load instead of optimising
+    again (default: env SOT_CACHE_DIR; unset, no disk cache). See
+    sot/backends/disk_cache.py.
+
+    The decorated callable pickles (pickle, cloudpickle): by reference when
+    its module and qualified name find it, else as `fn` decorated again
+    with these options; either way it translates afresh in the process
+    that unpickles it (sot/_pickling.py).
     """
     # The translator and backends load on first use, keeping `import sot` light.
     from .backends import BACKENDS, DEVICES
@@ -50,7 +61,8 @@ def to_static(fn=None, *, backend: str | None = None, device: str = "cpu", full_
     if fn is None:
         return functools.partial(to_static, backend=backend, device=device, full_graph=full_graph,
                                  cache_size=cache_size,
-                                 min_graph_size=min_graph_size, dynamic=dynamic, freeze=freeze)
+                                 min_graph_size=min_graph_size, dynamic=dynamic, freeze=freeze,
+                                 cache_dir=cache_dir)
     if backend is None:
         backend = os.environ.get("SOT_BACKEND") or "numpy"
     if backend not in BACKENDS:
@@ -75,7 +87,7 @@ def to_static(fn=None, *, backend: str | None = None, device: str = "cpu", full_
     target_code = _target_code(fn)
     translator = Translator(Options(backend=backend, device=device, full_graph=full_graph, cache_size=cache_size,
                                     min_graph_size=min_graph_size, top_code=target_code, dynamic=dynamic,
-                                    freeze=bool(freeze),
+                                    freeze=bool(freeze), cache_dir=None if cache_dir is None else os.fspath(cache_dir),
                                     strict=bool(os.environ.get("SOT_STRICT"))))
 
     # A C callable: sets the translator as this thread's frame callback around
@@ -88,6 +100,10 @@ def to_static(fn=None, *, backend: str | None = None, device: str = "cpu", full_
         static_call.__name__ = getattr(fn, "__name__", type(fn).__name__)
         static_call.__doc__ = getattr(fn, "__doc__", None)
     static_call.__sot_static__ = translator
+    # what a process that unpickles it decorates with (sot/_pickling.py)
+    static_call.__sot_options__ = dict(backend=backend, device=device, full_graph=full_graph, cache_size=cache_size,
+                                       min_graph_size=min_graph_size, dynamic=dynamic, freeze=bool(freeze),
+                                       cache_dir=translator.options.cache_dir)
     return static_call
 
 

@@ -10,6 +10,9 @@ from .guards import cache
 class ExplainReport:
     entries: list = field(default_factory=list)   # translate.EntryInfo, in translation order
     result: object = None
+    #: onnxruntime's disk cache during the call (backends/disk_cache.stats):
+    #: hits, misses, writes, rejected, bypassed, optimise/load seconds
+    disk_cache: dict = field(default_factory=dict)
 
     @property
     def graph_count(self) -> int:
@@ -61,6 +64,7 @@ class ExplainReport:
             "translation_count": self.translation_count,
             "translate_seconds": self.translate_seconds,
             "phase_seconds": self.phase_seconds,
+            "disk_cache": dict(self.disk_cache),
             "codes": [
                 {
                     "name": e.code_name, "file": e.filename, "line": e.firstlineno, "state": e.state,
@@ -84,6 +88,12 @@ class ExplainReport:
         if self.entries:
             lines.append("  translation time: " + ", ".join(
                 f"{p} {t * 1e3:.1f} ms" for p, t in self.phase_seconds.items()))
+        c = self.disk_cache
+        if any(c.get(k) for k in ("hits", "misses", "rejected", "bypassed")):
+            lines.append(f"  onnxruntime disk cache: {c['hits']} hit(s), {c['misses']} miss(es), "
+                         f"{c['rejected']} rejected, {c['bypassed']} not cacheable; optimising "
+                         f"{c['optimise_seconds'] * 1e3:.1f} ms, loading optimised models "
+                         f"{c['load_seconds'] * 1e3:.1f} ms")
         for e in self.entries:
             lines.append(f"  {e.code_name} ({e.filename}:{e.firstlineno}): {e.state}")
             for i, (ops, backend, _src) in enumerate(e.graphs):
@@ -117,9 +127,12 @@ def explain(fn, *args, **kwargs) -> ExplainReport:
     # complete: this drops all cached translations (as sot.reset() does).
     cache.reset()
     report = ExplainReport()
+    from .backends import disk_cache
+    before = dict(disk_cache.stats)
     translate._recorders.append(report.entries)
     try:
         report.result = static(*args, **kwargs)
     finally:
         translate._recorders.remove(report.entries)
+        report.disk_cache = {k: v - before[k] for k, v in disk_cache.stats.items()}
     return report

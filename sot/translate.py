@@ -116,6 +116,7 @@ class Options:
     freeze: bool = False          # arrays from outside the arguments held fixed (executor/freeze.py)
     strict: bool = False
     top_code: object = None
+    cache_dir: str | None = None  # onnxruntime's optimised models on disk (backends/disk_cache.py)
 
 
 _recorders: list = []  # explain() collects EntryInfo here while it runs

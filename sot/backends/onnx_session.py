@@ -21,6 +21,7 @@ import numpy as np
 from sot.ir.registry import substitute
 from sot.ir.statement_ir import StatementIR, Symbol
 
+from .disk_cache import create_session
 from .onnx_buffers import OutputSlots
 from .numpy_writes import GraphWriteError
 from .onnx_writes import split_at_commit, writeback
@@ -100,7 +101,8 @@ def _session(model, providers, threads: int = 0, frozen: dict | None = None):
         # idle pool threads sleep instead of spinning: a spinning pool of one
         # graph slows the next graph's (and NumPy's own) threads
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    session = ort.InferenceSession(model.SerializeToString(), options, providers=providers)
+    # optimised once for all processes sharing a cache directory (disk_cache)
+    session = create_session(model, options, providers, cacheable=not values)
     session.sot_frozen = values   # they must outlive the session
     return session
 
