@@ -21,7 +21,16 @@ typedef struct {
     PyObject *dict;
     PyObject *weakreflist;
     vectorcallfunc vectorcall;
+    /* The do-no-harm governor (sot/governor.py): `mode` TRANSLATED runs fn
+     * with the callback set, NATIVE runs it as is, MEASURE hands the call to
+     * `measure` (which times it either way). `countdown` > 0: calls left
+     * until MEASURE (a re-check). One int test per call otherwise. */
+    int mode;
+    Py_ssize_t countdown;
+    PyObject *measure;
 } StaticFunction;
+
+enum { SF_TRANSLATED = 0, SF_NATIVE = 1, SF_MEASURE = 2 };
 
 /* SOT_DISABLE=<non-empty> runs everything natively. Read with getenv on
  * every call: os.environ writes go through putenv, so a change made at run
@@ -39,6 +48,15 @@ sf_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kw
     StaticFunction *sf = (StaticFunction *)self;
     if (disabled_by_env()) {
         return PyObject_Vectorcall(sf->fn, args, nargsf, kwnames);
+    }
+    if (sf->countdown > 0 && --sf->countdown == 0) {
+        sf->mode = SF_MEASURE;
+    }
+    if (sf->mode == SF_NATIVE) {
+        return PyObject_Vectorcall(sf->fn, args, nargsf, kwnames);
+    }
+    if (sf->mode == SF_MEASURE && sf->measure != NULL && sf->measure != Py_None) {
+        return PyObject_Vectorcall(sf->measure, args, nargsf, kwnames);
     }
     PyObject *prev;
     if (sot_callback_enter(sf->callback, &prev) < 0) {
@@ -77,6 +95,7 @@ sf_traverse(StaticFunction *self, visitproc visit, void *arg)
     Py_VISIT(self->fn);
     Py_VISIT(self->callback);
     Py_VISIT(self->dict);
+    Py_VISIT(self->measure);
     return 0;
 }
 
@@ -86,6 +105,7 @@ sf_clear(StaticFunction *self)
     Py_CLEAR(self->fn);
     Py_CLEAR(self->callback);
     Py_CLEAR(self->dict);
+    Py_CLEAR(self->measure);
     return 0;
 }
 
@@ -141,6 +161,12 @@ static PyMemberDef sf_members[] = {
     {"__sot_fn__", T_OBJECT, offsetof(StaticFunction, fn), READONLY, "the wrapped callable"},
     {"__sot_callback__", T_OBJECT, offsetof(StaticFunction, callback), READONLY,
      "the frame callback set around each call"},
+    {"__sot_mode__", T_INT, offsetof(StaticFunction, mode), 0,
+     "0: translated, 1: native, 2: each call goes to __sot_measure__ (sot/governor.py)"},
+    {"__sot_countdown__", T_PYSSIZET, offsetof(StaticFunction, countdown), 0,
+     "calls left until mode 2 (0: none)"},
+    {"__sot_measure__", T_OBJECT, offsetof(StaticFunction, measure), 0,
+     "the callable that takes calls in mode 2"},
     {NULL, 0, 0, 0, NULL},
 };
 

@@ -6,7 +6,7 @@
 See README.md for the API, the backends and the environment variables.
 """
 from .logs import set_code_level, set_verbosity
-from .api import not_to_static, reset, to_static, translation_count
+from .api import not_to_static, reset, skip, to_static, trace_into, translation_count
 from .explain import ExplainReport, explain
 from . import psdb
 
@@ -25,7 +25,7 @@ def __getattr__(name):
     return getattr(importlib.import_module(f"{__name__}.{module}"), name)
 
 __all__ = [
-    "to_static", "not_to_static", "reset", "explain", "ExplainReport", "GraphBreakError",
+    "to_static", "not_to_static", "skip", "trace_into", "reset", "explain", "ExplainReport", "GraphBreakError",
     "translation_count", "set_verbosity", "set_code_level", "psdb",
     "InputSpec", "save", "load", "ExportError", "mark_dynamic",
 ]

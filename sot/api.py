@@ -104,6 +104,9 @@ def to_static(fn=None, *, backend: str | None = None, device: str = "cpu", full_
     static_call.__sot_options__ = dict(backend=backend, device=device, full_graph=full_graph, cache_size=cache_size,
                                        min_graph_size=min_graph_size, dynamic=dynamic, freeze=bool(freeze),
                                        cache_dir=translator.options.cache_dir)
+    if not full_graph and not translator.options.strict:
+        from . import governor
+        static_call.__sot_governor__ = governor.install(static_call, fn, translator)
     return static_call
 
 
@@ -125,13 +128,38 @@ def not_to_static(fn):
     return fn
 
 
+def skip(target):
+    """Never trace `target`: a function (calls to it run natively, as with
+    not_to_static), or a module / package (object or name) whose code then
+    runs natively wherever it is called from. Returns `target`."""
+    code = _target_code(target) if not isinstance(target, (str, types.ModuleType)) else None
+    if code is not None:
+        _skip.mark_not_to_static(code, f"sot.skip({getattr(target, '__qualname__', code.co_name)})")
+        _hook.skip_code(code)
+    else:
+        _skip.adjust(target, traced=False)
+    return target
+
+
+def trace_into(target):
+    """Trace the code of a module / package (object or name) that the
+    default skip table leaves alone (e.g. a standard-library module), or
+    one skipped earlier with sot.skip. Returns `target`."""
+    _skip.adjust(target, traced=True)
+    return target
+
+
 def reset() -> None:
     """Drop every cached translation (and the sizes seen for automatic
     dynamic shapes); arrays frozen by `to_static(freeze=True)` are
     writeable again."""
     cache.reset()
-    from .executor import freeze, shape_policy
+    _skip.forget()
+    from . import governor
+    governor.restart_all()
+    from .executor import freeze, scalar_policy, shape_policy
     shape_policy.reset()
+    scalar_policy.reset()
     freeze.release_all()
 
 

@@ -3,12 +3,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from . import _skip
 from .guards import cache
 
 
 @dataclass
 class ExplainReport:
     entries: list = field(default_factory=list)   # translate.EntryInfo, in translation order
+    skipped: list = field(default_factory=list)   # (name, file, line, rule) of codes not traced
+    governor: str | None = None                   # the do-no-harm choice (sot/governor.py)
     result: object = None
     #: onnxruntime's disk cache during the call (backends/disk_cache.stats):
     #: hits, misses, writes, rejected, bypassed, optimise/load seconds
@@ -78,6 +81,8 @@ class ExplainReport:
                 }
                 for e in self.entries
             ],
+            "skipped": [{"name": n, "file": f, "line": l, "rule": r} for n, f, l, r in self.skipped],
+            "governor": self.governor,
         }
 
     def __str__(self) -> str:
@@ -85,6 +90,8 @@ class ExplainReport:
         lines = [f"sot explain: {self.graph_count} graph(s), {self.op_count} op(s), {breaks} graph break(s), "
                  f"{len(self.fallbacks)} fallback(s), {self.translation_count} translation(s) "
                  f"in {self.translate_seconds * 1e3:.1f} ms"]
+        if self.governor:
+            lines.append(f"  {self.governor}")
         if self.entries:
             lines.append("  translation time: " + ", ".join(
                 f"{p} {t * 1e3:.1f} ms" for p, t in self.phase_seconds.items()))
@@ -111,6 +118,9 @@ class ExplainReport:
             if e.guards:
                 lines.append(f"    guards ({len(e.guards)}):")
                 lines.extend(f"      {g}" for g in e.guards)
+        if self.skipped:
+            lines.append(f"  not traced ({len(self.skipped)} code(s)):")
+            lines.extend(f"    {n} ({f}:{l}): {r}" for n, f, l, r in self.skipped)
         return "\n".join(lines)
 
 
@@ -126,13 +136,22 @@ def explain(fn, *args, **kwargs) -> ExplainReport:
     # Every code the call reaches is translated afresh so the report is
     # complete: this drops all cached translations (as sot.reset() does).
     cache.reset()
+    _skip.forget()  # skipped codes are decided (and listed) again
     report = ExplainReport()
     from .backends import disk_cache
     before = dict(disk_cache.stats)
     translate._recorders.append(report.entries)
+    translate._skip_recorders.append(report.skipped)
+    # translated this once, whatever the do-no-harm governor chose (sot/governor.py)
+    mode, countdown = static.__sot_mode__, static.__sot_countdown__
+    static.__sot_mode__, static.__sot_countdown__ = 0, 0
     try:
         report.result = static(*args, **kwargs)
     finally:
+        static.__sot_mode__, static.__sot_countdown__ = mode, countdown
         translate._recorders.remove(report.entries)
+        translate._skip_recorders.remove(report.skipped)
         report.disk_cache = {k: v - before[k] for k, v in disk_cache.stats.items()}
+    gov = getattr(static, "__sot_governor__", None)
+    report.governor = gov.describe() if gov is not None else None
     return report

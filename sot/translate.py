@@ -29,6 +29,7 @@ from .executor.executor import BreakHere, OpcodeExecutor
 from .executor.function_graph import FunctionGraph
 from .executor.opcode_table import FACTS
 from .executor.output import OutputBuilder
+from .executor.scalar_policy import ScalarPolicy
 from .executor.shape_policy import ShapePolicy
 from .executor.variables import NULL, CellVariable, DynamicScalarVariable
 from .guards import cache
@@ -127,13 +128,24 @@ class Translator:
 
     def __init__(self, options: Options):
         self.options = options
+        self.translations = 0           # frames translated (sot/governor.py counts the cost)
+        self.translate_seconds = 0.0
 
     def __call__(self, frame):
         code = frame.f_code
-        if not _skip.is_user_code(code):
-            return _hook.SKIP
-        started = time.perf_counter()
         origin, offset = breaks.RESUME_ORIGIN.get(code, (code, None))
+        if origin is not self.options.top_code:  # what the user decorated is always translated
+            rule = _skip.skip_rule(code)
+            if rule is not None:
+                return _skipped(code, rule)
+        self.translations += 1
+        started = time.perf_counter()
+        try:
+            return self._translate(frame, code, origin, offset, started)
+        finally:
+            self.translate_seconds += time.perf_counter() - started
+
+    def _translate(self, frame, code, origin, offset, started):
         name = code.co_name if offset is None else f"{code.co_name} (resumed at offset {offset})"
         info = EntryInfo(name, code.co_filename, code.co_firstlineno)
         info.recompile_reason = _recompile_reason(code, frame)
@@ -158,8 +170,9 @@ class Translator:
             raise GraphBreakError(info.fallback or info.graph_break)
         if self.options.strict and info.fallback is not None:
             raise GraphBreakError(info.fallback)
-        if not info.graphs and info.graph_break is None and not info.native_ops:
-            # Nothing captured: running the original is the same and cheaper.
+        if (not info.graphs or not _has_array_ops(graph)) and info.graph_break is None and not info.native_ops:
+            # Nothing captured (or only Python-number arithmetic): running the
+            # original is the same and cheaper.
             replacement = None
             if cache.note_graphless(code):
                 for rec in _recorders:
@@ -181,6 +194,19 @@ class Translator:
         return replacement
 
 
+_skip_recorders: list = []  # explain() collects (name, file, line, rule) of skipped codes here
+
+
+def _skipped(code, rule: str):
+    """Tell the hook never to ask about `code` again (one flag test per call
+    from now on); say so once, with the rule."""
+    _skip.note_skipped(code, rule)
+    vlog(1, log, "%s (%s:%d) is not traced: %s", code.co_name, code.co_filename, code.co_firstlineno, rule)
+    for rec in _skip_recorders:
+        rec.append((code.co_name, code.co_filename, code.co_firstlineno, rule))
+    return _hook.SKIP
+
+
 MAX_SPECIALISATIONS = 8
 
 
@@ -197,13 +223,20 @@ def _translate_specialising(frame, info: EntryInfo, options: Options, allow_brea
             return replacement, graph, attempt
         except SpecializeDims as e:
             vlog(2, log_guards, "%s (%s:%d): specialising dims %s: %s", info.code_name, code.co_filename,
-                 code.co_firstlineno, ", ".join(f"{t.name()}.shape[{a}]" for t, a in e.dims), e.why)
+                 code.co_firstlineno, ", ".join(_source_text(d) for d in e.dims), e.why)
             if not e.dims:
                 break
             shapes.specialise(e.dims)
+            ScalarPolicy(code).specialise(e.dims)
     attempt = EntryInfo(info.code_name, info.filename, info.firstlineno, recompile_reason=info.recompile_reason)
     replacement, graph = translate(frame, attempt, options, allow_break, None)
     return replacement, graph, attempt
+
+
+def _source_text(source) -> str:
+    """A symbolic dim's source (tracker, axis), or a number's ("number", tracker)."""
+    first, second = source
+    return second.name() if first == "number" else f"{first.name()}.shape[{second}]"
 
 
 def _recompile_reason(code, frame) -> str | None:
@@ -242,6 +275,7 @@ def translate(frame, info: EntryInfo, options: Options, allow_break: bool = True
     `shapes`: the ShapePolicy choosing symbolic dims (None: all static)."""
     code = frame.f_code
     graph = FunctionGraph(f"{code.co_name}_graph", shapes, options.freeze)
+    graph.numbers = _numbers(code, options, shapes)
     try:
         with _phase(info, "simulate"):
             result = _simulate(frame, graph).run()
@@ -269,6 +303,16 @@ def translate(frame, info: EntryInfo, options: Options, allow_break: bool = True
         return None, graph
 
 
+def _has_array_ops(graph: FunctionGraph) -> bool:
+    return any(not out.meta.is_python for st in graph.ir.statements for out in st.outputs)
+
+
+def _numbers(code, options: Options, shapes):
+    """Which Python numbers become graph inputs (executor/scalar_policy.py):
+    none in the all-static last attempt, nor with to_static(dynamic=False)."""
+    return ScalarPolicy(code) if shapes is not None and options.dynamic is not False else None
+
+
 def _at_call_site(code, error: FallbackError) -> BreakReason:
     """A reason raised inside an inlined callee, restated at the caller's line."""
     inner = error.reason
@@ -288,6 +332,7 @@ def make_break(frame, instr, reason: BreakReason, info: EntryInfo, options: Opti
         raise FallbackError(UNSUPPORTED_BREAK, stop)
     stop_at, loop = stop
     graph = FunctionGraph(f"{code.co_name}_graph", shapes, options.freeze)
+    graph.numbers = _numbers(code, options, shapes)
     executor = _simulate(frame, graph, break_at=stop_at)
     try:
         with _phase(info, "simulate"):
@@ -358,7 +403,10 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
     if len(graph.ir) or builder.symbols:
         writes.finish(graph)  # guards the aliasing its writes were recorded with
         with _phase(info, "backend compile"):
-            compiled = compile_graph(graph.ir, options.backend, options.device)
+            # Python-number inputs run on the NumPy backend, which hands NumPy the
+            # Python objects themselves (NEP 50 weak scalars, bitwise as eager).
+            backend = "numpy" if graph.ir.has_number_inputs else options.backend
+            compiled = compile_graph(graph.ir, backend, options.device if backend != "numpy" else "cpu")
         run = getattr(compiled, "_fn", compiled)  # the NumPy backend's function itself: one call less
         if hasattr(run, "__code__"):
             _hook.skip_code(run.__code__)

@@ -362,6 +362,11 @@ def test_numpy_is_library_code_wherever_it_was_imported_from(monkeypatch):
     # found with numpy on PYTHONPATH (outside site-packages): np.mean's Python
     # helpers were traced and broke the graph
     from sot import _skip
-    monkeypatch.setattr(_skip, "_LIB_DIRS", ())
+    monkeypatch.setattr(_skip, "_site_dirs", lambda: [])
+    monkeypatch.setattr(_skip, "_stdlib_dirs", lambda: [])
+    monkeypatch.setattr(_skip, "DEFAULT_SKIPS", ())
+    _skip.forget()
     assert not _skip.is_user_code(np._core._methods._mean.__code__)
+    monkeypatch.undo()
+    _skip.forget()
     assert _skip.is_user_code(_break_then_return.__code__)

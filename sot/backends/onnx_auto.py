@@ -52,7 +52,8 @@ SWITCH = 0.9
 
 
 def _is_onnxruntime_error(e: Exception) -> bool:
-    return type(e).__module__.startswith("onnxruntime")
+    from .._skip import in_package
+    return in_package(type(e).__module__, "onnxruntime")
 
 
 class AutoCompiledGraph:

@@ -419,7 +419,9 @@ class OnnxCompiledGraph:
 
 def _rejected(e: Exception) -> bool:
     """onnxruntime (or onnx's checker) refused a model we built."""
-    return type(e).__module__.startswith(("onnxruntime", "onnx"))
+    from .._skip import in_package
+    module = type(e).__module__
+    return in_package(module, "onnxruntime") or in_package(module, "onnx")
 
 
 def compile_onnxruntime(graph: StatementIR, device: str = "cpu", fuse: bool = True):

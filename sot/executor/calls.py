@@ -72,11 +72,12 @@ def _not_to_static(fn: UserFunctionVariable) -> bool:
 
 
 def _unsupported_call(value) -> FallbackError:
+    from .. import _skip
     module = getattr(value, "__module__", None) or ""
     name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None) or type(value).__name__
     if value is builtins.print:
         return FallbackError(UNSUPPORTED_CALL, "print() writes output: it runs natively")
-    if any(module == m or module.startswith(m + ".") for m in NONDETERMINISTIC_MODULES):
+    if any(_skip.in_package(module, m) for m in NONDETERMINISTIC_MODULES):
         return FallbackError(UNSUPPORTED_CALL, f"{module}.{name} is nondeterministic or does I/O: it is never captured")
     return FallbackError(UNSUPPORTED_CALL, f"call of {module + '.' if module else ''}{name} is not captured")
 

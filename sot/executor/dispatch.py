@@ -273,8 +273,6 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
             value = getattr(obj.value, name)
         except AttributeError:
             raise FallbackError(UNSUPPORTED_OBJECT, f"module {obj.value.__name__} has no attribute {name}")
-        if obj.value is np.random or obj.value.__name__.startswith("numpy.random"):
-            pass  # calling it falls back: nondeterminism is never captured
         return graph.wrap(value, AttrTracker(obj.tracker, name) if obj.tracker else ConstTracker(value))
     if isinstance(obj, NumpyCallableVariable) and isinstance(obj.value, np.ufunc) and name == "at":
         # a new bound method on each access (no identity to guard): the ufunc is guarded

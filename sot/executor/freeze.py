@@ -6,8 +6,9 @@ costs onnxruntime its pre-packed matmul weights (it packs only constants):
 the 42-layer MLP at batch 1 runs at ~1.2x eager with its weights as inputs
 and ~0.5x with them as initializers.
 
-With freeze, an array the function reaches through an attribute, a global, a
-closure cell or a container item -- anything but an argument itself -- is a
+With freeze, an array the function reaches from outside the call -- through an
+attribute, a global, a closure cell, or a container item of those, never an
+argument or an item of one, never a value computed during the call -- is a
 *frozen* input of the graph (``StatementIR.frozen``):
 
 - it is guarded by identity (besides type, dtype and shape), and its dims are
@@ -28,7 +29,8 @@ import weakref
 
 import numpy as np
 
-from sot.guards.tracker import ConstTracker, LocalTracker
+from sot.breaks.resume import SOT_PREFIX
+from sot.guards.tracker import AttrTracker, ConstTracker, LocalTracker
 
 __all__ = ["candidate", "cannot_freeze", "hold", "release_all", "held_count"]
 
@@ -37,12 +39,27 @@ _held: dict[int, weakref.ref] = {}
 
 
 def candidate(tracker, value) -> bool:
-    """An array reached through `tracker` from outside the arguments.  NumPy
-    scalars are not: cheap as inputs, and often a fresh object per call
-    (``self.scale = np.float32(s)``), which an identity guard would turn
-    into a translation per call."""
-    return type(value) is np.ndarray and tracker is not None \
-        and not isinstance(tracker, (LocalTracker, ConstTracker))
+    """An array reached through `tracker` from outside the call: through an
+    attribute, or from a global or a closure cell (container items of those
+    included).  Not an argument nor an item of one, and never a value
+    computed during the call and handed to a resume function at a graph
+    break (``a, n = helper(x)``: a fresh object per call, which an identity
+    guard would turn into a translation per call, and which the caller may
+    write to).  NumPy scalars are not either: cheap as inputs, and often a
+    fresh object per call (``self.scale = np.float32(s)``)."""
+    if type(value) is not np.ndarray or tracker is None:
+        return False
+    through_attr = False
+    t = tracker
+    while t.base is not None:
+        through_attr = through_attr or isinstance(t, AttrTracker)
+        t = t.base
+    if isinstance(t, ConstTracker):
+        return False
+    if isinstance(t, LocalTracker):
+        # a resume function's own temporaries hold values computed in the call
+        return through_attr and not t.name().startswith(SOT_PREFIX)
+    return True  # a global, a closure cell, and what is reached from them
 
 
 def cannot_freeze(value: np.ndarray) -> str | None:

@@ -40,8 +40,8 @@ _HEAPTYPE = 1 << 9
 
 def is_user_class(cls: type) -> bool:
     """A class written in Python whose attribute reads run no hidden code."""
-    if not isinstance(cls, type) or cls.__module__ == "builtins" or cls.__module__.startswith("numpy"):
-        return False
+    if not isinstance(cls, type) or cls.__module__ == "builtins" or _skip.is_numpy_object(cls):
+        return False  # NumPy's classes by their module object: numpy_ml's are user classes
     if not all(base.__flags__ & _HEAPTYPE for base in cls.__mro__[:-1]):
         return False  # C types (or Python classes deriving from them) hide state
     if getattr(cls, "__getattribute__", None) is not object.__getattribute__:
@@ -62,6 +62,7 @@ class FunctionGraph:
         self.ir = StatementIR(name)
         self.shapes = shapes  # a ShapePolicy (symbolic dims), or None: every dim static
         self.freeze = freeze  # to_static(freeze=True): see executor/freeze.py
+        self.numbers = None   # a ScalarPolicy (numbers as inputs), or None: every number a constant
         self.not_frozen: list[tuple[str, str]] = []  # (input, why) under freeze
         self.inputs: list[tuple[object, TensorVariable]] = []  # (tracker, variable)
         self.guards: list = []
@@ -107,7 +108,7 @@ class FunctionGraph:
 
     def _make(self, value, tracker) -> Variable:
         t = type(value)
-        if t is np.ndarray or (isinstance(value, np.generic) and t.__module__ == "numpy"):
+        if t is np.ndarray or (isinstance(value, np.generic) and _skip.is_numpy_object(t)):
             if not dtype_is_supported(value.dtype):
                 self.add_guard(TypeGuard(tracker, t))
                 return OpaqueVariable(value, tracker)
@@ -132,6 +133,8 @@ class FunctionGraph:
             var = TensorVariable(symbol, tracker)
             self.inputs.append((tracker, var))
             return var
+        if self.numbers is not None and self.numbers.is_input(tracker, value):
+            return self._number_input(value, tracker)
         if t in VALUE_GUARDED:
             self.add_guard(ValueGuard(tracker, value))
             return ConstVariable(value, tracker)
@@ -173,6 +176,16 @@ class FunctionGraph:
         if isinstance(value, type):
             return ClassVariable(value, tracker)
         return OpaqueVariable(value, tracker)
+
+    def _number_input(self, value, tracker) -> Variable:
+        """A Python int/float whose value changes between calls: a graph input
+        guarded by type only (executor/scalar_policy.py)."""
+        from .scalar_policy import scalar_source
+        self.add_guard(TypeGuard(tracker, type(value)))
+        symbol = self.ir.add_number_input(value, scalar_source(tracker), hint=tracker.name())
+        var = SymScalarVariable(symbol, self.ir.deps(symbol))
+        self.inputs.append((tracker, var))
+        return var
 
     def _list_items(self, value: list, tracker) -> list[Variable]:
         """The items of a list from outside the frame, guarded: the trace read them.
@@ -278,8 +291,7 @@ def _is_builtin(value) -> bool:
 
 
 def _is_numpy_callable(value) -> bool:
-    mod = getattr(value, "__module__", None) or ""
-    return callable(value) and (mod == "numpy" or mod.startswith("numpy.")) and not isinstance(value, type)
+    return callable(value) and not isinstance(value, type) and _skip.is_numpy_object(value)
 
 
 __all__ = ["FunctionGraph", "function_variable", "to_ir_arg", "is_user_class"]

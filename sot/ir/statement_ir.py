@@ -261,6 +261,24 @@ class StatementIR:
             self._deps[sym.name] = frozenset(sources)
         return sym
 
+    def add_number_input(self, value, source, hint: str | None = None) -> Symbol:
+        """A Python int/float input whose value may change between calls
+        (sot/executor/scalar_policy.py): a ScalarMeta symbol, inferred with
+        ``value`` and, in the shadow world, a far-away value, so an op that
+        holds only for this value raises SpecializeDims with ``source``."""
+        k = len(self._dims) + 1
+        self._dims.append(source)
+        shadow = type(value)(value + SHADOW_OFFSET * k)
+        sym = Symbol(f"i{len(self._inputs)}", ScalarMeta(type(value), value, shadow))
+        self._inputs.append(sym)
+        self._hints[sym.name] = hint
+        self._deps[sym.name] = frozenset([source])
+        return sym
+
+    @property
+    def has_number_inputs(self) -> bool:
+        return any(s.meta.is_python for s in self._inputs)
+
     def add_op(self, op, args, kwargs=None):
         """Record ``op(*args, **kwargs)``; returns its result Symbol(s).
 

@@ -1,0 +1,155 @@
+"""Do no harm: a decorated function that runs slower translated than eager runs eagerly.
+
+Graph breaks, many small graphs, resume functions and re-translations can
+cost more than the graphs save (a k-nearest-neighbour predict with a Python
+loop over queries and a data-dependent vote). So each decorated callable is
+measured the way ``backend="auto"`` measures backends:
+
+* over its first calls (a *window*), calls alternate between the translated
+  form and the plain function (the hook off); a call during which something
+  was translated is warm-up, not a sample, and its translation time is
+  counted; after `SAMPLES` clean calls of each, the best of each decides;
+* translated not clearly faster than native (by `KEEP`): the callable runs natively (the hook is
+  not even installed for its calls), with the reason logged at verbosity 1
+  and shown by ``explain``; a window in which translations never stop (a
+  code that keeps breaking into new tiny graphs) ends native too;
+* the choice is re-checked later like auto's: after `RECHECK` calls, then
+  twice as many each time (a C countdown: no Python work per call between).
+
+Both forms behave identically (the project's promise), so alternating is
+invisible to the program. The mode lives in the C callable
+(``StaticFunction.__sot_mode__``): 0 translated, 1 native, 2 measuring.
+``to_static(full_graph=True)`` / ``SOT_STRICT`` callables are never switched;
+``SOT_DO_NO_HARM=0`` turns the governor off.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import time
+import weakref
+
+from . import _hook
+from .logs import vlog
+
+log = logging.getLogger("sot.governor")
+
+TRANSLATED, NATIVE, MEASURE = 0, 1, 2
+SAMPLES = 5            # clean timed calls per form; the best counts
+#: the translated form is kept only when clearly faster: within noise, native
+#: is the choice that can never be slower than eager
+KEEP = 0.95
+MAX_WINDOW = 32        # calls in one window before "keeps translating" ends it
+RECHECK = 256          # calls until the first re-check (then doubled each time)
+MAX_RECHECK = 1 << 20
+
+#: the clock (injectable: tests use a fake one)
+clock = time.perf_counter
+
+_governors: "weakref.WeakSet[Governor]" = weakref.WeakSet()
+
+
+def enabled() -> bool:
+    return os.environ.get("SOT_DO_NO_HARM", "1") != "0"
+
+
+class Governor:
+    """The measurement and the choice for one decorated callable."""
+
+    def __init__(self, static, fn, translator):
+        self._static = weakref.ref(static)
+        self.fn = fn
+        self.translator = translator
+        self.choice: str | None = None     # "translated" / "native" once decided
+        self.reason: str = "measuring"
+        self.history: list[tuple[str, str]] = []
+        self.recheck = RECHECK
+        self._start_window()
+        _governors.add(self)
+
+    def _start_window(self) -> None:
+        self.samples = {"translated": [], "native": []}
+        self.window_calls = 0
+        self.window_translations = 0
+        self.window_translate_seconds = 0.0
+
+    def __call__(self, *args, **kwargs):
+        translated = len(self.samples["translated"]) <= len(self.samples["native"])
+        self.window_calls += 1
+        if translated:
+            before = self.translator.translations, self.translator.translate_seconds
+            t0 = clock()
+            with _hook.callback_set(self.translator):
+                result = self.fn(*args, **kwargs)
+            elapsed = clock() - t0
+            n = self.translator.translations - before[0]
+            if n:
+                self.window_translations += n
+                self.window_translate_seconds += self.translator.translate_seconds - before[1]
+            else:
+                self.samples["translated"].append(elapsed)
+        else:
+            t0 = clock()
+            with _hook.callback_set(None):
+                result = self.fn(*args, **kwargs)
+            self.samples["native"].append(clock() - t0)
+        self._maybe_decide()
+        return result
+
+    def _maybe_decide(self) -> None:
+        t, n = self.samples["translated"], self.samples["native"]
+        if len(t) >= SAMPLES and len(n) >= SAMPLES:
+            bt, bn = min(t), min(n)
+            if bt <= bn * KEEP:
+                self._decide("translated", f"translated {bt * 1e6:.1f} us < native {bn * 1e6:.1f} us "
+                                           f"(best of {len(t)} calls each)")
+            else:
+                self._decide("native", f"translated {bt * 1e6:.1f} us, native {bn * 1e6:.1f} us "
+                                       f"(best of {len(t)} calls each): it runs natively")
+        elif self.window_calls >= MAX_WINDOW and len(t) < SAMPLES:
+            self._decide("native", f"keeps translating: {self.window_translations} translations "
+                                   f"({self.window_translate_seconds * 1e3:.1f} ms) in {self.window_calls} "
+                                   f"calls: it runs natively")
+
+    def _decide(self, choice: str, reason: str) -> None:
+        static = self._static()
+        self.choice, self.reason = choice, reason
+        self.history.append((choice, reason))
+        name = getattr(self.fn, "__qualname__", None) or type(self.fn).__name__
+        vlog(1, log, "%s: %s; re-checked after %d calls", name, reason, self.recheck)
+        if static is not None:
+            static.__sot_mode__ = TRANSLATED if choice == "translated" else NATIVE
+            static.__sot_countdown__ = self.recheck
+        self.recheck = min(self.recheck * 2, MAX_RECHECK)
+        self._start_window()
+
+    def restart(self) -> None:
+        """Measure again from the next call (sot.reset)."""
+        static = self._static()
+        self.choice, self.reason = None, "measuring"
+        self.recheck = RECHECK
+        self._start_window()
+        if static is not None:
+            static.__sot_mode__ = MEASURE
+            static.__sot_countdown__ = 0
+
+    def describe(self) -> str:
+        if self.choice is None:
+            return f"do-no-harm: measuring ({self.window_calls} call(s) so far)"
+        return f"do-no-harm: {self.choice}: {self.reason}"
+
+
+def install(static, fn, translator) -> Governor | None:
+    """Measure `static` (a StaticFunction) from its first call."""
+    if not enabled():
+        return None
+    gov = Governor(static, fn, translator)
+    _hook.skip_code(Governor.__call__.__code__)
+    static.__sot_measure__ = gov
+    static.__sot_mode__ = MEASURE
+    return gov
+
+
+def restart_all() -> None:
+    for gov in list(_governors):
+        gov.restart()

@@ -1,0 +1,171 @@
+"""The do-no-harm governor (sot/governor.py), tested with a fake clock.
+
+The decorated functions call a native helper (not_to_static: a graph break)
+that advances the fake clock by a cost that depends on whether the call runs
+translated (the hook's callback is set) or natively, so each test decides
+which form is "faster" without any real timing.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import sot
+from sot import _hook, governor
+
+from difftest import assert_same
+
+
+class FakeClock:
+    def __init__(self):
+        self.now = 0.0
+        self.translated_cost = 2.0
+        self.native_cost = 1.0
+
+    def __call__(self):
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    monkeypatch.setenv("SOT_DO_NO_HARM", "1")
+    c = FakeClock()
+    monkeypatch.setattr(governor, "clock", c)
+    _CLOCK[0] = c
+    yield c
+    _CLOCK[0] = None
+
+
+_CLOCK = [None]
+
+
+@sot.not_to_static
+def _tick():
+    c = _CLOCK[0]
+    c.now += c.translated_cost if _hook.get_callback() is not None else c.native_cost
+    return 1
+
+
+def work(x):
+    y = x * 2 + 1
+    y = np.tanh(y) * 3 - y
+    n = _tick()
+    return y * n + x
+
+
+def test_slower_translated_runs_natively_and_says_so(clock):
+    f = sot.to_static(work, min_graph_size=1)
+    x = np.arange(4.0)
+    for _ in range(2 + 2 * governor.SAMPLES):
+        assert_same(work(x), f(x), bitwise=True)  # alternating forms: identical results
+    assert f.__sot_mode__ == governor.NATIVE
+    gov = f.__sot_governor__
+    assert gov.choice == "native" and "translated 2000000.0 us, native 1000000.0 us" in gov.reason
+    # native from now on: a new shape is not translated
+    before = sot.translation_count(f)
+    f(np.arange(5.0))
+    assert sot.translation_count(f) == before
+    report = sot.explain(f, x)
+    assert report.graph_count >= 1  # explain still translates, once
+    assert "do-no-harm: native" in str(report) and report.to_dict()["governor"].startswith("do-no-harm: native")
+    assert f.__sot_mode__ == governor.NATIVE
+
+
+def test_faster_translated_stays_translated(clock):
+    clock.translated_cost, clock.native_cost = 1.0, 2.0
+    f = sot.to_static(work, min_graph_size=1)
+    x = np.arange(4.0)
+    for _ in range(2 + 2 * governor.SAMPLES):
+        assert_same(work(x), f(x), bitwise=True)
+    assert f.__sot_mode__ == governor.TRANSLATED and f.__sot_governor__.choice == "translated"
+
+
+def test_translated_within_noise_of_native_runs_natively(clock):
+    clock.translated_cost, clock.native_cost = 0.98, 1.0  # 2 % faster: not worth the risk
+    f = sot.to_static(work, min_graph_size=1)
+    x = np.arange(4.0)
+    for _ in range(2 + 2 * governor.SAMPLES):
+        f(x)
+    assert f.__sot_mode__ == governor.NATIVE
+
+
+def test_the_choice_is_rechecked_later(clock, monkeypatch):
+    monkeypatch.setattr(governor, "RECHECK", 5)
+    f = sot.to_static(work, min_graph_size=1)
+    x = np.arange(4.0)
+    for _ in range(1 + 2 * governor.SAMPLES):  # one warm-up (it translates), then clean calls of each form
+        f(x)
+    assert f.__sot_mode__ == governor.NATIVE and f.__sot_countdown__ == 5
+    clock.translated_cost, clock.native_cost = 1.0, 2.0  # the program's situation changed
+    for _ in range(4):
+        f(x)
+    assert f.__sot_mode__ == governor.NATIVE and f.__sot_countdown__ == 1
+    f(x)  # the fifth call opens a new window
+    assert f.__sot_mode__ == governor.MEASURE
+    for _ in range(2 * governor.SAMPLES - 1):
+        f(x)
+    gov = f.__sot_governor__
+    assert [c for c, _ in gov.history] == ["native", "translated"]
+    assert f.__sot_mode__ == governor.TRANSLATED and f.__sot_countdown__ == 10  # twice as long
+
+
+G = {"n": 0}
+
+
+def keeps_translating(x):
+    G["n"] += 1
+    for _ in range(G["n"] % 50):  # range() needs the value: a new translation per call
+        x = x + 1
+    _tick()
+    return x * 2
+
+
+def test_a_function_that_keeps_translating_stops_being_translated(clock, monkeypatch):
+    monkeypatch.setattr(governor, "MAX_WINDOW", 6)
+    G["n"] = 0
+    f = sot.to_static(keeps_translating, cache_size=64, min_graph_size=1)
+    x = np.arange(3.0)
+    for _ in range(6):
+        f(x)
+    gov = f.__sot_governor__
+    assert gov.choice == "native" and gov.reason.startswith("keeps translating:")
+    n = sot.translation_count(f)
+    G["n"] = 0
+    for _ in range(5):
+        f(x)
+    assert sot.translation_count(f) == n
+
+
+def test_full_graph_and_the_environment_switch_it_off(clock, monkeypatch):
+    f = sot.to_static(lambda x: x + 1, full_graph=True)
+    assert f.__sot_governor__ is None if hasattr(f, "__sot_governor__") else True
+    assert f.__sot_mode__ == governor.TRANSLATED
+    monkeypatch.setenv("SOT_DO_NO_HARM", "0")
+    g = sot.to_static(work)
+    assert g.__sot_mode__ == governor.TRANSLATED and g.__sot_governor__ is None
+
+
+def test_reset_measures_again(clock):
+    f = sot.to_static(work, min_graph_size=1)
+    x = np.arange(4.0)
+    for _ in range(2 + 2 * governor.SAMPLES):
+        f(x)
+    assert f.__sot_mode__ == governor.NATIVE
+    sot.reset()
+    assert f.__sot_mode__ == governor.MEASURE and f.__sot_governor__.choice is None
+
+
+def test_a_method_is_measured_with_its_instance(clock):
+    class Model:
+        def __init__(self):
+            self.w = np.ones(4)
+
+        @sot.to_static
+        def __call__(self, x):
+            return work(x) * self.w
+
+    m = Model()
+    x = np.arange(4.0)
+    for _ in range(2 + 2 * governor.SAMPLES):
+        assert_same(work(x) * m.w, m(x), bitwise=True)
+    assert Model.__call__.__sot_governor__.choice == "native"
