@@ -35,6 +35,7 @@ from .executor.variables import NULL, CellVariable, DynamicScalarVariable
 from .guards import cache
 from .guards.compile import compile_guards, load_statements
 from .guards.tracker import CellTracker, LocalTracker
+from .ir.ops_write import is_write
 from .ir.symbolic import SpecializeDims
 from .logs import dump_translation, vlog
 
@@ -304,7 +305,8 @@ def translate(frame, info: EntryInfo, options: Options, allow_break: bool = True
 
 
 def _has_array_ops(graph: FunctionGraph) -> bool:
-    return any(not out.meta.is_python for st in graph.ir.statements for out in st.outputs)
+    """Whether the graph computes or writes arrays (a write has no outputs)."""
+    return any(is_write(st) or any(not out.meta.is_python for out in st.outputs) for st in graph.ir.statements)
 
 
 def _numbers(code, options: Options, shapes):
