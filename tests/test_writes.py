@@ -752,3 +752,22 @@ def test_two_written_arguments_one_read_only_write_neither_twice(backend):
         with pytest.raises(ValueError, match="read-only"):
             static(*t)
         assert_same(e, t, bitwise=True)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_writes_with_python_numbers_that_vary_between_calls(backend):
+    def f(x, s, n):
+        x[0] = s
+        x *= s
+        x[n] = 2
+        y = np.empty(n + 1)
+        y[n] = s
+        np.add(x, s, out=x)
+        return x, y[n]
+
+    static = sot.to_static(f, backend=backend)
+    for s, n in [(1.0, 1), (2.0, 2), (3.5, 3), (4.0, 2)]:
+        e, t = np.arange(5.0), np.arange(5.0)
+        _same(f(e, s, n), static(t, s, n), backend, "result")
+        _same(e, t, backend, "argument")
+    assert not sot.explain(static, np.arange(5.0), 5.0, 1).breaks

@@ -129,7 +129,8 @@ def finish(graph) -> None:
     if not roots:
         return
     arrays = [(tracker, var.input_symbol.name, values.get(var.input_symbol.name))
-              for tracker, var in graph.inputs if var.input_symbol is not None and not var.meta.is_scalar]
+              for tracker, var in graph.inputs
+              if isinstance(var, TensorVariable) and var.input_symbol is not None and not var.meta.is_scalar]
     for tracker, name, value in arrays:
         if name not in roots:
             continue
