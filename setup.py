@@ -9,9 +9,9 @@ from setuptools import Extension, setup
 hook = Extension(
     "sot._C",
     sources=["csrc/eval_frame_hook.c", "csrc/code_state.c", "csrc/guard_program.c",
-             "csrc/static_function.c"],
+             "csrc/guard_parse.c", "csrc/static_function.c", "csrc/monitoring.c", "csrc/fp_state.c"],
     depends=["csrc/frame_adapter.h", "csrc/frame_info.h", "csrc/code_state.h",
-             "csrc/guard_program.h", "csrc/static_function.h"],
+             "csrc/guard_program.h", "csrc/guard_ops.h", "csrc/static_function.h", "csrc/fp_state.h"],
     extra_compile_args=["-Wall", "-Wextra"],
 )
 

@@ -81,6 +81,10 @@ def workloads(quick: bool):
     yield f"heat 4 steps in place {g}x{g}", W.heat_steps, (f32(g, g), f32(g - 2, g - 2)), {}
     yield f"fill 16 rows of {n}", W.fill_rows, (f32(16, n),), {}
     yield f"RK4 step in place {rows}x256", W.rk4_step, (f32(rows, 256), f32(256, 256) / 16), {}
+    gpt, n_head = W.gpt2_params(n_embd=64 if quick else 256, n_layer=2 if quick else 6)
+    tokens = [int(t) for t in rng.integers(0, 256, size=16 if quick else 48)]
+    yield f"GPT-2 (picoGPT) {len(gpt['blocks'])} layers, {len(tokens)} tokens", \
+        lambda ids: W.gpt2(ids, **gpt, n_head=n_head), (tokens,), {}
 
 
 #: pause before each timed block of calls that take a millisecond or more:

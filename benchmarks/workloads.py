@@ -128,3 +128,80 @@ def rk4_step(y, w, dt=0.01):
     k4 = np.tanh((y + dt * k3) @ w)
     y += dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
     return y
+
+
+# -- GPT-2 forward as picoGPT writes it (gpt2.py), unmodified in style:
+# list(map(lambda ...)) over heads, wpe[range(len(inputs))], np.tri mask.
+
+def gpt_gelu(x):
+    return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)))
+
+
+def gpt_softmax(x):
+    exp_x = np.exp(x - np.max(x, axis=-1, keepdims=True))
+    return exp_x / np.sum(exp_x, axis=-1, keepdims=True)
+
+
+def gpt_layer_norm(x, g, b, eps: float = 1e-5):
+    mean = np.mean(x, axis=-1, keepdims=True)
+    variance = np.var(x, axis=-1, keepdims=True)
+    x = (x - mean) / np.sqrt(variance + eps)
+    return g * x + b
+
+
+def gpt_linear(x, w, b):
+    return x @ w + b
+
+
+def gpt_ffn(x, c_fc, c_proj):
+    a = gpt_gelu(gpt_linear(x, **c_fc))
+    x = gpt_linear(a, **c_proj)
+    return x
+
+
+def gpt_attention(q, k, v, mask):
+    return gpt_softmax(q @ k.T / np.sqrt(q.shape[-1]) + mask) @ v
+
+
+def gpt_mha(x, c_attn, c_proj, n_head):
+    x = gpt_linear(x, **c_attn)
+    qkv = np.split(x, 3, axis=-1)
+    qkv_heads = list(map(lambda x: np.split(x, n_head, axis=-1), qkv))
+    causal_mask = (1 - np.tri(x.shape[0], dtype=x.dtype)) * -1e10
+    out_heads = [gpt_attention(q, k, v, causal_mask) for q, k, v in zip(*qkv_heads)]
+    x = np.hstack(out_heads)
+    x = gpt_linear(x, **c_proj)
+    return x
+
+
+def gpt_transformer_block(x, mlp, attn, ln_1, ln_2, n_head):
+    x = x + gpt_mha(gpt_layer_norm(x, **ln_1), **attn, n_head=n_head)
+    x = x + gpt_ffn(gpt_layer_norm(x, **ln_2), **mlp)
+    return x
+
+
+def gpt2(inputs, wte, wpe, blocks, ln_f, n_head):
+    x = wte[inputs] + wpe[range(len(inputs))]
+    for block in blocks:
+        x = gpt_transformer_block(x, **block, n_head=n_head)
+    x = gpt_layer_norm(x, **ln_f)
+    return x @ wte.T
+
+
+def gpt2_params(n_vocab=256, n_ctx=64, n_embd=64, n_head=4, n_layer=2, seed=0):
+    """Small random float32 weights in picoGPT's layout; (params, n_head)."""
+    rng = np.random.default_rng(seed)
+
+    def w(*shape):
+        return (rng.standard_normal(shape) * 0.02).astype(np.float32)
+
+    def ln():
+        return {"g": np.ones(n_embd, np.float32), "b": np.zeros(n_embd, np.float32)}
+
+    blocks = [{"mlp": {"c_fc": {"w": w(n_embd, 4 * n_embd), "b": w(4 * n_embd)},
+                       "c_proj": {"w": w(4 * n_embd, n_embd), "b": w(n_embd)}},
+               "attn": {"c_attn": {"w": w(n_embd, 3 * n_embd), "b": w(3 * n_embd)},
+                        "c_proj": {"w": w(n_embd, n_embd), "b": w(n_embd)}},
+               "ln_1": ln(), "ln_2": ln()} for _ in range(n_layer)]
+    params = {"wte": w(n_vocab, n_embd), "wpe": w(n_ctx, n_embd), "blocks": blocks, "ln_f": ln()}
+    return params, n_head

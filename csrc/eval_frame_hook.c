@@ -48,6 +48,7 @@
 #include "code_state.h"
 #include "guard_program.h"
 #include "static_function.h"
+#include "fp_state.h"
 
 /* ------------------------------------------------------------ state */
 
@@ -57,6 +58,11 @@ typedef struct {
     int disabled;            /* >0 while guards or the callback run */
     PyCodeObject *bypass;    /* borrowed: the replacement about to start */
     int has_owner;           /* a ThreadOwner sits in the thread's dict */
+    /* The unrun frame of the running replacement (sot_release_frame_args). */
+    sot_frame *unrun_frame;
+    PyCodeObject *unrun_code;
+    Py_ssize_t unrun_nargs;
+    int unrun_dropped;
 } sot_thread_state;
 
 /* Default (dlopen-safe) TLS model: the hot path for skipped codes does not
@@ -135,7 +141,8 @@ static PyTypeObject ResumeType = {
 /* The argument vector of an intercepted frame, on the C stack when small:
  * vec[0] = f_globals, vec[1 .. n] = arguments, vec[n+1 .. n+nfree] = free
  * cells. All references are borrowed from the (unrun) frame, which stays
- * alive until the hook returns or releases it. */
+ * alive until the hook returns or releases it (release_frame_args may drop
+ * the arguments once the replacement runs: the vector is not read then). */
 #define SOT_SMALL_VECTOR 12
 
 typedef struct {
@@ -336,19 +343,81 @@ watch_end(sot_code_state *st, sot_watch w)
     }
 }
 
+/* The (function, *args) tuple of the resume call being started, owned by
+ * run_resumes, and its function's code. Once that code's frame starts it
+ * holds the arguments itself, and the tuple lets go of them: an argument
+ * the resumed code drops (a generator left by `break`, a rebound local) is
+ * then freed when eager frees it, not when the resumed call returns.
+ * Nothing runs between the call and its frame's start: a plain global
+ * under the GIL. */
+static PyObject *resume_call = NULL;
+static PyCodeObject *resume_call_code = NULL;
+
+static void
+release_resume_args(void)
+{
+    PyObject *call = resume_call;
+    resume_call = NULL;
+    resume_call_code = NULL;
+    if (Py_REFCNT(call) != 1) {
+        return;  /* someone else can see the tuple: leave it whole */
+    }
+    for (Py_ssize_t i = 1; i < PyTuple_GET_SIZE(call); i++) {
+        PyObject *arg = PyTuple_GET_ITEM(call, i);
+        PyTuple_SET_ITEM(call, i, Py_NewRef(Py_None));
+        Py_DECREF(arg);  /* never the last reference: the frame has its own */
+    }
+}
+
 /* Call the Resume requests a replacement returns until a real result (or
  * an error) comes back. Steals `res`. */
 static PyObject *
 run_resumes(PyObject *res)
 {
     while (res != NULL && Py_IS_TYPE(res, &ResumeType)) {
-        PyObject *call = Py_NewRef(((ResumeObject *)res)->call);
+        ResumeObject *r = (ResumeObject *)res;
+        PyObject *call;
+        if (Py_REFCNT(res) == 1) {
+            call = r->call;  /* the Resume goes: take its tuple */
+            r->call = NULL;
+        }
+        else {
+            call = Py_NewRef(r->call);
+        }
         Py_DECREF(res);
-        res = PyObject_Vectorcall(PyTuple_GET_ITEM(call, 0), ((PyTupleObject *)call)->ob_item + 1,
+        PyObject *fn = PyTuple_GET_ITEM(call, 0);
+        if (PyFunction_Check(fn)) {
+            resume_call = call;
+            resume_call_code = (PyCodeObject *)PyFunction_GET_CODE(fn);
+        }
+        res = PyObject_Vectorcall(fn, ((PyTupleObject *)call)->ob_item + 1,
                                   (size_t)(PyTuple_GET_SIZE(call) - 1), NULL);
+        if (resume_call == call) {  /* its frame never reached the hook */
+            resume_call = NULL;
+            resume_call_code = NULL;
+        }
         Py_DECREF(call);
     }
     return res;
+}
+
+/* The unrun frame of the replacement running on this thread (saved and
+ * restored around nested replacements). A replacement that runs user code
+ * after its runner (one with a graph break) first calls
+ * sot._C.release_frame_args(): the unrun frame gives up its argument
+ * references, which the replacement's own frame holds too, so that what
+ * the user's code drops is freed when eager frees it. Not earlier: a
+ * runner may still ask to rerun the frame natively. */
+static PyObject *
+sot_release_frame_args(PyObject *module, PyObject *unused)
+{
+    (void)module;
+    (void)unused;
+    sot_thread_state *ts = &tls_state;
+    if (ts->unrun_frame != NULL && !ts->unrun_dropped) {
+        ts->unrun_dropped = sot_frame_drop_args(ts->unrun_frame, ts->unrun_code, ts->unrun_nargs);
+    }
+    Py_RETURN_NONE;
 }
 
 /* Run replacement code `rc` on the argument vector, as a fresh function.
@@ -407,20 +476,37 @@ run_replacement(sot_thread_state *ts, sot_frame *frame, PyCodeObject *co,
         PyErr_Clear();
     }
     sot_watch w = watch_begin(rst);
+    PyCodeObject *saved_code = ts->unrun_code;
+    sot_frame *saved_frame = ts->unrun_frame;
+    Py_ssize_t saved_nargs = ts->unrun_nargs;
+    int saved_dropped = ts->unrun_dropped;
+    ts->unrun_frame = frame;
+    ts->unrun_code = co;
+    ts->unrun_nargs = av->nargs;
+    ts->unrun_dropped = 0;
     PyObject *res = PyObject_Vectorcall(func, av->vec + 1,
                                         (size_t)av->nargs | PY_VECTORCALL_ARGUMENTS_OFFSET,
                                         NULL);
+    int dropped = ts->unrun_dropped;
+    ts->unrun_frame = saved_frame;
+    ts->unrun_code = saved_code;
+    ts->unrun_nargs = saved_nargs;
+    ts->unrun_dropped = saved_dropped;
     watch_end(rst, w);
     ts->bypass = saved_bypass;
     Py_DECREF(func);
     if (res == NULL) {
         if (PyErr_ExceptionMatches(rerun_natively)) {
+            if (dropped) {  /* only a runner asks, before release_frame_args */
+                PyErr_SetString(PyExc_SystemError, "sot._C: RerunNatively after release_frame_args()");
+                return NULL;
+            }
             PyErr_Clear();
             *rerun = 1;
         }
         return NULL;
     }
-    return run_resumes(res);
+    return res;  /* the caller runs its Resume requests once the frame is released */
 }
 
 /* The slow part of the hook: cache lookup, callback, replacement. Kept out
@@ -456,6 +542,7 @@ intercept(PyThreadState *tstate, sot_thread_state *ts, sot_frame *frame,
                     return run_default(tstate, frame, 0);
                 }
                 sot_frame_release_unrun(tstate, frame);
+                sot_frame_drop_unrun_locals(frame, co);
                 return run_resumes(res);
             }
             replacement = Py_NewRef(PyTuple_GET_ITEM(entry, 1));
@@ -498,8 +585,13 @@ intercept(PyThreadState *tstate, sot_thread_state *ts, sot_frame *frame,
         /* The replacement did nothing observable yet; the frame is unrun. */
         return run_default(tstate, frame, 0);
     }
+    /* The unrun frame lets go of the arguments before the resumed code
+     * runs: what it drops is freed then, as eagerly. */
     sot_frame_release_unrun(tstate, frame);
-    return res;
+    if (res != NULL) {
+        sot_frame_drop_unrun_locals(frame, co);
+    }
+    return run_resumes(res);
 
 error:
     argvec_fini(&av);
@@ -512,6 +604,9 @@ sot_eval_frame(PyThreadState *tstate, sot_frame *frame, int throwflag)
 {
     /* A skipped code costs one look into co_extra. */
     PyCodeObject *co = sot_frame_code(frame);
+    if (co == resume_call_code) {
+        release_resume_args();
+    }
     sot_code_state *st = code_state_peek(co);
     if (st != NULL && st->skip) {
         return run_default(tstate, frame, throwflag);
@@ -526,7 +621,7 @@ sot_eval_frame(PyThreadState *tstate, sot_frame *frame, int throwflag)
     }
     if (throwflag || (co->co_flags & SOT_GENERATOR_FLAGS) ||
         !(co->co_flags & CO_OPTIMIZED) || !sot_frame_is_plain(frame) ||
-        sot_tstate_tracing(tstate)) {
+        sot_tstate_tracing(tstate, co)) {
         return run_default(tstate, frame, throwflag);
     }
     intercepts++;
@@ -707,6 +802,8 @@ static PyMethodDef sot_methods[] = {
     {"frames_seen", sot_frames_seen, METH_NOARGS,
      "frames_seen() -> frames intercepted while a callback was set"},
     {"reset_counters", sot_reset_counters, METH_NOARGS, "reset_counters()"},
+    {"release_frame_args", sot_release_frame_args, METH_NOARGS,
+     "release_frame_args(): the running replacement's unrun frame gives up its arguments"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -756,7 +853,8 @@ PyInit__C(void)
         PyModule_AddObjectRef(m, "GuardProgram", (PyObject *)&GuardProgram_Type) < 0 ||
         PyModule_AddObjectRef(m, "StaticFunction", (PyObject *)&StaticFunction_Type) < 0 ||
         PyModule_AddFunctions(m, sot_guard_methods) < 0 ||
-        PyModule_AddFunctions(m, sot_code_state_methods) < 0) {
+        PyModule_AddFunctions(m, sot_code_state_methods) < 0 ||
+        PyModule_AddFunctions(m, sot_fp_state_methods) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -17,11 +17,16 @@
  *   sot_frame_free_cell(f, co, i) borrowed closure cell for co_freevars[i]
  *   sot_frame_closure(f, co)    new reference to the tuple of free cells
  *   sot_frame_closure_ok(f, co) the free cells can be read
+ *   sot_frame_drop_args(f, co, n)  give up an unrun frame's argument
+ *                               references (sot_release_frame_args)
+ *   sot_frame_drop_unrun_locals(f, co)  give up all of them (before release)
  *   sot_frame_release_unrun(ts, f)  release a frame that the hook decided
  *                               not to evaluate, as the caller of the
  *                               eval-frame function expects
  *   sot_code_nfree(co), sot_code_argnames(co)
- *   sot_tstate_tracing(ts)      a trace or profile function is active
+ *   sot_tstate_tracing(ts, co)  a trace or profile function is active, or
+ *                               (3.12+) a sys.monitoring tool has events
+ *                               set globally or on co
  *
  * How an unevaluated frame is released differs per version:
  *
@@ -75,11 +80,6 @@ typedef struct {
 #define sot_code_set_extra _PyCode_SetExtra
 #endif
 
-static inline int
-sot_tstate_tracing(PyThreadState *tstate)
-{
-    return tstate->c_tracefunc != NULL || tstate->c_profilefunc != NULL;
-}
 
 /* ------------------------------------------------------------------ 3.10 */
 #if PY_VERSION_HEX < 0x030B0000
@@ -156,6 +156,32 @@ sot_frame_release_unrun(PyThreadState *tstate, sot_frame *f)
 {
     (void)tstate;
     (void)f;
+}
+
+/* Drop what an unrun frame holds (its arguments) before the frame itself
+ * goes (later, in _PyEval_Vector): nothing keeps them alive meanwhile. */
+static inline void
+sot_frame_drop_unrun_locals(sot_frame *f, PyCodeObject *co)
+{
+    Py_ssize_t n = co->co_nlocals + PyTuple_GET_SIZE(co->co_cellvars) +
+                   PyTuple_GET_SIZE(co->co_freevars);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_CLEAR(f->f_localsplus[i]);
+    }
+}
+
+/* Give up an unrun frame's first nargs argument references (the frame keeps
+ * the slots, empty); 0 where an argument lives in a cell (cell2arg). */
+static inline int
+sot_frame_drop_args(sot_frame *f, PyCodeObject *co, Py_ssize_t nargs)
+{
+    if (co->co_cell2arg != NULL) {
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < nargs; i++) {
+        Py_CLEAR(f->f_localsplus[i]);
+    }
+    return 1;
 }
 
 /* ---------------------------------------------------------- 3.11 - 3.13 */
@@ -237,6 +263,18 @@ sot_frame_closure_ok(sot_frame *f, PyCodeObject *co)
            PyTuple_GET_SIZE(closure) == co->co_nfreevars;
 }
 
+/* Give up an unrun frame's first nargs argument references (the frame keeps
+ * the slots, empty: clearing it later skips them). Returns 1. */
+static inline int
+sot_frame_drop_args(sot_frame *f, PyCodeObject *co, Py_ssize_t nargs)
+{
+    (void)co;
+    for (Py_ssize_t i = 0; i < nargs; i++) {
+        Py_CLEAR(f->localsplus[i]);
+    }
+    return 1;
+}
+
 #if PY_VERSION_HEX < 0x030C0000
 static inline void
 sot_frame_release_unrun(PyThreadState *tstate, sot_frame *f)
@@ -244,7 +282,25 @@ sot_frame_release_unrun(PyThreadState *tstate, sot_frame *f)
     (void)tstate;
     (void)f;
 }
+
+/* Drop what an unrun frame holds (its arguments) before the frame itself
+ * goes (_PyEvalFrameClearAndPop, later): nothing keeps them alive meanwhile. */
+static inline void
+sot_frame_drop_unrun_locals(sot_frame *f, PyCodeObject *co)
+{
+    for (int i = 0; i < co->co_nlocalsplus; i++) {
+        Py_CLEAR(f->localsplus[i]);
+    }
+}
 #else
+/* 3.12+: sot_frame_release_unrun drops them, and pops the frame. */
+static inline void
+sot_frame_drop_unrun_locals(sot_frame *f, PyCodeObject *co)
+{
+    (void)f;
+    (void)co;
+}
+
 
 #if PY_VERSION_HEX < 0x030D0000
 /* Python/pystate.c: _PyThreadState_PopFrame (3.12, not exported). */
@@ -299,5 +355,18 @@ sot_frame_release_unrun(PyThreadState *tstate, sot_frame *f)
 #endif /* 3.12+ */
 
 #endif /* 3.11+ */
+
+/* ------------------------------------------------ tracing and monitoring */
+
+/* 1 if a sys.monitoring tool (3.12+) has events set globally or on co
+ * (monitoring.c: reading the interpreter's monitors needs internal headers). */
+int sot_monitoring_active(PyThreadState *tstate, PyCodeObject *co);
+
+static inline int
+sot_tstate_tracing(PyThreadState *tstate, PyCodeObject *co)
+{
+    return tstate->c_tracefunc != NULL || tstate->c_profilefunc != NULL ||
+           sot_monitoring_active(tstate, co);
+}
 
 #endif /* SOT_FRAME_ADAPTER_H */

@@ -20,7 +20,7 @@
  *                                    dtype and shape are read from the
  *                                    array struct, not through attributes
  *           ("value", r, value)      same exact type and value; floats
- *                                    bit-exact, NaN matches NaN; tuples
+ *                                    bit-exact (NaN sign, payload); tuples
  *                                    element-wise
  *           ("len", r, T, n)         type(regs[r]) is T and len == n
  *           ("dictkeys", r, T, keys) type is T, keys in order equal keys
@@ -29,9 +29,16 @@
  *                                    regs[r].shape[i] == regs[s].shape[j]
  *                                    (struct reads when a value's type is
  *                                    the given ndarray type)
+ *           ("same", r, s, expect)   (regs[r] is regs[s]) == expect
+ *           ("notin", r, key)        regs[r] is an exact dict without key
+ *           ("typever", T, tag)      T is unchanged since the trace: its
+ *                                    version tag is still valid and == tag
+ *                                    (any attribute set on T or a base
+ *                                    invalidates it; see type_version())
  *
  * Everything reads the frame's borrowed argument vector; registers own
- * their values and are released on every path.
+ * their values and are released on every path. The tuples are parsed in
+ * guard_parse.c into the guard_op structs of guard_ops.h.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -39,6 +46,7 @@
 #include <string.h>
 
 #include "guard_program.h"
+#include "guard_ops.h"
 
 /* The leading fields of NumPy's PyArrayObject (numpy/ndarraytypes.h,
  * PyArrayObject_fields): public ABI, unchanged from NumPy 1.7 through 2.x.
@@ -55,43 +63,6 @@ typedef struct {
     int flags;
 } sot_ndarray_head;
 
-enum {
-    OP_ARG, OP_CELL, OP_GLOBAL, OP_BUILTINS, OP_ATTR, OP_ITEM, OP_CONST,
-    OP_TYPE, OP_ID, OP_TENSOR, OP_VALUE, OP_LEN, OP_DICTKEYS, OP_ABSENT, OP_DIMEQ,
-};
-
-static const char *const op_names[] = {
-    "arg", "cell", "global", "builtins", "attr", "item", "const",
-    "type", "id", "tensor", "value", "len", "dictkeys", "absent", "dimeq", NULL,
-};
-
-/* How many fields each op's tuple has, op name included. */
-static const int op_sizes[] = {3, 3, 3, 2, 4, 4, 3, 3, 3, 6, 3, 4, 4, 2, 6};
-
-typedef struct {
-    int op;
-    int reg;
-    int src;
-    int exact;            /* tensor: the type is numpy.ndarray itself */
-    Py_ssize_t n;         /* index, length, or ndim (-1: no shape); dimeq: first axis */
-    Py_ssize_t m;         /* dimeq: second axis */
-    PyObject *a;          /* type, name, key, value, object (owned) */
-    PyObject *b;          /* dtype, keys (owned) */
-    Py_ssize_t *dims;     /* tensor shape, -1 for a symbolic dim */
-} guard_op;
-
-typedef struct {
-    PyObject_HEAD
-    Py_ssize_t nargs;
-    Py_ssize_t ncells;
-    int nregs;
-    Py_ssize_t nops;
-    guard_op *ops;
-    PyObject *fallback;   /* the generated Python guard: strict mode compares */
-    PyObject *spec;       /* the ops as given */
-    vectorcallfunc vectorcall;
-} GuardProgram;
-
 static int strict_mode = 0;
 static PyObject *str_builtins = NULL;      /* "__builtins__", interned */
 static PyObject *interp_builtins = NULL;   /* the builtins module's dict */
@@ -103,10 +74,7 @@ static Py_ssize_t c_evaluations = 0;
 static int
 float_same(double x, double y)
 {
-    if (x != x || y != y) {
-        return x != x && y != y;  /* every NaN is the same NaN */
-    }
-    return memcmp(&x, &y, sizeof(double)) == 0;
+    return memcmp(&x, &y, sizeof(double)) == 0;  /* bit-exact: -0.0, NaN sign and payload */
 }
 
 /* 1 if v is interchangeable with w (sot.guards.tracker.value_key equal),
@@ -146,10 +114,31 @@ value_equal(PyObject *v, PyObject *w)
 
 /* ------------------------------------------------------------- checks */
 
+/* The same dtype, or an equal one (byte order included) where neither
+ * carries metadata (== ignores it; a dtype with metadata must be the one). */
 static int
 dtype_equal(PyObject *have, PyObject *want)
 {
-    return have == want ? 1 : PyObject_RichCompareBool(have, want, Py_EQ);
+    if (have == want) {
+        return 1;
+    }
+    int eq = PyObject_RichCompareBool(have, want, Py_EQ);
+    if (eq <= 0) {
+        return eq;
+    }
+    PyObject *m1 = PyObject_GetAttrString(have, "metadata");
+    if (m1 == NULL) {
+        return -1;
+    }
+    PyObject *m2 = PyObject_GetAttrString(want, "metadata");
+    if (m2 == NULL) {
+        Py_DECREF(m1);
+        return -1;
+    }
+    eq = m1 == Py_None && m2 == Py_None;
+    Py_DECREF(m1);
+    Py_DECREF(m2);
+    return eq;
 }
 
 static int
@@ -293,6 +282,44 @@ builtins_of(PyObject *g)
     return b;
 }
 
+/* Whether t's version tag is valid: 3.13 drops a tag by setting it to 0
+ * (the flag is no longer kept); before, PyType_Modified clears the flag. */
+static int
+version_valid(PyTypeObject *t)
+{
+#if PY_VERSION_HEX >= 0x030D0000
+    return t->tp_version_tag != 0;
+#else
+    return (t->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) && t->tp_version_tag != 0;
+#endif
+}
+
+/* The version tag of type t, assigned now if t has none; 0 when CPython
+ * cannot give it one (tags exhausted, or too many changes of t): a guard
+ * on 0 never holds. */
+static unsigned int
+type_version(PyTypeObject *t)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+    if (!PyUnstable_Type_AssignVersionTag(t)) {
+        return 0;
+    }
+#else
+    if (!version_valid(t)) {
+        /* a method-cache lookup assigns a tag as a side effect */
+        (void)_PyType_Lookup(t, str_builtins);
+    }
+#endif
+    return version_valid(t) ? t->tp_version_tag : 0;
+}
+
+static int
+type_unchanged(PyObject *t, Py_ssize_t tag)
+{
+    PyTypeObject *tp = (PyTypeObject *)t;
+    return tag != 0 && version_valid(tp) && (Py_ssize_t)tp->tp_version_tag == tag;
+}
+
 /* -------------------------------------------------------- evaluation */
 
 #define SMALL_REGS 16
@@ -399,6 +426,21 @@ run_program(GuardProgram *p, PyObject *const *vec, Py_ssize_t n)
         case OP_DIMEQ:
             ok = check_dimeq(op, v, regs[op->src]);
             break;
+        case OP_SAME:
+            ok = (v == regs[op->src]) == (op->n != 0);
+            break;
+        case OP_NOTIN:
+            if (!PyDict_CheckExact(v)) {
+                ok = 0;
+            }
+            else {
+                ok = PyDict_Contains(v, op->a);
+                ok = ok < 0 ? -1 : !ok;
+            }
+            break;
+        case OP_TYPEVER:
+            ok = type_unchanged(op->a, op->n);
+            break;
         }
     }
     for (int r = 0; r < p->nregs; r++) {
@@ -441,159 +483,6 @@ sot_guard_program_holds(PyObject *program, PyObject *const *vec, Py_ssize_t n)
         }
     }
     return hold;
-}
-
-/* ------------------------------------------------------------ parsing */
-
-static int
-parse_index(PyObject *t, Py_ssize_t i, Py_ssize_t limit, const char *what, Py_ssize_t *out)
-{
-    Py_ssize_t v = PyLong_AsSsize_t(PyTuple_GET_ITEM(t, i));
-    if (v == -1 && PyErr_Occurred()) {
-        return -1;
-    }
-    if (v < 0 || v >= limit) {
-        PyErr_Format(PyExc_ValueError, "guard program: %s %zd out of range (< %zd)", what, v, limit);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
-static int
-parse_type(PyObject *t, Py_ssize_t i, PyObject **out)
-{
-    PyObject *v = PyTuple_GET_ITEM(t, i);
-    if (!PyType_Check(v)) {
-        PyErr_SetString(PyExc_TypeError, "guard program: expected a type");
-        return -1;
-    }
-    *out = Py_NewRef(v);
-    return 0;
-}
-
-static int
-parse_op(GuardProgram *p, PyObject *t, guard_op *op)
-{
-    if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) < 2 || !PyUnicode_Check(PyTuple_GET_ITEM(t, 0))) {
-        PyErr_SetString(PyExc_TypeError, "guard program: each op is a tuple (name, ...)");
-        return -1;
-    }
-    op->op = -1;
-    for (int k = 0; op_names[k] != NULL; k++) {
-        if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(t, 0), op_names[k]) == 0) {
-            op->op = k;
-        }
-    }
-    if (op->op < 0 || PyTuple_GET_SIZE(t) != op_sizes[op->op]) {
-        PyErr_Format(PyExc_ValueError, "guard program: bad op %R", t);
-        return -1;
-    }
-    Py_ssize_t reg = -1, x;
-    if (op->op != OP_ABSENT && parse_index(t, 1, p->nregs, "register", &reg) < 0) {
-        return -1;
-    }
-    op->reg = (int)reg;
-    switch (op->op) {
-    case OP_ARG:
-        return parse_index(t, 2, p->nargs, "argument", &op->n);
-    case OP_CELL:
-        return parse_index(t, 2, p->ncells, "cell", &op->n);
-    case OP_ATTR:
-    case OP_ITEM:
-        if (parse_index(t, 2, p->nregs, "register", &x) < 0) {
-            return -1;
-        }
-        op->src = (int)x;
-        op->a = Py_NewRef(PyTuple_GET_ITEM(t, 3));
-        if (op->op == OP_ATTR && !PyUnicode_Check(op->a)) {
-            PyErr_SetString(PyExc_TypeError, "guard program: attribute name must be a str");
-            return -1;
-        }
-        return 0;
-    case OP_GLOBAL:
-    case OP_CONST:
-    case OP_ID:
-    case OP_VALUE:
-        op->a = Py_NewRef(PyTuple_GET_ITEM(t, 2));
-        return 0;
-    case OP_ABSENT:
-        op->reg = -1;
-        op->a = Py_NewRef(PyTuple_GET_ITEM(t, 1));
-        return 0;
-    case OP_BUILTINS:
-        return 0;
-    case OP_DIMEQ: {
-        if (parse_index(t, 3, p->nregs, "register", &x) < 0) {
-            return -1;
-        }
-        op->src = (int)x;
-        op->n = PyLong_AsSsize_t(PyTuple_GET_ITEM(t, 2));
-        op->m = PyLong_AsSsize_t(PyTuple_GET_ITEM(t, 4));
-        if ((op->n == -1 || op->m == -1) && PyErr_Occurred()) {
-            return -1;
-        }
-        return parse_type(t, 5, &op->b);
-    }
-    case OP_TYPE:
-        return parse_type(t, 2, &op->a);
-    case OP_LEN:
-        if (parse_type(t, 2, &op->a) < 0) {
-            return -1;
-        }
-        op->n = PyLong_AsSsize_t(PyTuple_GET_ITEM(t, 3));
-        return op->n == -1 && PyErr_Occurred() ? -1 : 0;
-    case OP_DICTKEYS:
-        if (parse_type(t, 2, &op->a) < 0) {
-            return -1;
-        }
-        if (!PyType_IsSubtype((PyTypeObject *)op->a, &PyDict_Type) ||
-            !PyTuple_Check(PyTuple_GET_ITEM(t, 3))) {
-            PyErr_SetString(PyExc_TypeError, "guard program: dictkeys needs a dict type and a tuple");
-            return -1;
-        }
-        op->b = Py_NewRef(PyTuple_GET_ITEM(t, 3));
-        return 0;
-    case OP_TENSOR: {
-        if (parse_type(t, 2, &op->a) < 0) {
-            return -1;
-        }
-        op->b = Py_NewRef(PyTuple_GET_ITEM(t, 3));
-        PyObject *shape = PyTuple_GET_ITEM(t, 4);
-        op->exact = PyObject_IsTrue(PyTuple_GET_ITEM(t, 5));
-        if (op->exact < 0) {
-            return -1;
-        }
-        if (shape == Py_None) {
-            op->n = -1;
-            op->exact = 0;  /* NumPy scalars are not arrays */
-            return 0;
-        }
-        if (!PyTuple_Check(shape)) {
-            PyErr_SetString(PyExc_TypeError, "guard program: tensor shape must be a tuple or None");
-            return -1;
-        }
-        op->n = PyTuple_GET_SIZE(shape);
-        op->dims = PyMem_Calloc(op->n ? op->n : 1, sizeof(Py_ssize_t));
-        if (op->dims == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        for (Py_ssize_t i = 0; i < op->n; i++) {
-            PyObject *d = PyTuple_GET_ITEM(shape, i);
-            op->dims[i] = d == Py_None ? -1 : PyLong_AsSsize_t(d);
-            if (op->dims[i] == -1 && PyErr_Occurred()) {
-                return -1;
-            }
-            if (d != Py_None && op->dims[i] < 0) {
-                PyErr_SetString(PyExc_ValueError, "guard program: negative dimension");
-                return -1;
-            }
-        }
-        return 0;
-    }
-    }
-    return 0;
 }
 
 /* ------------------------------------------------------------ the type */
@@ -674,7 +563,7 @@ gp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     }
     self->nops = nops;
     for (Py_ssize_t k = 0; k < nops; k++) {
-        if (parse_op(self, PyTuple_GET_ITEM(ops, k), &self->ops[k]) < 0) {
+        if (sot_guard_parse_op(self, PyTuple_GET_ITEM(ops, k), &self->ops[k]) < 0) {
             Py_DECREF(self);
             return NULL;
         }
@@ -689,7 +578,7 @@ gp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         guard_op *op = &self->ops[k];
         int is_load = op->op <= OP_CONST;
         int reads = is_load ? ((op->op == OP_ATTR || op->op == OP_ITEM) ? op->src : -1) : op->reg;
-        int reads2 = op->op == OP_DIMEQ ? op->src : -1;
+        int reads2 = (op->op == OP_DIMEQ || op->op == OP_SAME) ? op->src : -1;
         if ((reads >= 0 && !written[reads]) || (reads2 >= 0 && !written[reads2]) ||
             (is_load && written[op->reg])) {
             PyMem_Free(written);
@@ -805,7 +694,40 @@ sot_array_layout_ok(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_TRUE;
 }
 
+/* type_version(T) -> T's version tag (assigned if T had none), 0 if none
+ * can be given: what a "typever" op compares against. */
+static PyObject *
+sot_type_version(PyObject *module, PyObject *t)
+{
+    (void)module;
+    if (!PyType_Check(t)) {
+        PyErr_SetString(PyExc_TypeError, "type_version() takes a type");
+        return NULL;
+    }
+    return PyLong_FromUnsignedLong(type_version((PyTypeObject *)t));
+}
+
+/* type_unchanged(T, tag) -> the "typever" check, for the Python reference. */
+static PyObject *
+sot_type_unchanged(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 2 || !PyType_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "type_unchanged(type, tag)");
+        return NULL;
+    }
+    Py_ssize_t tag = PyLong_AsSsize_t(args[1]);
+    if (tag == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    return PyBool_FromLong(type_unchanged(args[0], tag));
+}
+
 PyMethodDef sot_guard_methods[] = {
+    {"type_version", sot_type_version, METH_O,
+     "type_version(T) -> T's version tag, assigned now if needed; 0 if CPython cannot give one"},
+    {"type_unchanged", (PyCFunction)(void (*)(void))sot_type_unchanged, METH_FASTCALL,
+     "type_unchanged(T, tag) -> whether T's version tag is still valid and equal to tag"},
     {"set_guard_strict", sot_set_guard_strict, METH_O,
      "set_guard_strict(flag) -> previous: also run each C guard's Python twin and count disagreements"},
     {"guard_counters", sot_guard_counters, METH_NOARGS,

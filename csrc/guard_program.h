@@ -5,7 +5,8 @@
  * it from the same Guard objects as the generated Python guard): a short
  * list of loads into registers (argument, cell contents, global, builtins,
  * attribute, item, constant) and checks on registers (exact type, identity,
- * ndarray type/dtype/shape, value, length, dict keys, global absent).
+ * ndarray type/dtype/shape, value, length, dict keys, global or key absent,
+ * identity relation of two registers, a class's version tag unchanged).
  * Loads and checks run in the order given; any exception means "does not
  * hold" and is cleared, exactly like the Python guard.
  */

@@ -17,7 +17,9 @@ The contract (see ``csrc/eval_frame_hook.c``):
 * A replacement that returns ``Resume(function, *args)`` has the hook call
   ``function(*args)`` once the replacement's frame is gone (the frame's
   result is that call's); one that raises ``RerunNatively`` before doing
-  anything else has the hook run the original frame natively.
+  anything else has the hook run the original frame natively. A replacement
+  that runs user code calls ``release_frame_args()`` first (after its
+  runner): the unrun frame then drops its references to the arguments.
 """
 from __future__ import annotations
 
@@ -36,6 +38,7 @@ from sot._C import (  # noqa: F401  (re-exported API)
     get_callback,
     hook_installed,
     is_skipped,
+    release_frame_args,
     reset_counters,
     set_cache,
     set_callback,
@@ -56,6 +59,7 @@ __all__ = [
     "get_callback",
     "hook_installed",
     "is_skipped",
+    "release_frame_args",
     "reset_counters",
     "set_cache",
     "set_callback",

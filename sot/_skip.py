@@ -30,6 +30,8 @@ from ._codemap import CodeMap
 GENERATED_PREFIX = "<sot"
 TRACED = None  # the decision for a code that is translated
 
+SOT_WHY = "sot itself"  # never logged or listed: not the user's code
+
 #: The default skip table: (top-level module names, why none of it is traced).
 NUMPY_WHY = ("NumPy: its functions are captured as graph ops where the op registry knows them; "
              "its own Python source is dispatch around compiled code, which a trace cannot improve")
@@ -43,7 +45,7 @@ DEFAULT_SKIPS = (
     (("matplotlib",), "matplotlib: drawing and file I/O, no NumPy work to capture"),
     (("torch", "jax", "jaxlib", "tensorflow", "numba"),
      "another array framework or compiler: its values are not NumPy arrays a graph could hold"),
-    (("sot",), "sot itself"),
+    (("sot",), SOT_WHY),
     # the standard library, by directory (see _stdlib_dirs): appended below
 )
 STDLIB_WHY = ("the standard library: its I/O, threading, logging and import machinery must run "
@@ -107,7 +109,7 @@ def _build_table() -> list:
     # NumPy is library code wherever it was imported from (a PYTHONPATH or
     # source checkout is not under site-packages): by its module object.
     rows.append((_NUMPY_DIR, NUMPY_WHY))
-    rows.append((_real(os.path.dirname(__file__)) + os.sep, "sot itself"))
+    rows.append((_real(os.path.dirname(__file__)) + os.sep, SOT_WHY))
     rows += [(p, rule) for p, rule, _label in _user_rules]  # later rows win at equal prefix
     # longest prefix first; at equal length the later row (a user's) wins
     order = sorted(range(len(rows)), key=lambda i: (-len(rows[i][0]), -i))

@@ -19,19 +19,20 @@ import time
 from dataclasses import dataclass, field
 
 from . import _hook, _skip
-from .backends import GraphWriteError, compile_graph
+from .backends import GraphWriteError, compile_graph, fp_state
+from .backends.numpy_writes import first_commit
 from .executor import writes
-from .breaks.reasons import INTERNAL, UNSUPPORTED_BREAK, BreakReason, FallbackError
-from .breaks import resume as breaks
+from .breaks.reasons import DATA_DEPENDENT, INTERNAL, UNSUPPORTED_BREAK, BreakReason, FallbackError
+from .breaks import regions, resume as breaks
 from .executor import freeze
 from .executor.codegen import make_calling_code, uniform_arg_names
 from .executor.executor import BreakHere, OpcodeExecutor
 from .executor.function_graph import FunctionGraph
-from .executor.opcode_table import FACTS
+from .executor.opcode_table import FACTS, instructions, loop_ranges
 from .executor.output import OutputBuilder
 from .executor.scalar_policy import ScalarPolicy
 from .executor.shape_policy import ShapePolicy
-from .executor.variables import NULL, CellVariable, DynamicScalarVariable
+from .executor.variables import NULL, CellVariable, DynamicScalarVariable, TupleVariable, UserFunctionVariable
 from .guards import cache
 from .guards.compile import compile_guards, load_statements
 from .guards.tracker import CellTracker, LocalTracker
@@ -202,6 +203,8 @@ def _skipped(code, rule: str):
     """Tell the hook never to ask about `code` again (one flag test per call
     from now on); say so once, with the rule."""
     _skip.note_skipped(code, rule)
+    if rule == _skip.SOT_WHY:
+        return _hook.SKIP
     vlog(1, log, "%s (%s:%d) is not traced: %s", code.co_name, code.co_filename, code.co_firstlineno, rule)
     for rec in _skip_recorders:
         rec.append((code.co_name, code.co_filename, code.co_firstlineno, rule))
@@ -326,50 +329,82 @@ def _at_call_site(code, error: FallbackError) -> BreakReason:
     return outer.located(code.co_filename, line)
 
 
-def make_break(frame, instr, reason: BreakReason, info: EntryInfo, options: Options, shapes=None):
-    """Simulate again up to `instr` and split the frame there."""
+def _simulate_to(frame, offset: int, info: EntryInfo, options: Options, shapes):
+    """(graph, executor) of a simulation stopped before the instruction at `offset`."""
     code = frame.f_code
-    stop = breaks.stop_offset(code, instr)
-    if isinstance(stop, str):
-        raise FallbackError(UNSUPPORTED_BREAK, stop)
-    stop_at, loop = stop
     graph = FunctionGraph(f"{code.co_name}_graph", shapes, options.freeze)
     graph.numbers = _numbers(code, options, shapes)
-    executor = _simulate(frame, graph, break_at=stop_at)
+    executor = _simulate(frame, graph, break_at=offset)
     try:
         with _phase(info, "simulate"):
             executor.run()
     except BreakHere:
-        pass
-    else:
-        raise FallbackError(INTERNAL, "the second simulation did not reach the break")
-    stack_nulls = [v is NULL for v in executor.stack]
-    if loop is None:
-        plan = breaks.plan_break(code, instr, reason, stack_nulls)
-    else:
-        bound = set(executor.locals) | set(executor.lazy_locals)
-        plan = breaks.plan_loop(code, loop, stack_nulls, bound)
-    if isinstance(plan, str):
-        raise FallbackError(UNSUPPORTED_BREAK, plan)
+        return graph, executor
+    raise FallbackError(INTERNAL, "the second simulation did not reach the break")
+
+
+def make_break(frame, instr, reason: BreakReason, info: EntryInfo, options: Options, shapes=None):
+    """Simulate again up to `instr` and split the frame there; where no split
+    at `instr` itself is possible, around the statement that holds it."""
+    code = frame.f_code
+    stop = breaks.stop_offset(code, instr)
+    why = stop
+    if not isinstance(stop, str):
+        stop_at, loop = stop
+        graph, executor = _simulate_to(frame, stop_at, info, options, shapes)
+        stack_nulls = [v is NULL for v in executor.stack]
+        if loop is None:
+            plan = breaks.plan_break(code, instr, reason, stack_nulls)
+        else:
+            bound = set(executor.locals) | set(executor.lazy_locals)
+            plan = breaks.plan_loop(code, loop, stack_nulls, bound)
+        why = plan
+        if not isinstance(plan, str):
+            n_graphs = len(info.graphs)
+            try:
+                return _split(frame, graph, executor, plan, None, reason, info, options)
+            except FallbackError as e:  # e.g. a value on the stack the runner cannot return
+                del info.graphs[n_graphs:]
+                why = e.reason.message
+    graph, executor, plan, region_live = _region_break(frame, instr, why, reason, info, options, shapes)
+    return _split(frame, graph, executor, plan, region_live, reason, info, options)
+
+
+def _split(frame, graph, executor, plan, region_live, reason, info: EntryInfo, options: Options):
+    """The replacement for a break planned by `plan` after a simulation stopped at its start."""
+    code = frame.f_code
     restored = [n for n in code.co_varnames if n in executor.locals] + \
         [n for n in executor.locals if n not in code.co_varnames]
     live = restored + [n for n in executor.lazy_locals if n not in executor.locals]
-    live = [n for n in live if not n.startswith(breaks.SOT_PREFIX)]  # resume prologue temporaries
+    if region_live is not None:
+        live = region_live
+    live = [n for n in live if not n.startswith(breaks.SOT_PREFIX) and n not in code.co_cellvars]
     restored = [n for n in restored if not n.startswith(breaks.SOT_PREFIX)]
-    resume = breaks.resume_code(code, plan.resume_offset, plan.layout_after, live)
-    # What the native instruction pushes, and locals already known to come
-    # from array data, are typed-guarded only in the resume function.
-    n = len(plan.layout_after)
-    dynamic = {f"{breaks.STACK_PREFIX}{j}" for j in range(n - plan.pushed, n)}
-    dynamic |= {n for n, v in executor.locals.items() if isinstance(v, DynamicScalarVariable)}
-    breaks.RESUME_DYNAMIC[resume] = frozenset(breaks.RESUME_DYNAMIC.get(resume, frozenset()) | dynamic)
+    # Cell variables are restored into the replacement's cells; the resume
+    # function then takes those cells themselves (breaks/resume.py).
+    cells = {n: executor.cells[n].contents for n in code.co_cellvars
+             if n in executor.cells and executor.cells[n].contents is not None}
+    restored += list(cells)
+    resume = None
+    if plan.resume_offset is not None:
+        resume = breaks.resume_code(code, plan.resume_offset, plan.layout_after, live)
+        # What ran natively (the instruction's results, the region's stores),
+        # and locals already known to come from array data, are typed-guarded
+        # only in the resume function.
+        n = len(plan.layout_after)
+        dynamic = {f"{breaks.STACK_PREFIX}{j}" for j in range(n - plan.pushed, n)} | plan.native_stores
+        dynamic |= {n for n, v in executor.locals.items() if isinstance(v, DynamicScalarVariable)}
+        breaks.RESUME_DYNAMIC[resume] = frozenset(breaks.RESUME_DYNAMIC.get(resume, frozenset()) | dynamic)
     info.graph_break = reason
     if len(graph.ir) < options.min_graph_size:
         info.native_ops = len(graph.ir)
         replacement = breaks.native_prefix_code(code, plan, live, resume)
     else:
         builder = OutputBuilder([t for t, _ in graph.inputs])
-        exprs = [builder.expr(executor.locals[n]) for n in restored]
+        functions, restored = _functions_to_rebuild(code, executor, cells, restored)
+        values = {f.defaults: TupleVariable(list(f.var.defaults)) for f in functions if f.defaults}
+        exprs = [builder.expr(values[n] if n in values else cells[n] if n in cells else executor.locals[n])
+                 for n in restored]
         stack_vals = [v for v in executor.stack if v is not NULL]
         exprs += [builder.expr(v) for v in stack_vals]
         if plan.kind == "bool":
@@ -377,10 +412,68 @@ def make_break(frame, instr, reason: BreakReason, info: EntryInfo, options: Opti
         with _phase(info, "codegen"):
             runner = make_runner(code, graph, builder, "(" + "".join(e + ", " for e in exprs) + ")", info, options)
         used = _used_cell_indices(builder.trackers)
-        build = breaks.loop_region_code if plan.kind == "loop" else breaks.compiled_prefix_code
-        replacement = build(code, plan, runner, used, live, restored, resume)
+        build = breaks.loop_region_code if plan.kind in ("loop", "region") else breaks.compiled_prefix_code
+        replacement = build(code, plan, runner, used, live, restored, resume, functions)
     _hook.skip_code(replacement)
     return replacement, graph
+
+
+def _functions_to_rebuild(code, executor, cells: dict, restored: list):
+    """Functions the frame made before the break that locals or cells hold:
+    the replacement makes them again over its own cells (RebuiltFunction).
+    Returns (those, the restored names left for the runner)."""
+    by_var: dict = {}
+    for n in restored:
+        v = cells[n] if n in cells else executor.locals[n]
+        if isinstance(v, UserFunctionVariable) and v.value is None:
+            by_var.setdefault(id(v), (v, []))[1].append(n)
+    if not by_var:
+        return [], restored
+    cell_names = {id(c): n for n, c in executor.cells.items()}
+    functions = []
+    for k, (v, names) in enumerate(by_var.values()):
+        closure = [cell_names.get(id(c)) for c in v.closure]
+        if None in closure or v.kwdefaults or v.globals is not executor.globals:
+            raise FallbackError(UNSUPPORTED_BREAK, f"function {v.name} made before the break cannot be made again")
+        defaults = f"{breaks.SOT_PREFIX}d{k}" if v.defaults else None
+        f = breaks.RebuiltFunction(names, v.code, v.qualname, closure, defaults)
+        f.var = v
+        functions.append(f)
+    skip = {n for f in functions for n in f.names}
+    restored = [n for n in restored if n not in skip] + [f.defaults for f in functions if f.defaults]
+    return functions, restored
+
+
+def _region_break(frame, instr, why: str, reason: BreakReason, info: EntryInfo, options: Options, shapes):
+    """The statement region around `instr` runs natively (breaks/regions.py):
+    (graph, executor, plan, locals passed on), or FallbackError with `why`,
+    the reason no break at `instr` itself was possible."""
+    code = frame.f_code
+    if breaks.reads_own_frame(code):  # no split of any kind: see stop_offset
+        raise FallbackError(UNSUPPORTED_BREAK, why)
+    region = regions.statement_region(code, instr.offset)
+    if isinstance(region, str):
+        raise FallbackError(UNSUPPORTED_BREAK, f"{why}; {region}")
+    hi = region.end if region.end is not None else 1 << 30
+    if any(lo <= instr.offset <= last and not (region.start <= lo and last < hi)
+           for lo, last in loop_ranges(instructions(code))):
+        raise FallbackError(UNSUPPORTED_BREAK, why)  # the loop around it decides (stop_offset)
+    graph, executor = _simulate_to(frame, region.start, info, options, shapes)
+    if executor.stack:
+        raise FallbackError(UNSUPPORTED_BREAK, f"{why}; the stack is not empty where the statement starts")
+    bound = set(executor.locals) | set(executor.lazy_locals)
+    order = list(code.co_varnames) + sorted(bound - set(code.co_varnames))
+    live, unsure = region.live_after(bound, order)
+    if region.end is not None and unsure & regions.read_after(code, region.end):
+        names = ", ".join(sorted(unsure & regions.read_after(code, region.end)))
+        raise FallbackError(UNSUPPORTED_BREAK, f"{why}; the statement around it may leave {names} unbound")
+    head = next(i for i in instructions(code) if i.offset == region.start)
+    # Names the region binds from array data (`n = float(x.sum())`) are
+    # typed-guarded only, so a new value does not retranslate; the rest are
+    # guarded as any value is.
+    stores = region.stored | region.conditional if reason.category == DATA_DEPENDENT else frozenset()
+    plan = breaks.BreakPlan(head, "region", region.end, [], [], 0, native_stores=frozenset(stores))
+    return graph, executor, plan, live
 
 
 def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, info: EntryInfo,
@@ -413,7 +506,13 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
         if hasattr(run, "__code__"):
             _hook.skip_code(run.__code__)
         namespace["__graph"] = run
-        call = f"O = __graph({', '.join(f'I{i}' for i in range(len(graph.inputs)))})"
+        inputs = ", ".join(f"I{i}" for i in range(len(graph.inputs)))
+        # NumPy's error state or the warnings filters not plain: the careful
+        # path (fp_state), so that nothing is emitted twice and onnxruntime
+        # does not skip NumPy's floating-point errors.
+        ir = graph.ir
+        namespace.update(__fp_plain=fp_state.fp_plain, __fp_token=fp_state.TOKEN, __careful=fp_state.run_careful(
+            run, None if compiled.backend == "numpy" else lambda: _numpy_twin(ir)))
         # An error inside the graph: the hook runs the frame natively instead
         # (the runner is the replacement's first step and nothing before the
         # graph is observable), so the user's own code raises it, at the
@@ -422,7 +521,15 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
         # would write twice: its error is raised as it is (GraphWriteError).
         namespace["__rerun"] = _hook.RerunNatively
         namespace["__written"] = GraphWriteError
-        lines += ["    try:", f"        {call}", "    except __written as e:", "        raise e.error from None",
+        if first_commit(ir) is not None:
+            # never rerun once it wrote: errors are not made to raise; NumPy
+            # handles them as eagerly (warn, call, log, raise), in order
+            # (the twin is built here: building it during a call would offer
+            # sot's own code to the hook)
+            namespace["__careful"] = run if compiled.backend == "numpy" else _numpy_twin(ir)
+        lines += ["    try:", "        if __fp_plain(__fp_token):", f"            O = __graph({inputs})",
+                  "        else:", f"            O = __careful({inputs})",
+                  "    except __written as e:", "        raise e.error from None",
                   "    except Exception:", "        raise __rerun from None"]
         info.graphs.append((len(graph.ir), compiled.backend, compiled.source))
     # read-only: the arrays whose values the graph reads (not only a shape)
@@ -440,6 +547,15 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
     runner.source = source
     _hook.skip_code(runner.__code__)
     return runner
+
+
+def _numpy_twin(ir):
+    """The NumPy backend's function for ``ir`` (an onnxruntime graph run on
+    NumPy where onnxruntime cannot reproduce NumPy's error handling)."""
+    from .backends import compile_numpy
+    fn = compile_numpy(ir)._fn
+    _hook.skip_code(fn.__code__)
+    return fn
 
 
 def _used_cell_indices(trackers) -> set:

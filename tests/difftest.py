@@ -87,6 +87,15 @@ def explain(fn, *args, **kwargs):
     return sot.explain(fn, *args, **kwargs)
 
 
+def assert_captured_whole(fn, *args, graphs=(0, 1)):
+    """`fn` runs with no graph break and no fallback (min_graph_size=0), in a
+    number of graphs from `graphs` (none where no array op runs)."""
+    report = sot.explain(sot.to_static(fn, min_graph_size=0), *args)
+    assert not report.breaks, [str(b) for b in report.breaks]
+    assert report.graph_count in graphs, report.graph_count
+    return report
+
+
 def python_env() -> dict:
     """Environment for a subprocess started outside the source tree: the
     installed sot (CI), or the in-place build named by a relative PYTHONPATH."""

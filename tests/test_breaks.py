@@ -278,7 +278,7 @@ def test_break_in_a_closure_keeps_reading_its_free_variables():
     assert report.graph_count == 2 and not report.fallbacks
 
 
-def test_local_captured_by_inner_function_falls_back_at_a_break():
+def test_local_captured_by_inner_function_is_split_at_a_break():
     def f(x):
         k = 2.0
 

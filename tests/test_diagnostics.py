@@ -42,7 +42,7 @@ CASES = [
     (breaks_on_float, (X,), "data-dependent", "v = float(y.sum())"),
     (breaks_on_append, ([], X), "side-effect", "xs.append(1)"),
     (breaks_on_random, (X,), "unsupported-call", "return y + np.random.rand()"),
-    (runs_natively_with, (X,), "unsupported-opcode", "with open(__file__):"),
+    (runs_natively_with, (X,), "unsupported-object", "with open(__file__):"),
 ]
 
 

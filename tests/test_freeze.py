@@ -264,3 +264,21 @@ def test_frozen_weights_on_the_gpu():
         assert out.dtype == want.dtype and out.shape == want.shape
         np.testing.assert_allclose(out, want, rtol=1e-3, atol=1e-4)   # the GPU's matmul may round coarser
     assert not net.layers[0].w.flags.writeable and sot.translation_count(f) == 1
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_array_viewed_before_the_freeze_is_not_frozen(backend):
+    net = Net(layers=1)
+    w = net.layers[0].w
+    view = w[:]  # made before the freeze: making w read-only would not reach it
+    f = sot.to_static(net, backend=backend, freeze=True)
+    x = x_of()
+    close(f(x), net(x))
+    assert w.flags.writeable and view.flags.writeable
+    view += 1.0  # writing through the old view is seen by the next call
+    close(f(x), net(x))
+    report = sot.explain(f, x)
+    not_frozen = report.entries[0].not_frozen
+    assert ("self.layers[0].w", "other arrays view its memory (a view made before the freeze stays "
+            "writeable)") in not_frozen, not_frozen
+    del view

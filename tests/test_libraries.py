@@ -258,6 +258,20 @@ def test_a_number_the_control_flow_needs_is_specialised_again():
     assert "box.n == 3" in report.guards
 
 
+def test_a_changing_exponent_is_specialised_not_computed_far_away():
+    # The check of a number input computes its ops again at a far-away
+    # stand-in value; n ** (n * n) there has ~10**13 digits and would never
+    # finish: a large exponent specialises the number instead.
+    def fn(x, n):
+        return x * float(n ** (n * n) % 7)
+
+    f = sot.to_static(fn)
+    x = np.arange(3.0)
+    for n in (2, 3, 4, 3, 2):
+        assert_same(fn(x, n), f(x, n), bitwise=True)
+    assert sot.translation_count(f) <= 3
+
+
 def test_a_recursive_function_with_a_changing_depth():
     def f(x, n):
         y = np.tanh(x) * 2
@@ -400,8 +414,9 @@ def test_an_installed_training_library_is_captured(tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = dict(line.split(" ", 1) for line in proc.stdout.splitlines())
     counts = eval(out["COUNTS"])
-    # translations while the optimizer's state fills in, then none
-    assert counts[3:] == [counts[2]] * (len(counts) - 3), counts
+    # translations while the optimizer's state fills in (Adam.update's resume
+    # function meets each parameter's shape once), then none
+    assert counts[4:] == [counts[3]] * (len(counts) - 4), counts
     assert int(out["LIBRARY_GRAPHS"]) >= 8
     assert eval(out["LIBRARY_FALLBACKS"]) == []
     assert eval(out["NUMBER_INPUTS"]) == ["type(self.current_step) is int", "type(self.t) is int"]

@@ -771,3 +771,22 @@ def test_writes_with_python_numbers_that_vary_between_calls(backend):
         _same(f(e, s, n), static(t, s, n), backend, "result")
         _same(e, t, backend, "argument")
     assert not sot.explain(static, np.arange(5.0), 5.0, 1).breaks
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_floating_point_error_handler_after_a_write_is_called_as_eagerly(backend):
+    def f(x, y):
+        x += 1.0
+        return x / y          # divides by zero: NumPy calls the handler, raises nothing
+
+    static = sot.to_static(f, backend=backend)
+    for _ in range(3):
+        calls_e, calls_t = [], []
+        e, t = np.zeros(3), np.zeros(3)
+        with np.errstate(divide="call", invalid="call", call=lambda *a: calls_e.append(a[0])):
+            re = f(e, np.array([1.0, 0.0, 2.0]))
+        with np.errstate(divide="call", invalid="call", call=lambda *a: calls_t.append(a[0])):
+            rt = static(t, np.array([1.0, 0.0, 2.0]))
+        _same(re, rt, backend, "result")
+        _same(e, t, backend, "argument")
+        assert calls_e == calls_t and len(calls_e) == 1

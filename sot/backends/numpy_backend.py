@@ -28,16 +28,19 @@ takes a set of buffers on entry and gives it back on exit::
 
 from __future__ import annotations
 
+import ast
 import keyword
 import linecache
 import weakref
 import math
 import operator
 import re
+import types
 from itertools import count
 
 import numpy as np
 
+from sot import _hook
 from sot.ir.statement_ir import StatementIR, Symbol
 
 from .numpy_buffer_plan import BufferPlan, Write, plan_buffers
@@ -85,6 +88,7 @@ class _Emitter:
     def __init__(self):
         self.constants: dict[str, object] = {}
         self._bound: dict[int, str] = {}  # within one statement: a value bound once
+        self.numpy: dict[str, object] = {}  # np.<name> the source uses -> the object it means
 
     def begin_statement(self) -> None:
         self._bound = {}
@@ -111,7 +115,7 @@ class _Emitter:
         if type(v) is str:
             return repr(v)
         if isinstance(v, type) and issubclass(v, np.generic) and getattr(np, v.__name__, None) is v:
-            return f"np.{v.__name__}"
+            return self.numpy_name(v.__name__, v)
         if type(v) is tuple:
             inner = ", ".join(self.value(x) for x in v)
             return f"({inner},)" if len(v) == 1 else f"({inner})"
@@ -154,8 +158,15 @@ class _Emitter:
 
     def function(self, target, name) -> str:
         if getattr(np, name, None) is target:
-            return f"np.{name}"
+            return self.numpy_name(name, target)
         return self.bind(target)
+
+    def numpy_name(self, name: str, value) -> str:
+        """``np.<name>`` in the source, bound to the object seen now: the
+        one the guards checked (a later ``numpy.<name> = ...`` must not
+        change what a compiled graph calls)."""
+        self.numpy[name] = value
+        return f"np.{name}"
 
     def statement(self, st, write: Write | None = None) -> list[str]:
         op, args = st.op, st.args
@@ -230,6 +241,7 @@ def compile_numpy(graph: StatementIR, min_buffer_bytes: int | None = None) -> Co
         for s in st.symbols_used():
             last_use[s.name] = i
     body = []
+    lines_of: list[int] = []  # the statement each line of body comes from
     commit, commit_line = first_commit(graph), None
     for i, st in enumerate(statements):
         if i == commit:
@@ -242,31 +254,85 @@ def compile_numpy(graph: StatementIR, min_buffer_bytes: int | None = None) -> Co
             note = ", ".join(f"{name} = {_short_repr(value)}" for name, value in bound)
             lines[-1] += f"  # {note}"
         body += lines
+        lines_of += [i] * len(lines)
         dead = [s.name for st2 in [st] for s in st2.symbols_used()
                 if s.name.startswith("t") and last_use.get(s.name) == i and s.name not in outputs]
         dead += [s.name for s in st.outputs if s.name not in last_use and s.name not in outputs]
         dead = list(dict.fromkeys(dead))
         if dead:
             body.append("del " + ", ".join(dead))
+            lines_of.append(i)
     if commit_line is not None:
         body = guard_commit(body, commit_line)
+        lines_of = lines_of[:commit_line] + [commit] + lines_of[commit_line:] + [len(statements) - 1] * 2
     ret = ", ".join(s.name for s in graph.outputs)
     body.append(f"return ({ret},)" if len(graph.outputs) == 1 else f"return ({ret})")
+    lines_of.append(len(statements) - 1)
     pool = None
     if plan.writes:
         pool = BufferPool(plan.slots, plan.views)
         body = _with_buffers(body, plan)
+        lines_of = [0] * 3 + lines_of + [len(statements) - 1] * 2
     fname = _function_name(graph.name)
     params = ", ".join(s.name for s in graph.inputs)
     source = f"def {fname}({params}):\n" + "".join(f"    {line}\n" for line in body)
-    filename = f"<sot numpy graph {fname} #{next(_COUNTER)}>"
-    namespace = {"np": np, "operator": operator, "pool": pool, "__GraphWriteError": GraphWriteError,
-                 **emitter.constants}
-    exec(compile(source, filename, "exec"), namespace)
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    fn = namespace.pop(fname)  # no cycle through its globals: the graph, and its buffers, go as soon as unused
-    weakref.finalize(fn, linecache.cache.pop, filename, None)  # the source lives as long as the graph
+    namespace = {"np": types.SimpleNamespace(**emitter.numpy), "operator": operator, "pool": pool,
+                 "__GraphWriteError": GraphWriteError, **emitter.constants}
+    user = user_locations(statements)
+    if user is not None:
+        # Compiled as the user's code: a warning NumPy raises in it names the
+        # user's file, line and module, and goes through that module's
+        # registry (filters by module, de-duplication per line).
+        filename, globals_, lines = user
+        code = _at_user_lines(source, filename, [lines[i] if i >= 0 else lines[0] for i in lines_of])
+        namespace["__name__"] = globals_.get("__name__", "<string>")
+        namespace["__warningregistry__"] = globals_.setdefault("__warningregistry__", {})
+        exec(code, namespace)
+        fn = namespace.pop(fname)
+        _hook.skip_code(fn.__code__)   # at a user's file, but never intercepted by the hook
+    else:
+        filename = f"<sot numpy graph {fname} #{next(_COUNTER)}>"
+        exec(compile(source, filename, "exec"), namespace)
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        fn = namespace.pop(fname)  # no cycle through its globals: the graph, and its buffers, go as soon as unused
+        weakref.finalize(fn, linecache.cache.pop, filename, None)  # the source lives as long as the graph
     return CompiledGraph(graph, source, fn, dict(emitter.constants), pool)
+
+
+def user_locations(statements):
+    """(filename, globals, line of each statement) of the user code the
+    statements come from, or None when unknown.  One code object has one
+    file and one module: the file most statements ran in; a statement of a
+    function inlined from another file gets the line of its call there."""
+    wheres = [st.where for st in statements]
+    if not wheres or any(w is None for w in wheres):
+        return None
+    votes: dict = {}
+    for w in wheres:
+        key = (w[0][0], id(w[0][2]))
+        votes[key] = votes.get(key, 0) + 1
+    filename, globals_id = max(votes, key=votes.get)
+    lines = []
+    for w in wheres:
+        frame = next((f for f in w if f[0] == filename and id(f[2]) == globals_id and f[1]), None)
+        if frame is None:
+            return None
+        lines.append(frame[1])
+        globals_ = frame[2]
+    return filename, globals_, lines
+
+
+def _at_user_lines(source: str, filename: str, user_lines: list[int]):
+    """``source`` compiled with each body line (source line k+2 is body line
+    k) at the user line given, under the user's file name."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if hasattr(node, "lineno"):
+            k = node.lineno - 2
+            line = user_lines[min(max(k, 0), len(user_lines) - 1)]
+            node.lineno = line
+            node.end_lineno = line
+    return compile(tree, filename, "exec")
 
 
 def _with_buffers(body: list[str], plan: BufferPlan) -> list[str]:

@@ -37,8 +37,8 @@ def write_source(em, st) -> str:
     if st.op.kind == "operator" and symbol:
         return f"{em.receiver(args[0])} {symbol} {em.atom(args[1])}"
     ufunc = getattr(st.op.target, "__self__", None)
-    if isinstance(ufunc, np.ufunc) and getattr(np, ufunc.__name__, None) is ufunc:   # np.add.at(...)
-        return f"np.{ufunc.__name__}.at({em.call_args(args, st.kwargs)})"
+    if isinstance(ufunc, np.ufunc):   # np.add.at(...)
+        return f"{em.function(ufunc, ufunc.__name__)}.at({em.call_args(args, st.kwargs)})"
     return em.expression(st)
 
 

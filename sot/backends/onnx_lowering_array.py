@@ -684,7 +684,7 @@ for _name in ("split", "array_split", "hsplit", "vsplit", "dsplit"):
 for _name in ("flip", "fliplr", "flipud"):
     ARRAY_RULES[("function", _name)] = _lower_flip
 for _name in ("zeros", "ones", "full", "zeros_like", "ones_like", "full_like", "arange", "linspace",
-              "eye", "identity"):
+              "eye", "identity", "tri"):
     ARRAY_RULES[("function", _name)] = _lower_creation
 ARRAY_RULES[("function", "tril")] = ARRAY_RULES[("function", "triu")] = _lower_triangle
 ARRAY_RULES[("function", "roll")] = _lower_roll

@@ -20,9 +20,13 @@ When the graph before the break is smaller than `min_graph_size`, the region
 runs natively instead: the replacement is the original code itself with the
 resume call spliced in at the break (`native_prefix_code`).
 
+A frame whose locals inner functions capture (cell variables) hands its
+cells to the resume function as free variables, so functions made before
+the break and the code after it share them.
+
 Not supported yet (the frame runs natively, with the reason): breaks inside
-loop bodies, inside try/with blocks, in codes with closures or cell
-variables, and breaks that would leave a NULL call slot on the stack.
+try/with blocks, and functions made in the graph before a break that are
+still alive after it.
 """
 from __future__ import annotations
 
@@ -30,7 +34,7 @@ import dis
 import types
 from dataclasses import dataclass
 
-from bytecode import Bytecode, Instr, Label
+from bytecode import Bytecode, CellVar, FreeVar, Instr, Label
 
 from ..executor import codegen
 from ..executor.opcode_table import (
@@ -49,19 +53,23 @@ RESULT_PREFIX = SOT_PREFIX + "r"
 class BreakPlan:
     instr: dis.Instruction        # the instruction the break is at
     kind: str                     # "native" (run instr, resume after), "bool" (resume at instr),
-                                  # or "loop" (run the loop at instr natively, resume at its exit)
-    resume_offset: int
+                                  # "loop" (run the loop at instr natively, resume at its exit), or
+                                  # "region" (run the statements from instr to resume_offset natively)
+    resume_offset: int | None     # None: the rest of the code runs natively (no resume function)
     layout_before: list[bool]     # stack slots before instr; True = NULL
     layout_after: list[bool]      # stack slots the resume function receives
     pushed: int = 0               # values the native instruction leaves on top
+    native_stores: frozenset = frozenset()  # locals the native part binds
 
 
 def stop_offset(code: types.CodeType, instr: dis.Instruction):
     """Where the graph before a break at `instr` ends: `instr` itself, or the
     head of the outermost loop around it (the whole loop then runs natively).
     Returns (offset, loop range or None), or a string saying why not."""
-    if code.co_cellvars:
-        return "graph breaks in functions whose locals are captured by inner functions are not supported yet"
+    introspects = reads_own_frame(code)
+    if introspects:
+        return (f"{introspects} sees the frame's locals: after a graph break they would be the resume "
+                "function's (sot's temporaries, no names bound by exec)")
     instrs = instructions(code)
     off = instr.offset
     if any(lo <= off < hi for lo, hi in exception_ranges(code, instrs)):
@@ -107,6 +115,27 @@ def plan_loop(code: types.CodeType, loop: tuple, stack_nulls: list[bool], bound:
         return (f"the loop around the graph break binds {', '.join(sorted(maybe_unbound))}, "
                 "read after the loop")
     return BreakPlan(head, "loop", exit_offset, stack_nulls, after, 0)
+
+
+# Calls that see the calling frame's locals (or bind names in them): in a
+# resume function they would see another frame, so such a code never breaks.
+FRAME_READERS = {"LOAD_GLOBAL": ("locals", "vars", "dir", "eval", "exec", "breakpoint"),
+                 "LOAD_NAME": ("locals", "vars", "dir", "eval", "exec", "breakpoint"),
+                 "LOAD_ATTR": ("_getframe", "currentframe", "f_locals"),
+                 "LOAD_METHOD": ("_getframe", "currentframe")}
+
+
+def reads_own_frame(code: types.CodeType) -> str | None:
+    """The name of a call in `code` that may read or bind its frame's
+    locals (``locals()``, ``vars()``, ``eval``/``exec``, ``sys._getframe``),
+    or None."""
+    names = set(code.co_names)
+    if not any(n in names for ns in FRAME_READERS.values() for n in ns):
+        return None
+    for ins in instructions(code):
+        if ins.argval in FRAME_READERS.get(ins.opname, ()):
+            return f"{ins.argval}()" if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME") else f".{ins.argval}"
+    return None
 
 
 def _at_or_after(real, offset: int) -> int:
@@ -173,11 +202,13 @@ def _copy_metadata(dst: Bytecode, src: Bytecode, arg_names: list[str]) -> None:
     dst.kwonlyargcount = 0
     dst.argnames = list(arg_names)
     dst.docstring = None
+    dst.cellvars = list(src.cellvars)
 
 
 _resume_cache = CodeMap()   # original code -> {(offset, stack layout, locals): resume code}
 RESUME_ORIGIN = CodeMap()   # resume code -> (original code, offset), for explain and logs
 RESUME_DYNAMIC = CodeMap()  # resume code -> argument names whose values come from array data
+RESUME_OWN_CELLS = CodeMap()  # resume code -> the original's cell variables it takes as free
 
 
 def resume_code(original: types.CodeType, offset: int, stack_nulls: list[bool],
@@ -195,22 +226,36 @@ def resume_code(original: types.CodeType, offset: int, stack_nulls: list[bool],
     target = Label()
     items = list(bc)
     items.insert(where[offset], target)
+    items = [_cell_as_free(i) for i in items if not (isinstance(i, Instr) and i.name == "MAKE_CELL")]
     stack_args = [f"{STACK_PREFIX}{j}" for j, null in enumerate(stack_nulls) if not null]
     new = Bytecode()
     _copy_metadata(new, bc, stack_args + list(local_names))
-    new.freevars = list(original.co_freevars)
+    # The frame's cells are handed over as they are (inner functions made
+    # before the break share them): its cell variables are free here.
+    new.cellvars = []
+    new.freevars = list(original.co_freevars) + list(original.co_cellvars)
     lineno = original.co_firstlineno
-    head = codegen.prologue(original)
+    head = codegen.prologue(original, nfree=len(new.freevars))
     for j, null in enumerate(stack_nulls):
-        head.append(Instr("PUSH_NULL") if null else Instr("LOAD_FAST", f"{STACK_PREFIX}{j}"))
+        if null:
+            head.append(Instr("PUSH_NULL"))
+        else:   # on the stack only, as in the original frame
+            head += [Instr("LOAD_FAST", f"{STACK_PREFIX}{j}"), Instr("DELETE_FAST", f"{STACK_PREFIX}{j}")]
     head.append(Instr("JUMP_FORWARD", target))
     for i in head:
         i.lineno = lineno
     new.extend(head + items)
     code = new.to_code()
     per_code[key] = code
+    RESUME_OWN_CELLS[code] = tuple(original.co_cellvars)
     RESUME_ORIGIN[code] = RESUME_ORIGIN.get(original, (original, None))[0], offset
     return code
+
+
+def _cell_as_free(item):
+    if isinstance(item, Instr) and isinstance(item.arg, CellVar):
+        return Instr(item.name, FreeVar(item.arg.name), lineno=item.lineno)
+    return item
 
 
 def _store_stack(count: int) -> list[Instr]:
@@ -219,17 +264,21 @@ def _store_stack(count: int) -> list[Instr]:
 
 def _resume_call(resume: types.CodeType, stack_count: int, local_names: list[str]) -> list[Instr]:
     args = [f"{RESULT_PREFIX}{j}" for j in range(stack_count)] + list(local_names)
-    return codegen.return_resume(resume, args)
+    return codegen.return_resume(resume, args, RESUME_OWN_CELLS.get(resume, ()))
 
 
 def compiled_prefix_code(original: types.CodeType, plan: BreakPlan, runner, used_cells: set,
-                         local_names: list[str], restored_locals: list[str], resume: types.CodeType):
+                         local_names: list[str], restored_locals: list[str], resume: types.CodeType,
+                         functions=()):
     """Replacement: run `runner` (graph + rebuilt values), restore locals and
     stack, run the breaking instruction natively, call the resume function."""
     bc, where = _abstract(original)
-    new = codegen.new_bytecode(original, codegen.uniform_arg_names(original))
-    ins = codegen.prologue(original) + codegen.calling_instrs(original, runner, used_cells)
-    ins += _restore(plan.layout_before, restored_locals)
+    new = _replacement_bytecode(original)
+    ins = codegen.prologue(original, cells=original.co_cellvars) + \
+        codegen.calling_instrs(original, runner, used_cells, original.co_cellvars)
+    ins += _restore(plan.layout_before, restored_locals, original.co_cellvars, functions)
+    ins += _unbind(original, plan.layout_before, local_names)
+    ins += codegen.release_frame_args()
     if plan.kind == "native":
         k = where[plan.instr.offset]
         ins += [_copy(i) for i in _call_preamble(bc, k)]
@@ -239,7 +288,14 @@ def compiled_prefix_code(original: types.CodeType, plan: BreakPlan, runner, used
         ins.append(native)
     ins += _store_stack(len(plan.layout_after))
     ins += _resume_call(resume, len(plan.layout_after), local_names)
-    return codegen.patch_closure_loads(codegen.finish(new, ins, original.co_firstlineno), resume)
+    return _patch_closures(codegen.finish(new, ins, original.co_firstlineno), [resume], functions)
+
+
+def _patch_closures(built: types.CodeType, resumes, functions) -> types.CodeType:
+    for inner in list(resumes) + [f.code for f in functions]:
+        if inner is not None:
+            built = codegen.patch_closure_loads(built, inner)
+    return built
 
 
 CALL_PREAMBLE = ("KW_NAMES", "PRECALL")  # 3.11/3.12 instructions that belong to the CALL after them
@@ -262,32 +318,65 @@ def _copy(instr: Instr) -> Instr:
 
 
 def loop_region_code(original: types.CodeType, plan: BreakPlan, runner, used_cells: set,
-                     local_names: list[str], restored_locals: list[str], resume: types.CodeType):
+                     local_names: list[str], restored_locals: list[str], resume: types.CodeType,
+                     functions=()):
     """Replacement for a break inside a loop: run `runner` (the graph before
     the loop), restore locals and stack, enter the original code at the loop
     head; at the loop's exit the resume function takes over."""
     bc, where = _abstract(original)
     items = list(bc)
     n = len(plan.layout_after)
-    exit_at = where[plan.resume_offset]
-    items[exit_at:exit_at] = _splice_lines(_store_stack(n) + _resume_call(resume, n, local_names),
-                                           bc[exit_at].lineno)
+    if resume is not None:
+        exit_at = where[plan.resume_offset]
+        items[exit_at:exit_at] = _splice_lines(_store_stack(n) + _resume_call(resume, n, local_names),
+                                               bc[exit_at].lineno)
     head = Label()
     items.insert(where[plan.instr.offset], head)
-    new = codegen.new_bytecode(original, codegen.uniform_arg_names(original))
-    ins = codegen.prologue(original) + codegen.calling_instrs(original, runner, used_cells)
-    ins += _restore(plan.layout_before, restored_locals)
+    new = _replacement_bytecode(original)
+    ins = codegen.prologue(original, cells=original.co_cellvars) + \
+        codegen.calling_instrs(original, runner, used_cells, original.co_cellvars)
+    ins += _restore(plan.layout_before, restored_locals, original.co_cellvars, functions)
+    ins += _unbind(original, plan.layout_before, None)
+    ins += codegen.release_frame_args()
     ins.append(Instr("JUMP_FORWARD", head))
     built = codegen.finish(new, ins + items, original.co_firstlineno)
-    return codegen.patch_closure_loads(built, resume)
+    return _patch_closures(built, [resume], functions)
 
 
-def _restore(layout: list[bool], restored_locals: list[str]) -> list[Instr]:
-    """Unpack the runner's tuple (locals, then stack values) and push the stack."""
+def _replacement_bytecode(original: types.CodeType) -> Bytecode:
+    new = codegen.new_bytecode(original, codegen.uniform_arg_names(original))
+    new.cellvars = list(original.co_cellvars)
+    return new
+
+
+@dataclass
+class RebuiltFunction:
+    """A function made by the frame before the break, alive after it: made
+    again by the replacement over its own cells (see translate._split)."""
+    names: list          # the locals/cells that hold it
+    code: types.CodeType
+    qualname: str
+    closure: list        # the cell variable or free variable name of each of its cells
+    defaults: str | None  # the restored local holding its defaults tuple
+
+
+def _store(name: str, cells) -> Instr:
+    return Instr("STORE_DEREF", CellVar(name)) if name in cells else Instr("STORE_FAST", name)
+
+
+def _restore(layout: list[bool], restored_locals: list[str], cells=(), functions=()) -> list[Instr]:
+    """Unpack the runner's tuple (locals and cell contents, then stack values),
+    make the functions again, and push the stack."""
     stack_vals = [j for j, null in enumerate(layout) if not null]
     ins = [Instr("UNPACK_SEQUENCE", len(restored_locals) + len(stack_vals))]
-    ins += [Instr("STORE_FAST", name) for name in restored_locals]
+    ins += [_store(name, cells) for name in restored_locals]
     ins += [Instr("STORE_FAST", f"{STACK_PREFIX}{j}") for j in stack_vals]
+    for f in functions:
+        refs = [CellVar(n) if n in cells else FreeVar(n) for n in f.closure]
+        ins += codegen.make_function(f.code, f.qualname, refs, f.defaults)
+        for name in f.names[1:]:
+            ins.append(Instr("COPY", 1) if FACTS.call_has_null_slot else Instr("DUP_TOP"))
+        ins += [_store(name, cells) for name in f.names]
     for j, null in enumerate(layout):
         if not null:
             ins.append(Instr("LOAD_FAST", f"{STACK_PREFIX}{j}"))
@@ -296,11 +385,27 @@ def _restore(layout: list[bool], restored_locals: list[str]) -> list[Instr]:
     return ins
 
 
+def _unbind(original: types.CodeType, layout: list[bool], local_names: list[str] | None) -> list[Instr]:
+    """After _restore: unbind the arguments the region before the break
+    unbound (`del x`, a resume function's stack arguments) and the stack
+    temporaries, so that the frame holds what eager's holds. With
+    `local_names` None only the temporaries: the original code runs on
+    (a loop or statement region) and its LOAD_FASTs expect its locals bound."""
+    names = [n for n in codegen.uniform_arg_names(original)
+             if local_names is not None and n not in local_names
+             and n not in original.co_cellvars]  # a cell is restored as it is
+    names += [f"{STACK_PREFIX}{j}" for j, null in enumerate(layout) if not null]
+    return [Instr("DELETE_FAST", n) for n in dict.fromkeys(names)]
+
+
 def _splice_lines(splice: list, lineno) -> list:
     for i in splice:
         if isinstance(i, Instr) and i.lineno is None:
             i.lineno = lineno
     return splice
+
+
+PROLOGUE_OPS = ("RESUME", "COPY_FREE_VARS", "MAKE_CELL", "NOP")
 
 
 def native_prefix_code(original: types.CodeType, plan: BreakPlan, local_names: list[str],
@@ -314,10 +419,13 @@ def native_prefix_code(original: types.CodeType, plan: BreakPlan, local_names: l
     if plan.kind == "native":
         splice = _store_stack(n) + _resume_call(resume, n, local_names)
         items[k + 1:k + 1] = splice
-    elif plan.kind == "loop":
-        k = where[plan.resume_offset]
-        splice = _store_stack(n) + _resume_call(resume, n, local_names)
-        items[k:k] = splice
+    elif plan.kind in ("loop", "region"):
+        if resume is not None:
+            k = where[plan.resume_offset]
+            splice = _store_stack(n) + _resume_call(resume, n, local_names)
+            items[k:k] = splice
+        else:
+            splice = []  # everything after the graph runs natively
     else:
         top = f"{RESULT_PREFIX}{n - 1}"
         splice = _store_stack(n)
@@ -328,8 +436,14 @@ def native_prefix_code(original: types.CodeType, plan: BreakPlan, local_names: l
     for i in splice:
         if isinstance(i, Instr) and i.lineno is None:
             i.lineno = lineno
+    # no runner: the arguments can go from the start (after RESUME)
+    start = next(j for j, i in enumerate(items) if isinstance(i, Instr) and i.name not in PROLOGUE_OPS)
+    release = codegen.release_frame_args()
+    for i in release:
+        i.lineno = original.co_firstlineno
+    items[start:start] = release
     new = Bytecode()
     _copy_metadata(new, bc, codegen.uniform_arg_names(original))
     new.freevars = list(original.co_freevars)
     new.extend(items)
-    return codegen.patch_closure_loads(new.to_code(), resume)
+    return codegen.patch_closure_loads(new.to_code(), resume) if resume is not None else new.to_code()

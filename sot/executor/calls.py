@@ -6,8 +6,8 @@ from the real builtin object to a handler, so adding one is one entry.
 from __future__ import annotations
 
 import builtins
+import inspect
 import math
-import operator
 
 import numpy as np
 
@@ -17,11 +17,13 @@ from ..breaks.reasons import (
 from ..guards.tracker import AttrTracker, ConstTracker
 from .. import psdb
 from ..ir import registry
-from . import dispatch, writes
+from . import classes, dispatch, functional, list_data, sets, writes
+from .generators import GeneratorVariable
 from .dispatch import SEQUENCES, const
+from .variables.base import RealObjectVariable
 from .variables import (
     BoundMethodVariable, BuiltinMethodVariable, BuiltinVariable, ClassVariable, ConstVariable,
-    DictVariable, DictViewVariable, IteratorVariable, ListVariable, NumpyCallableVariable, ObjectVariable,
+    DictVariable, DictViewVariable, IteratorVariable, LazyIteratorVariable, ListVariable, NumpyCallableVariable, ObjectVariable,
     OpaqueVariable, SymScalarVariable, TensorVariable, TupleVariable, UserFunctionVariable, Variable,
 )
 
@@ -43,6 +45,8 @@ def call(executor, fn: Variable, args: list[Variable], kwargs: dict[str, Variabl
         return executor.inline_call(fn, args, kwargs)
     if isinstance(fn, BoundMethodVariable):
         return call(executor, fn.func, [fn.self_var] + list(args), kwargs)
+    if isinstance(fn, (functional.PartialVariable, classes.ObjectInit)):
+        return fn.call(executor, args, kwargs)
     if isinstance(fn, NumpyCallableVariable):
         return call_numpy(graph, fn, args, kwargs)
     if isinstance(fn, BuiltinVariable):
@@ -53,6 +57,8 @@ def call(executor, fn: Variable, args: list[Variable], kwargs: dict[str, Variabl
     if isinstance(fn, BuiltinMethodVariable):
         return call_method(executor, fn.self_var, fn.name, args, kwargs)
     if isinstance(fn, ObjectVariable):
+        return call(executor, _type_call(executor, fn), args, kwargs)
+    if isinstance(fn, classes.NewObjectVariable):
         method = dispatch.getattr_(executor, fn, "__call__")
         return call(executor, method, args, kwargs)
     if isinstance(fn, ConstVariable) and isinstance(fn.value, type) and issubclass(fn.value, np.generic):
@@ -60,10 +66,23 @@ def call(executor, fn: Variable, args: list[Variable], kwargs: dict[str, Variabl
         if op is not None:
             return graph.call_op(op, args, kwargs)
     if isinstance(fn, ClassVariable):
-        raise FallbackError(UNSUPPORTED_CALL, f"creating an instance of {fn.value.__qualname__} is not captured")
+        return classes.create(executor, fn, args, kwargs)
     value = getattr(fn, "value", None)
     raise _unsupported_call(value) if value is not None else FallbackError(
         UNSUPPORTED_CALL, f"calling {fn.describe()} is not captured")
+
+
+def _type_call(executor, obj: ObjectVariable) -> Variable:
+    """`obj(...)` runs ``type(obj).__call__``: an instance attribute named
+    ``__call__`` is never looked at (CPython calls the type's tp_call)."""
+    cls = type(obj.value)
+    attr = next((k.__dict__["__call__"] for k in cls.__mro__ if "__call__" in k.__dict__), None)
+    if attr is None:
+        raise FallbackError(UNSUPPORTED_CALL, f"{obj.describe()} is not callable (its class has no __call__)")
+    if not inspect.isfunction(attr):
+        raise FallbackError(UNSUPPORTED_CALL, f"__call__ of {cls.__qualname__} is not a plain function")
+    fn = executor.graph.wrap(attr, AttrTracker(ConstTracker(cls), "__call__"))
+    return BoundMethodVariable(fn, obj)
 
 
 def _not_to_static(fn: UserFunctionVariable) -> bool:
@@ -88,11 +107,17 @@ def call_numpy(graph, fn: NumpyCallableVariable, args, kwargs) -> Variable:
         return written
     if fn.op is None:
         raise _unsupported_call(fn.value)
+    if fn.value in (np.asarray, np.array, np.asanyarray) and len(args) == 1 and not kwargs:
+        args = [list_data.as_graph_input(graph, args[0]) or args[0]]
     return graph.call_op(fn.op, args, kwargs)
 
 
 def call_method(executor, obj: Variable, name: str, args, kwargs) -> Variable:
     graph = executor.graph
+    if isinstance(obj, GeneratorVariable) and name == "send" and len(args) == 1 and not kwargs:
+        return obj.send(args[0])
+    if isinstance(obj, sets.SetVariable):
+        return sets.method(obj, name, args, kwargs)
     if isinstance(obj, TensorVariable):
         if name in ("item", "tolist", "tobytes"):
             raise FallbackError(DATA_DEPENDENT, f".{name}() reads array data into Python",
@@ -105,41 +130,57 @@ def call_method(executor, obj: Variable, name: str, args, kwargs) -> Variable:
             raise FallbackError(UNSUPPORTED_CALL, f"ndarray.{name} is not captured")
         return graph.call_op(op, [obj] + list(args), kwargs)
     if isinstance(obj, ListVariable):
-        return _list_method(obj, name, args, kwargs)
+        return _list_method(executor, obj, name, args, kwargs)
     if isinstance(obj, DictVariable):
         return _dict_method(obj, name, args, kwargs)
     if isinstance(obj, ConstVariable) and type(obj.value) is str:
-        if all(isinstance(a, ConstVariable) for a in list(args) + list(kwargs.values())):
-            return const(dispatch._python(getattr(obj.value, name), *[a.value for a in args],
-                                          **{k: v.value for k, v in kwargs.items()}))
+        values = [functional.python_value(a) for a in args]
+        kw = {k: functional.python_value(v) for k, v in kwargs.items()}
+        return const(dispatch._python(getattr(obj.value, name), *values, **kw))
     raise FallbackError(UNSUPPORTED_CALL, f"method {name} of {obj.describe()} is not captured")
 
 
-def _list_method(obj: ListVariable, name, args, kwargs):
+def _list_method(executor, obj: ListVariable, name, args, kwargs):
+    if name == "sort":
+        obj.check_mutable("list.sort")
+        obj.items = functional.b_sorted(executor, obj, **kwargs).items
+        return const(None)
     if kwargs:
         raise FallbackError(UNSUPPORTED_CALL, f"list.{name} with keyword arguments")
+    if name in ("append", "extend", "insert", "pop", "clear", "reverse", "remove"):
+        obj.check_mutable(f"list.{name}")
     if name == "append":
-        obj.check_mutable("list.append")
         obj.items.append(args[0])
-        return const(None)
-    if name == "extend":
-        obj.check_mutable("list.extend")
+    elif name == "extend":
         obj.items.extend(dispatch.get_iter(None, args[0]).items)
-        return const(None)
-    if name == "insert":
-        obj.check_mutable("list.insert")
+    elif name == "insert":
         obj.items.insert(_int(args[0]), args[1])
-        return const(None)
-    if name == "pop":
-        obj.check_mutable("list.pop")
+    elif name == "pop":
         return dispatch._python(obj.items.pop, *[_int(a) for a in args])
-    if name == "copy":
+    elif name == "clear":
+        obj.items.clear()
+    elif name == "reverse":
+        obj.items.reverse()
+    elif name == "copy":
         return ListVariable(obj.items)
-    raise FallbackError(UNSUPPORTED_CALL, f"list.{name} is not modelled")
+    elif name in ("count", "index", "remove"):
+        values = functional.plain_values(obj.items + list(args[:1]), f"list.{name}")
+        found = dispatch._python(getattr(values[:-1], name), values[-1], *[_int(a) for a in args[1:]])
+        if name == "remove":
+            del obj.items[values.index(values[-1])]
+            return const(None)
+        return const(found)
+    else:
+        raise FallbackError(UNSUPPORTED_CALL, f"list.{name} is not modelled")
+    return const(None)
 
 
 def _dict_method(obj: DictVariable, name, args, kwargs):
-    if name == "get" and args and isinstance(args[0], ConstVariable):
+    if name in ("update", "setdefault", "pop", "popitem", "clear"):
+        obj.check_mutable(f"dict.{name}")
+    if name in ("get", "setdefault", "pop") and not (args and _dict_key(args[0])):
+        raise FallbackError(UNSUPPORTED_CALL, f"dict.{name} with a key that is not a plain constant")
+    if name == "get":
         default = args[1] if len(args) > 1 else const(None)
         return obj.entries.get(args[0].value, default)
     if name == "keys":
@@ -150,7 +191,44 @@ def _dict_method(obj: DictVariable, name, args, kwargs):
         return DictViewVariable([TupleVariable([const(k), v]) for k, v in obj.entries.items()], "items")
     if name == "copy":
         return DictVariable(obj.entries)
+    if name == "update":
+        for k, v in (_pairs(args[0]) if args else []) + list(kwargs.items()):
+            obj.entries[k] = v
+        return const(None)
+    if name == "setdefault":
+        return obj.entries.setdefault(args[0].value, args[1] if len(args) > 1 else const(None))
+    if name == "pop":
+        if args[0].value in obj.entries:
+            return obj.entries.pop(args[0].value)
+        if len(args) > 1:
+            return args[1]
+        raise FallbackError(UNSUPPORTED_OBJECT, f"dict.pop of a missing key {args[0].value!r} (eager raises)")
+    if name == "popitem":
+        if not obj.entries:
+            raise FallbackError(UNSUPPORTED_OBJECT, "popitem of an empty dict (eager raises)")
+        k, v = obj.entries.popitem()
+        return TupleVariable([const(k), v])
+    if name == "clear":
+        obj.entries.clear()
+        return const(None)
     raise FallbackError(UNSUPPORTED_CALL, f"dict.{name} is not modelled")
+
+
+def _dict_key(v: Variable) -> bool:
+    return isinstance(v, ConstVariable) and type(v.value) in (int, str)
+
+
+def _pairs(source: Variable) -> list:
+    """(key, value) pairs of a dict or of an iterable of 2-sequences, keys plain constants."""
+    if isinstance(source, DictVariable):
+        return list(source.entries.items())
+    pairs = []
+    for item in dispatch.get_iter(None, source).items:
+        kv = dispatch.get_iter(None, item).items if isinstance(item, (TupleVariable, ListVariable)) else None
+        if kv is None or len(kv) != 2 or not _dict_key(kv[0]):
+            raise FallbackError(UNSUPPORTED_OBJECT, "dict items that are not (constant key, value) pairs")
+        pairs.append((kv[0].value, kv[1]))
+    return pairs
 
 
 def _int(v: Variable) -> int:
@@ -170,6 +248,10 @@ def _consts(*vs):
 
 
 def b_len(executor, obj):
+    if isinstance(obj, sets.SetVariable):
+        return const(len(obj.values))
+    if isinstance(obj, ListVariable) and (n := list_data.source_length(executor.graph, obj)) is not None:
+        return const(n)
     if isinstance(obj, (TupleVariable, ListVariable)):
         return const(len(obj.items))
     if isinstance(obj, DictVariable):
@@ -211,24 +293,45 @@ def b_isinstance(executor, obj, classinfo):
     cls = getattr(classinfo, "value", None)
     if not isinstance(cls, type):
         raise FallbackError(UNSUPPORTED_OBJECT, "isinstance() with a non-class")
-    try:
-        t = obj.python_type()
-    except FallbackError:
-        raise
+    t = obj.python_type()
+    if isinstance(obj, ObjectVariable) and _class_attribute(t) is not _OBJECT_CLASS:
+        # isinstance() also asks obj.__class__: a property there is user code
+        raise FallbackError(UNSUPPORTED_OBJECT, f"isinstance() of {obj.describe()}, whose class overrides __class__")
     return const(issubclass(t, cls))
+
+
+def b_issubclass(executor, cls, classinfo):
+    if isinstance(classinfo, TupleVariable):
+        return const(any(b_issubclass(executor, cls, c).value for c in classinfo.items))
+    sub, sup = getattr(cls, "value", None), getattr(classinfo, "value", None)
+    if not isinstance(sub, type) or not isinstance(sup, type):
+        raise FallbackError(UNSUPPORTED_OBJECT, "issubclass() of values that are not known classes")
+    return const(dispatch._python(issubclass, sub, sup))
+
+
+_OBJECT_CLASS = object.__dict__["__class__"]
+
+
+def _class_attribute(t: type):
+    return next((k.__dict__["__class__"] for k in t.__mro__ if "__class__" in k.__dict__), None)
 
 
 def b_enumerate(executor, iterable, start=None):
     n = 0 if start is None else _int(start)
-    items = dispatch.get_iter(executor.graph, iterable).items
-    return IteratorVariable([TupleVariable([const(n + i), v]) for i, v in enumerate(items)])
+    it = dispatch.get_iter(executor.graph, iterable)
+    if it is iterable:  # an iterator others may also advance: take items when asked, as eager
+        return functional.lazy_enumerate(it, n)
+    return IteratorVariable([TupleVariable([const(n + i), v]) for i, v in enumerate(it.items)], enumerate)
 
 
 def b_zip(executor, *iterables, **kwargs):
     if kwargs:
         raise FallbackError(UNSUPPORTED_CALL, "zip(strict=...) is not modelled")
-    lists = [dispatch.get_iter(executor.graph, it).items for it in iterables]
-    return IteratorVariable([TupleVariable(list(t)) for t in zip(*lists)])
+    its = [dispatch.get_iter(executor.graph, it) for it in iterables]
+    if any(it is src for it, src in zip(its, iterables)):
+        return functional.lazy_zip(executor, its)
+    lists = [it.items for it in its]
+    return IteratorVariable([TupleVariable(list(t)) for t in zip(*lists)], zip)
 
 
 def b_reversed(executor, seq):
@@ -254,6 +357,10 @@ def b_next(executor, it, *default):
     raise FallbackError(UNSUPPORTED_OBJECT, f"next() of {it.describe()}")
 
 
+def b_set(executor, iterable=None):
+    return sets.SetVariable() if iterable is None else sets.build(dispatch.get_iter(executor.graph, iterable).items)
+
+
 def b_tuple(executor, iterable=None):
     if iterable is None:
         return TupleVariable([])
@@ -269,31 +376,47 @@ def b_list(executor, iterable=None):
 
 
 def b_dict(executor, *args, **kwargs):
-    if args:
-        raise FallbackError(UNSUPPORTED_CALL, "dict() from an iterable is not modelled")
-    return DictVariable(dict(kwargs))
-
-
-def b_minmax(fn):
-    def handler(executor, *args, **kwargs):
-        if kwargs:
-            raise FallbackError(UNSUPPORTED_CALL, f"{fn.__name__}() with keyword arguments")
-        items = args
-        if len(args) == 1:
-            items = dispatch.get_iter(executor.graph, args[0]).items
-        values = _consts(*items)
-        if values is None:
-            raise FallbackError(DATA_DEPENDENT, f"{fn.__name__}() compares values that are arrays",
-                                hint=f"use np.{'maximum' if fn is max else 'minimum'} to keep it in the graph")
-        return const(dispatch._python(fn, values))
-    return handler
+    if len(args) > 1:
+        raise FallbackError(UNSUPPORTED_CALL, "dict() takes at most one positional argument (eager raises)")
+    return DictVariable(dict(_pairs(args[0]) if args else [], **kwargs))
 
 
 def b_sum(executor, iterable, start=None):
+    """CPython adds leading int/float items in C, floats with compensated
+    summation on 3.12+ (not a chain of `+`); from the first other item on it
+    uses `+`.  The leading known items are summed by the real builtin of the
+    running Python; the rest are added one by one."""
+    items = dispatch.get_iter(executor.graph, iterable).items
     total = start if start is not None else const(0)
-    for item in dispatch.get_iter(executor.graph, iterable).items:
+    symbolic = [v for v in (total, *items) if isinstance(v, SymScalarVariable)]
+    if symbolic and any(_is_python_float(v) for v in (total, *items)):
+        dispatch.concrete("sum() of Python floats (summed with compensation)", *symbolic)
+    known = 0
+    if isinstance(total, ConstVariable):
+        while known < len(items) and isinstance(items[known], ConstVariable):
+            known += 1
+        if known:
+            total = const(dispatch._python(sum, [v.value for v in items[:known]], total.value))
+    for item in items[known:]:
         total = dispatch.binary_op(executor.graph, "add", total, item)
     return total
+
+
+def _is_python_float(v: Variable) -> bool:
+    if isinstance(v, ConstVariable):
+        return type(v.value) is float
+    return isinstance(v, SymScalarVariable) and v.meta.type is float
+
+
+def b_callable(executor, obj):
+    """callable(x) is whether type(x) has __call__; for a known object ask
+    the builtin itself (it runs no user code)."""
+    if isinstance(obj, RealObjectVariable):
+        return const(callable(obj.value))
+    if isinstance(obj, (UserFunctionVariable, BoundMethodVariable, BuiltinMethodVariable)):
+        return const(True)
+    t = obj.python_type()
+    return const(any("__call__" in k.__dict__ for k in t.__mro__))
 
 
 def b_abs(executor, x):
@@ -337,16 +460,16 @@ BUILTINS = {
     builtins.len: b_len,
     builtins.range: b_range,
     builtins.isinstance: b_isinstance,
+    builtins.issubclass: b_issubclass,
     builtins.enumerate: b_enumerate,
     builtins.zip: b_zip,
     builtins.reversed: b_reversed,
     builtins.iter: b_iter,
     builtins.next: b_next,
     builtins.tuple: b_tuple,
+    builtins.set: b_set,
     builtins.list: b_list,
     builtins.dict: b_dict,
-    builtins.min: b_minmax(min),
-    builtins.max: b_minmax(max),
     builtins.sum: b_sum,
     builtins.abs: b_abs,
     builtins.getattr: b_getattr,
@@ -355,15 +478,13 @@ BUILTINS = {
     builtins.int: b_bool_like(int),
     builtins.bool: b_bool_like(bool),
     builtins.round: _python_builtin(round),
+    builtins.slice: _python_builtin(slice),
     builtins.divmod: _python_builtin(divmod),
     builtins.pow: _python_builtin(pow),
     builtins.str: _python_builtin(str),
     builtins.repr: _python_builtin(repr),
     builtins.hash: _python_builtin(hash),
-    builtins.callable: lambda ex, obj: const(not isinstance(obj, (ConstVariable, TensorVariable, SymScalarVariable, TupleVariable, ListVariable, DictVariable))),
-    operator.add: lambda ex, a, b: dispatch.binary_op(ex.graph, "add", a, b),
-    operator.mul: lambda ex, a, b: dispatch.binary_op(ex.graph, "mul", a, b),
-    operator.getitem: lambda ex, a, b: dispatch.getitem(ex.graph, a, b),
+    builtins.callable: b_callable,
 }
 for _name in ("sqrt", "exp", "log", "sin", "cos", "tanh", "floor", "ceil", "pi", "prod", "isclose", "fabs",
               "log2", "log10", "erf", "gamma", "atan", "atan2", "hypot", "pow", "isnan", "isinf", "isfinite"):
@@ -371,6 +492,8 @@ for _name in ("sqrt", "exp", "log", "sin", "cos", "tanh", "floor", "ceil", "pi",
     if callable(_fn):
         BUILTINS[_fn] = _python_builtin(_fn)
 
+functional.register(BUILTINS)
+BUILTINS[builtins.super] = classes.b_super
 BUILTINS_BY_ID = {id(fn): fn for fn in BUILTINS}
 
 __all__ = ["call", "BUILTINS", "BUILTINS_BY_ID", "SIDE_EFFECT", "SEQUENCES", "AttrTracker", "OpaqueVariable"]

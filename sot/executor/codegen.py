@@ -11,7 +11,7 @@ from __future__ import annotations
 import dis
 import types
 
-from bytecode import Bytecode, FreeVar, Instr
+from bytecode import Bytecode, CellVar, FreeVar, Instr
 
 from .. import _hook
 from .opcode_table import FACTS
@@ -45,14 +45,15 @@ def new_function(code: types.CodeType) -> list[Instr]:
     return ins
 
 
-def _closure_of(code: types.CodeType) -> list[Instr]:
-    """Push the tuple of the running frame's cells for `code`'s free variables.
+def _closure_of(code: types.CodeType, own_cells=()) -> list[Instr]:
+    """Push the tuple of the running frame's cells for `code`'s free variables
+    (`own_cells`: names that are the running code's cell variables, not free).
 
     3.13 has no LOAD_CLOSURE (the compiler emits LOAD_FAST on the cell's
     slot, which the bytecode package cannot express): there a LOAD_DEREF is
     emitted and `patch_closure_loads` turns it into LOAD_FAST afterwards."""
     op = "LOAD_CLOSURE" if FACTS.load_closure_is_real else "LOAD_DEREF"
-    ins = [Instr(op, FreeVar(name)) for name in code.co_freevars]
+    ins = [Instr(op, CellVar(name) if name in own_cells else FreeVar(name)) for name in code.co_freevars]
     return ins + [Instr("BUILD_TUPLE", len(code.co_freevars))]
 
 
@@ -72,25 +73,59 @@ def patch_closure_loads(built: types.CodeType, inner: types.CodeType) -> types.C
     return built.replace(co_code=bytes(raw))
 
 
-def return_resume(code: types.CodeType, arg_names: list[str]) -> list[Instr]:
+def make_function(code: types.CodeType, qualname: str, closure: list, defaults_local: str | None) -> list[Instr]:
+    """Push a function of `code` made in the running frame, as MAKE_FUNCTION
+    made it: `closure` the CellVar/FreeVar of each cell it takes, its
+    defaults tuple in the local `defaults_local` (or none)."""
+    ins, flags = [], 0
+    if defaults_local is not None:
+        ins.append(Instr("LOAD_FAST", defaults_local))
+        flags |= 0x01
+    if closure:
+        op = "LOAD_CLOSURE" if FACTS.load_closure_is_real else "LOAD_DEREF"  # see patch_closure_loads
+        ins += [Instr(op, ref) for ref in closure] + [Instr("BUILD_TUPLE", len(closure))]
+        flags |= 0x08
+    ins.append(Instr("LOAD_CONST", code))
+    if FACTS.make_function_pops_qualname:
+        ins.append(Instr("LOAD_CONST", qualname))
+    if FACTS.make_function_flags_in_arg:
+        return ins + [Instr("MAKE_FUNCTION", flags)]
+    ins.append(Instr("MAKE_FUNCTION"))
+    return ins + [Instr("SET_FUNCTION_ATTRIBUTE", bit) for bit in (0x08, 0x01) if flags & bit]
+
+
+def return_resume(code: types.CodeType, arg_names: list[str], own_cells=()) -> list[Instr]:
     """`return Resume(<function from code, with this frame's closure>, *arg_names)`:
-    the hook makes the call once this frame is gone (see sot/_hook.py)."""
+    the hook makes the call once this frame is gone (see sot/_hook.py).
+    `own_cells`: the running code's cell variables that `code` takes as free."""
     ins = new_function(code)
     if code.co_freevars:
         if FACTS.make_function_flags_in_arg:
-            ins = _closure_of(code) + ins
+            ins = _closure_of(code, own_cells) + ins
             ins[-1] = Instr("MAKE_FUNCTION", 0x08)
         else:
-            ins = _closure_of(code) + ins + [Instr("SET_FUNCTION_ATTRIBUTE", 0x08)]
+            ins = _closure_of(code, own_cells) + ins + [Instr("SET_FUNCTION_ATTRIBUTE", 0x08)]
     ins += [Instr("LOAD_FAST", name) for name in arg_names]
     return call_const(_hook.Resume, ins, 1 + len(arg_names)) + [Instr("RETURN_VALUE")]
 
 
-def prologue(code: types.CodeType) -> list[Instr]:
+def release_frame_args() -> list[Instr]:
+    """`_hook.release_frame_args()`: from here on the replacement's own
+    frame is the only one holding the arguments (see csrc, run_replacement),
+    so user code that drops one frees it as eagerly."""
+    return call_const(_hook.release_frame_args, [], 0) + [Instr("POP_TOP")]
+
+
+def prologue(code: types.CodeType, nfree: int | None = None, cells=()) -> list[Instr]:
+    """The entry instructions of generated code: MAKE_CELL for its cell
+    variables `cells` (3.11+; 3.10 makes them at frame entry), then
+    COPY_FREE_VARS for its `nfree` free variables (default: `code`'s)."""
+    nfree = len(code.co_freevars) if nfree is None else nfree
     ins = []
     if FACTS.has_resume:
-        if code.co_freevars:
-            ins.append(Instr("COPY_FREE_VARS", len(code.co_freevars)))
+        ins += [Instr("MAKE_CELL", CellVar(name)) for name in cells]
+        if nfree:
+            ins.append(Instr("COPY_FREE_VARS", nfree))
         ins.append(Instr("RESUME", 0))
     return ins
 
@@ -101,11 +136,13 @@ def uniform_arg_names(code: types.CodeType) -> list[str]:
     return list(code.co_varnames[:n])
 
 
-def calling_instrs(original: types.CodeType, target, used_cells: set[int]) -> list[Instr]:
-    """Push `target(globals(), *args, *cells)` (each used cell passed as a fresh cell)."""
+def calling_instrs(original: types.CodeType, target, used_cells: set[int], cells=()) -> list[Instr]:
+    """Push `target(globals(), *args, *cells)` (each used cell passed as a fresh cell).
+    `cells`: the running code's cell variables (an argument among them is read from its cell)."""
     ins = _push_callable(target) + _push_callable(globals) + _call(0)
     arg_names = uniform_arg_names(original)
-    ins += [Instr("LOAD_FAST", name) for name in arg_names]
+    ins += [Instr("LOAD_DEREF", CellVar(name)) if name in cells else Instr("LOAD_FAST", name)
+            for name in arg_names]
     for i, name in enumerate(original.co_freevars):
         if i in used_cells:
             ins += _push_callable(types.CellType) + [Instr("LOAD_DEREF", FreeVar(name))] + _call(1)

@@ -6,8 +6,10 @@ operation is computed at trace time (Python constants), recorded as a graph op
 """
 from __future__ import annotations
 
+import enum
 import inspect
 import operator
+import types
 
 import numpy as np
 
@@ -17,10 +19,12 @@ from ..breaks.reasons import (
 from ..guards.guard import DictKeysGuard
 from ..guards.tracker import AttrTracker, ConstTracker, ItemTracker
 from ..ir import registry
+from . import classes, list_data, pyidentity, sets
+from .generators import GeneratorVariable
 from .function_graph import is_user_class
 from .variables import (
-    BoundMethodVariable, BuiltinMethodVariable, ClassVariable, ConstVariable, DictVariable, DictViewVariable,
-    IteratorVariable, ListVariable, ModuleVariable, NumpyCallableVariable, ObjectVariable,
+    BoundMethodVariable, BuiltinMethodVariable, BuiltinVariable, ClassVariable, ConstVariable, DictVariable,
+    DictViewVariable, IteratorVariable, ListVariable, ModuleVariable, NumpyCallableVariable, ObjectVariable,
     SymScalarVariable, SymSliceVariable, TensorVariable, TupleVariable, UserFunctionVariable, Variable,
     is_const_value,
 )
@@ -66,6 +70,8 @@ def _python(fn, *values):
 # -- operators ---------------------------------------------------------------
 
 def binary_op(graph, name: str, a: Variable, b: Variable) -> Variable:
+    if isinstance(a, sets.SetVariable) or isinstance(b, sets.SetVariable):
+        return sets.binary(name, a, b)
     inplace = name.startswith("i") and name not in ("is_",)
     if isinstance(a, TensorVariable) or isinstance(b, TensorVariable):
         if inplace and isinstance(a, TensorVariable) and not a.meta.is_scalar:
@@ -134,26 +140,37 @@ def unary_op(graph, name: str, a: Variable) -> Variable:
 
 
 def compare_op(graph, name: str, a: Variable, b: Variable) -> Variable:
+    if isinstance(a, sets.SetVariable) or isinstance(b, sets.SetVariable):
+        return sets.compare(name, a, b)
     if isinstance(a, TensorVariable) or isinstance(b, TensorVariable):
         return graph.call_op(registry.lookup_operator(name), (a, b))
     if _shape_scalars(a, b):
         return graph.call_op(registry.lookup_operator(name), (a, b))
     concrete(f"comparison {name}", a, b)
     if isinstance(a, ConstVariable) and isinstance(b, ConstVariable):
+        if a is not b and isinstance(a.value, CONTAINERS) and isinstance(b.value, CONTAINERS):
+            pyidentity.items_equal(a, b)   # breaks where items' identity decides
         return const(_python(getattr(operator, name), a.value, b.value))
     if isinstance(a, SEQUENCES) and isinstance(b, SEQUENCES) and name in ("eq", "ne"):
         if type(a) is not type(b) or len(a.items) != len(b.items):
             return const(name == "ne")
         if all(isinstance(x, ConstVariable) for x in a.items + b.items):
-            return const(_python(getattr(operator, name), [x.value for x in a.items], [x.value for x in b.items]))
+            # items compare with `is` before `==`, as list/tuple equality does
+            equal = all(pyidentity.items_equal(x, y) for x, y in zip(a.items, b.items))
+            return const(equal == (name == "eq"))
     raise FallbackError(UNSUPPORTED_OBJECT, f"comparison {name} of {a.describe()} and {b.describe()}")
 
 
 SINGLETONS = (type(None), bool)
+CONTAINERS = (tuple, list, dict, set, frozenset)
 
 
-def is_op(a: Variable, b: Variable) -> bool:
-    """`a is b`, decided only where Python's answer is certain."""
+def is_op(a: Variable, b: Variable, graph=None) -> bool:
+    """`a is b`, decided only where Python's answer is certain.
+
+    A user object (ObjectVariable) is guarded by its type, not its
+    identity: an answer that depends on which object it is holds only
+    under a guard on the identity relation (`graph` records it)."""
     if a is b:
         return True
     if isinstance(a, ConstVariable) and isinstance(b, ConstVariable) and (
@@ -161,7 +178,10 @@ def is_op(a: Variable, b: Variable) -> bool:
         return a.value is b.value  # nothing but the singleton itself is the singleton
     va, vb = _identity_value(a), _identity_value(b)
     if va is not _UNKNOWN and vb is not _UNKNOWN:
-        return va is vb
+        same = va is vb
+        if isinstance(a, ObjectVariable) or isinstance(b, ObjectVariable):
+            _guard_identity(graph, a, b, same)
+        return same
     # A None/True/False singleton against a value of another kind.
     for x, y in ((a, b), (b, a)):
         if isinstance(x, ConstVariable) and type(x.value) in SINGLETONS and not isinstance(y, ConstVariable):
@@ -172,12 +192,25 @@ def is_op(a: Variable, b: Variable) -> bool:
 _UNKNOWN = object()
 
 
+def _guard_identity(graph, a: Variable, b: Variable, same: bool) -> None:
+    """Guard that `a is b` stays `same` (see is_op)."""
+    from ..guards.invariants import SameGuard
+    ta, tb = a.tracker, b.tracker
+    if graph is None or ta is None or tb is None:
+        raise FallbackError(UNSUPPORTED_OBJECT, f"identity of {a.describe()} and {b.describe()} "
+                            "cannot be guarded")
+    if isinstance(ta, ConstTracker):
+        ta, tb = tb, ta  # a guard is kept only when its own tracker reads the frame
+    if not isinstance(ta, ConstTracker):
+        graph.add_guard(SameGuard(ta, tb, same))
+
+
 def _identity_value(v):
     """The real object a Variable stands for, when that object is fixed."""
     if isinstance(v, ConstVariable):
-        ok = type(v.value) in SINGLETONS or isinstance(v.value, (type, np.dtype))
+        ok = type(v.value) in SINGLETONS or isinstance(v.value, (type, np.dtype, enum.Enum))
         return v.value if ok else _UNKNOWN
-    if isinstance(v, (ModuleVariable, ClassVariable, NumpyCallableVariable, ObjectVariable)):
+    if isinstance(v, (ModuleVariable, ClassVariable, NumpyCallableVariable, ObjectVariable, BuiltinVariable)):
         return v.value
     if isinstance(v, UserFunctionVariable) and v.value is not None:
         return v.value
@@ -185,7 +218,12 @@ def _identity_value(v):
 
 
 def contains_op(graph, item: Variable, container: Variable) -> bool:
+    """`in`: items and keys are compared with `is` before `==` (pyidentity)."""
+    if isinstance(container, sets.SetVariable):
+        return sets.contains(item, container)
     if isinstance(container, DictVariable) and isinstance(item, ConstVariable):
+        if pyidentity.identity_decides(item.value):
+            raise FallbackError(UNSUPPORTED_OBJECT, "`in` of a NaN in a dict depends on object identity")
         return item.value in container.entries
     if isinstance(container, SEQUENCES):
         for x in container.items:
@@ -193,10 +231,12 @@ def contains_op(graph, item: Variable, container: Variable) -> bool:
                 return True
             if not (isinstance(x, ConstVariable) and isinstance(item, ConstVariable)):
                 raise FallbackError(UNSUPPORTED_OBJECT, "`in` over non-constant items")
-            if x.value == item.value:
+            if pyidentity.items_equal(x, item):
                 return True
         return False
     if isinstance(container, ConstVariable) and isinstance(item, ConstVariable):
+        if pyidentity.identity_decides(container.value, item.value):
+            raise FallbackError(UNSUPPORTED_OBJECT, "`in` involving a NaN depends on object identity")
         return _python(operator.contains, container.value, item.value)
     raise FallbackError(UNSUPPORTED_OBJECT, f"`in` on {container.describe()}")
 
@@ -205,6 +245,11 @@ def contains_op(graph, item: Variable, container: Variable) -> bool:
 
 def getitem(graph, obj: Variable, key: Variable) -> Variable:
     if isinstance(obj, TensorVariable):
+        if isinstance(key, ConstVariable) and type(key.value) is range and len(key.value) <= ITER_LIMIT:
+            # NumPy reads a range index as a list of ints
+            key = ListVariable([const(i) for i in key.value])
+        # token ids from a list argument (a list of bools stays a constant mask: its count is the shape)
+        key = list_data.as_graph_input(graph, key, kinds=(int,)) or key
         return graph.call_op(registry.lookup_operator("getitem"), (obj, key))
     concrete("indexing", obj, key)
     if isinstance(obj, SEQUENCES) and isinstance(key, ConstVariable):
@@ -217,7 +262,25 @@ def getitem(graph, obj: Variable, key: Variable) -> Variable:
             return obj.entries[key.value]
     if isinstance(obj, ConstVariable) and isinstance(key, ConstVariable):
         return const(_python(operator.getitem, obj.value, key.value))
+    if isinstance(obj, ClassVariable) and classes.is_enum_class(obj.value) and isinstance(key, ConstVariable):
+        member = classes.enum_class_member(obj.value, key.value)
+        if member is not None:
+            return member
     raise FallbackError(UNSUPPORTED_OBJECT, f"indexing {obj.describe()} with {key.describe()}")
+
+
+def delitem(graph, obj: Variable, key: Variable) -> None:
+    if isinstance(obj, ListVariable) and isinstance(key, ConstVariable) and type(key.value) in (int, slice):
+        obj.check_mutable("item deletion")
+        _python(lambda: obj.items.__delitem__(key.value))
+        return
+    if isinstance(obj, DictVariable) and isinstance(key, ConstVariable) and type(key.value) in (int, str):
+        obj.check_mutable("item deletion")
+        if key.value not in obj.entries:
+            raise FallbackError(UNSUPPORTED_OBJECT, f"del of a missing key {key.value!r} (eager raises)")
+        del obj.entries[key.value]
+        return
+    raise FallbackError(SIDE_EFFECT, f"item deletion from {obj.describe()}")
 
 
 def setitem(graph, obj: Variable, key: Variable, value: Variable) -> None:
@@ -269,18 +332,33 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
             return BuiltinMethodVariable(obj, name)  # an uncaptured method breaks when called
         raise FallbackError(UNSUPPORTED_OBJECT, f"attribute .{name} of {obj.describe()} is not captured")
     if isinstance(obj, ModuleVariable):
-        try:
-            value = getattr(obj.value, name)
-        except AttributeError:
-            raise FallbackError(UNSUPPORTED_OBJECT, f"module {obj.value.__name__} has no attribute {name}")
+        value = _module_attr(obj.value, name)
         return graph.wrap(value, AttrTracker(obj.tracker, name) if obj.tracker else ConstTracker(value))
     if isinstance(obj, NumpyCallableVariable) and isinstance(obj.value, np.ufunc) and name == "at":
         # a new bound method on each access (no identity to guard): the ufunc is guarded
         return NumpyCallableVariable(obj.value.at, None)
     if isinstance(obj, ObjectVariable):
         return object_getattr(executor, obj, name)
+    if isinstance(obj, classes.NewObjectVariable):
+        return classes.new_object_getattr(executor, obj, name)
+    if isinstance(obj, classes.SuperVariable):
+        return classes.super_getattr(executor, obj, name)
+    if isinstance(obj, classes.NamedTupleVariable):
+        return classes.namedtuple_getattr(obj, name)
+    if isinstance(obj, ConstVariable) and isinstance(obj.value, enum.Enum):
+        attr = classes.enum_member_attr(obj.value, name)
+        if attr is not None:
+            return attr
+    if isinstance(obj, ClassVariable) and classes.is_enum_class(obj.value):
+        member = classes.enum_class_member(obj.value, name)
+        if member is not None:
+            return member
     if isinstance(obj, ClassVariable) and is_user_class(obj.value):
         return class_getattr(executor, obj, name)
+    if isinstance(obj, GeneratorVariable) and name == "send":
+        return BuiltinMethodVariable(obj, name)
+    if isinstance(obj, sets.SetVariable) and name in sets.METHODS:
+        return BuiltinMethodVariable(obj, name)
     if isinstance(obj, (ListVariable, DictVariable)) and name in LIST_METHODS | DICT_METHODS:
         return BuiltinMethodVariable(obj, name)
     if isinstance(obj, ConstVariable):
@@ -293,8 +371,24 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
     raise FallbackError(UNSUPPORTED_OBJECT, f"attribute .{name} of {obj.describe()} is not captured")
 
 
-LIST_METHODS = {"append", "extend", "pop", "insert", "index", "count", "copy"}
-DICT_METHODS = {"get", "keys", "values", "items", "copy"}
+def _module_attr(module, name: str):
+    """A module attribute the trace may read (and guards read again on
+    every call): only one held in the module's own dict, where reading it
+    runs no user code. One that a module ``__getattr__`` (a lazy module) or
+    a module subclass's descriptor makes runs natively, as often as eager."""
+    mod_dict = object.__getattribute__(module, "__dict__")
+    mod_name = mod_dict.get("__name__", "?") if type(mod_dict) is dict else "?"
+    if type(mod_dict) is not dict or name not in mod_dict:
+        raise FallbackError(UNSUPPORTED_OBJECT, f"module {mod_name} has no attribute {name} in its "
+                            "__dict__ (a module __getattr__ would run)")
+    if any(name in k.__dict__ for k in type(module).__mro__[:-1] if k is not types.ModuleType):
+        raise FallbackError(UNSUPPORTED_OBJECT, f"attribute {name} of module {mod_name} is defined "
+                            "by its class")
+    return mod_dict[name]
+
+
+LIST_METHODS = {"append", "extend", "pop", "insert", "index", "count", "copy", "clear", "reverse", "remove", "sort"}
+DICT_METHODS = {"get", "keys", "values", "items", "copy", "update", "setdefault", "pop", "popitem", "clear"}
 STR_METHODS = {"format", "join", "upper", "lower", "startswith", "endswith", "strip", "split", "replace"}
 
 
@@ -326,7 +420,9 @@ def object_getattr(executor, obj: ObjectVariable, name: str) -> Variable:
         if class_attr.fget is None:
             raise FallbackError(UNSUPPORTED_OBJECT, f"property {name} has no getter")
         graph.wrap(class_attr, AttrTracker(cls_tracker, name))
-        getter = function_variable(class_attr.fget, AttrTracker(AttrTracker(cls_tracker, name), "fget"))
+        fget_tracker = AttrTracker(AttrTracker(cls_tracker, name), "fget")
+        graph.guard_inlined(class_attr.fget, fget_tracker)
+        getter = function_variable(class_attr.fget, fget_tracker)
         return executor.call_function(getter, [obj], {})
     if isinstance(class_attr, staticmethod):
         return graph.wrap(class_attr.__func__, AttrTracker(cls_tracker, name))
@@ -346,12 +442,7 @@ def class_getattr(executor, cls_var: ClassVariable, name: str) -> Variable:
         attr = inspect.getattr_static(cls_var.value, name)
     except AttributeError:
         raise FallbackError(UNSUPPORTED_OBJECT, f"{cls_var.describe()} has no attribute {name!r}") from None
-    tracker = AttrTracker(cls_var.tracker or ConstTracker(cls_var.value), name)
-    if isinstance(attr, staticmethod):
-        return executor.graph.wrap(attr.__func__, tracker)
-    if isinstance(attr, (classmethod, property)) or (hasattr(type(attr), "__get__") and not inspect.isfunction(attr)):
-        raise FallbackError(UNSUPPORTED_OBJECT, f"descriptor {name} of {cls_var.describe()} is not modelled")
-    return executor.graph.wrap(attr, tracker)
+    return classes.class_level(executor, cls_var.value, name, attr, None, cls_var.tracker)
 
 
 # -- iteration -----------------------------------------------------------------
@@ -367,7 +458,11 @@ def get_iter(graph, obj: Variable) -> IteratorVariable:
         return IteratorVariable(obj.items)
     if isinstance(obj, DictVariable):
         return IteratorVariable([const(k) for k in obj.entries])
-    if isinstance(obj, ConstVariable) and isinstance(obj.value, (range, tuple, str, bytes)):
+    if isinstance(obj, ClassVariable) and classes.is_enum_class(obj.value):
+        return IteratorVariable([const(m) for m in obj.value])
+    if isinstance(obj, sets.SetVariable):
+        return IteratorVariable(obj.items, type(iter(set())))  # members of an identity-guarded class
+    if isinstance(obj, ConstVariable) and isinstance(obj.value, (range, tuple, str, bytes, frozenset)):
         if len(obj.value) > ITER_LIMIT:
             raise FallbackError(UNSUPPORTED_OBJECT, f"loop of {len(obj.value)} iterations exceeds the unroll limit {ITER_LIMIT}")
         return IteratorVariable([const(v) for v in obj.value])

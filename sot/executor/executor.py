@@ -14,10 +14,13 @@ import logging
 
 from ..breaks.reasons import INTERNAL, LIMIT, UNSUPPORTED_OBJECT, UNSUPPORTED_OPCODE, FallbackError
 from ..ir.symbolic import SpecializeDims
+from ..guards.guard import GlobalAbsentGuard
+from ..guards.invariants import KeyAbsentGuard
 from ..guards.tracker import AttrTracker, BuiltinTracker, GlobalTracker, ItemTracker, builtins_of
 from ..logs import verbosity
 from .calls import call
 from .opcode_table import FACTS, instructions, line_table
+from .signals import YieldSignal
 from .variables import (
     CellVariable, ConstVariable, DictVariable, TupleVariable, UserFunctionVariable, Variable,
 )
@@ -66,6 +69,7 @@ class OpcodeExecutor:
         from .handlers import HANDLERS
 
         trace = verbosity() >= 4
+        self.graph.frames.append(self)
         try:
             while True:
                 instr = self.instrs[self.pc]
@@ -86,7 +90,7 @@ class OpcodeExecutor:
                 handler(self, instr)
         except ReturnSignal as ret:
             return ret.value
-        except (BreakHere, SpecializeDims):
+        except (BreakHere, SpecializeDims, YieldSignal):
             raise
         except FallbackError as e:
             raise self._located(e)
@@ -95,6 +99,13 @@ class OpcodeExecutor:
         except Exception as e:  # a simulator bug must never become a wrong result
             log.debug("internal error while simulating", exc_info=True)
             raise self._located(FallbackError(INTERNAL, f"{type(e).__name__}: {e}")) from e
+        finally:
+            self.graph.frames.pop()
+
+    def location(self) -> tuple:
+        """(filename, lineno, globals) of the instruction being simulated."""
+        line = self.lines.get(self.current.offset) if self.current is not None else None
+        return self.code.co_filename, line, self.globals
 
     def _located(self, err: FallbackError) -> FallbackError:
         if self.current is not None:
@@ -167,6 +178,11 @@ class OpcodeExecutor:
         if name in self.globals:
             return self.graph.wrap(self.globals[name], self.global_tracker(name))
         if name in self.builtins:
+            # the builtin only while no global of that name shadows it
+            if self.globals_tracker is None:
+                self.graph.add_guard(GlobalAbsentGuard(name))
+            else:
+                self.graph.add_guard(KeyAbsentGuard(self.globals_tracker, name))
             return self.graph.wrap(self.builtins[name], BuiltinTracker(name))
         raise FallbackError(UNSUPPORTED_OBJECT, f"name {name!r} is not defined (eager raises NameError)")
 
@@ -178,8 +194,8 @@ class OpcodeExecutor:
         if self.depth >= MAX_INLINE_DEPTH:
             raise FallbackError(LIMIT, f"inlining {fn.name} exceeds depth {MAX_INLINE_DEPTH} (recursion?)")
         code = fn.code
-        if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
-            raise FallbackError(UNSUPPORTED_OBJECT, f"{fn.name} is a generator or coroutine")
+        if code.co_flags & (inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR | inspect.CO_ITERABLE_COROUTINE):
+            raise FallbackError(UNSUPPORTED_OBJECT, f"{fn.name} is a coroutine")
         bound = bind_arguments(self, fn, args, kwargs)
         cells = {}
         for name, cell in zip(code.co_freevars, fn.closure):
@@ -197,6 +213,9 @@ class OpcodeExecutor:
                 globals_tracker = self.globals_tracker
         child = OpcodeExecutor(code, self.graph, fn.globals, locals_=bound, cells=cells,
                                globals_tracker=globals_tracker, depth=self.depth + 1, budget=self.budget)
+        if code.co_flags & inspect.CO_GENERATOR:
+            from .generators import GeneratorVariable
+            return GeneratorVariable(child, fn.name)  # runs as it is consumed
         return child.run()
 
 

@@ -20,11 +20,21 @@ argument or an item of one, never a value computed during the call -- is a
 - backends may treat it as a constant (onnxruntime makes it an initializer).
 
 Only arrays that own their memory are frozen: a view's base could still be
-written through, so a view stays an ordinary input.  ``sot.reset()`` drops
+written through, so a view stays an ordinary input.  Nor is an array that a
+view made *before* the freeze looks into: making the base read-only does not
+reach a view that already exists, and writing through it would go unseen by
+a graph that took the values as constants.  NumPy keeps no list of an
+array's views, so :class:`ViewScan` looks for them where Python objects can
+hold them (every object the garbage collector tracks -- module and instance
+dicts, lists, cells, generators -- and every thread's frames); a view held
+only by a C extension object is out of its sight.  ``sot.reset()`` drops
 every entry and makes the arrays frozen here writeable again.
 """
 from __future__ import annotations
 
+import gc
+import itertools
+import sys
 import weakref
 
 import numpy as np
@@ -33,6 +43,8 @@ from sot.breaks.resume import SOT_PREFIX
 from sot.guards.tracker import AttrTracker, ConstTracker, LocalTracker
 
 __all__ = ["candidate", "cannot_freeze", "hold", "release_all", "held_count"]
+
+_BASE = np.ndarray.base.__get__
 
 #: id -> weakref of each array this module made read-only (to undo on reset)
 _held: dict[int, weakref.ref] = {}
@@ -62,11 +74,43 @@ def candidate(tracker, value) -> bool:
     return True  # a global, a closure cell, and what is reached from them
 
 
-def cannot_freeze(value: np.ndarray) -> str | None:
+def cannot_freeze(value: np.ndarray, views: "ViewScan | None" = None) -> str | None:
     """Why a candidate array is not frozen, or None when it is."""
     if value.base is not None:
         return "a view of another array, which could be written through it"
+    if views is not None and views.has_views(value):
+        return "other arrays view its memory (a view made before the freeze stays writeable)"
     return None
+
+
+class ViewScan:
+    """The arrays some existing view looks into (``view.base``), found once
+    per translation, on the first question (a walk over the heap)."""
+
+    def __init__(self):
+        self._bases: set[int] | None = None
+
+    def has_views(self, value: np.ndarray) -> bool:
+        if self._bases is None:
+            self._bases = _bases_of_views()
+        return id(value) in self._bases
+
+
+def _bases_of_views() -> set[int]:
+    # a running frame's locals are not among its gc referents: read them
+    frame_locals = []
+    for f in sys._current_frames().values():
+        while f is not None:
+            frame_locals.append(list(f.f_locals.values()))
+            f = f.f_back
+    bases: set[int] = set()
+    for held in itertools.chain([gc.get_referents(*gc.get_objects())], frame_locals):
+        for r in held:
+            if issubclass(type(r), np.ndarray):  # not isinstance: no user __class__ runs
+                b = _BASE(r)  # ndarray's own getter: a subclass's `base` could be user code
+                if issubclass(type(b), np.ndarray):
+                    bases.add(id(b))
+    return bases
 
 
 def hold(values) -> None:

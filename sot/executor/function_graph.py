@@ -9,8 +9,10 @@ before anything read through it.
 """
 from __future__ import annotations
 
+import enum
 import math
 import types
+import weakref
 
 import numpy as np
 
@@ -19,6 +21,7 @@ from .._hook import StaticFunction
 from ..guards.tracker import AttrTracker
 from ..breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
 from ..guards.guard import DictKeysGuard, DimEqualGuard, IdGuard, LenGuard, TensorGuard, TypeGuard, ValueGuard
+from ..guards.invariants import ClassUnchangedGuard
 from ..ir import StatementIR, TensorMeta, UnsupportedOp
 from ..ir import registry
 from ..ir.meta import dtype_is_supported
@@ -57,6 +60,9 @@ BUILTIN_ITERATORS = frozenset(type(it) for it in (
     iter({}.values()), iter({}.items()), reversed([]), enumerate(()), zip(), map(len, ())))
 
 
+GENERATORS = frozenset((types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType))
+
+
 class FunctionGraph:
     def __init__(self, name: str = "graph", shapes=None, freeze: bool = False):
         self.ir = StatementIR(name)
@@ -68,11 +74,13 @@ class FunctionGraph:
         self.guards: list = []
         self._guard_keys: set = set()
         self._memo: dict = {}
+        self._views = None  # freeze.ViewScan, made when a first array may be frozen
+        self.frames: list = []  # the executors simulating now, outermost first (statement locations)
         self.trace_values: dict = {}  # input name -> its value at trace time (executor/writes.py)
 
     # -- guards --------------------------------------------------------------
     def add_guard(self, guard) -> None:
-        if guard.tracker is None or type(guard.tracker).__name__ == "ConstTracker":
+        if guard.tracker is None or (type(guard.tracker).__name__ == "ConstTracker" and not guard.on_const):
             return
         key = (type(guard).__name__, guard)
         if key not in self._guard_keys:
@@ -107,14 +115,18 @@ class FunctionGraph:
         return self.wrap(value, tracker)
 
     def _make(self, value, tracker) -> Variable:
+        # Decided on type(value) alone: isinstance(value, C) reads
+        # value.__class__, which runs a user __getattribute__.
         t = type(value)
-        if t is np.ndarray or (isinstance(value, np.generic) and _skip.is_numpy_object(t)):
+        if t is np.ndarray or (issubclass(t, np.generic) and _skip.is_numpy_object(t)):
             if not dtype_is_supported(value.dtype):
                 self.add_guard(TypeGuard(tracker, t))
                 return OpaqueVariable(value, tracker)
             frozen = False
             if self.freeze and freeze.candidate(tracker, value):
-                why = freeze.cannot_freeze(value)
+                if self._views is None:
+                    self._views = freeze.ViewScan()
+                why = freeze.cannot_freeze(value, self._views)
                 frozen = why is None
                 if why is not None:
                     self.not_frozen.append((tracker.name(), why))
@@ -145,7 +157,8 @@ class FunctionGraph:
             if tracker is None:
                 return ListVariable([self.wrap(v, None) for v in value])
             self.add_guard(TypeGuard(tracker, list))  # length and items: when the trace reads them
-            return ListVariable.from_source(tracker, lambda: self._list_items(value, tracker))
+            graph = weakref.ref(self)   # no cycle: the list (and what the graph holds) goes when unused
+            return ListVariable.from_source(tracker, lambda: graph()._list_items(value, tracker), value)
         if t is dict:
             if not all(type(k) in (str, int) for k in value):
                 self.add_guard(IdGuard(tracker, value))
@@ -153,27 +166,41 @@ class FunctionGraph:
             self.add_guard(DictKeysGuard(tracker, value))
             return DictVariable({k: self.wrap(v, _item(tracker, k)) for k, v in value.items()}, tracker)
         if is_const_value(value):  # dtypes, NumPy scalar types, slices, ranges
-            self.add_guard(IdGuard(tracker, value) if isinstance(value, (type, np.dtype)) else TypeGuard(tracker, t))
-            if not isinstance(value, (type, np.dtype)):
+            self.add_guard(IdGuard(tracker, value) if issubclass(t, (type, np.dtype)) else TypeGuard(tracker, t))
+            if not issubclass(t, (type, np.dtype)):
                 return OpaqueVariable(value, tracker)
             return ConstVariable(value, tracker)
+        if issubclass(t, enum.Enum):  # members are fixed objects: compared by identity
+            self.add_guard(IdGuard(tracker, value))
+            return ConstVariable(value, tracker)
+        if issubclass(t, tuple):
+            from .classes import NamedTupleVariable, is_namedtuple_class
+            if is_namedtuple_class(t):
+                self.add_guard(LenGuard(tracker, value))
+                return NamedTupleVariable([self.wrap(v, _item(tracker, i)) for i, v in enumerate(value)],
+                                          tracker, cls=t)
         if is_user_class(t):
             self.add_guard(TypeGuard(tracker, t))
+            self.add_guard(ClassUnchangedGuard(t))  # what the trace reads of the class stays so
             return ObjectVariable(value, tracker)
+        if _is_plain_opaque(value):  # the trace only passes it on: its type is all it relied on
+            self.add_guard(TypeGuard(tracker, t))
+            return OpaqueVariable(value, tracker)
         self.add_guard(IdGuard(tracker, value))
         if type(value) is StaticFunction:  # a to_static wrapper: inline what it wraps
             return self.wrap(value.__sot_fn__, AttrTracker(tracker, "__sot_fn__"))
-        if isinstance(value, types.ModuleType):
+        if issubclass(t, types.ModuleType):
             return ModuleVariable(value, tracker)
-        if isinstance(value, np.ufunc) or _is_numpy_callable(value):
+        if issubclass(t, np.ufunc) or _is_numpy_callable(value):
             return NumpyCallableVariable(value, registry.lookup_function(value), tracker)
-        if isinstance(value, types.FunctionType):
+        if issubclass(t, types.FunctionType):
             if not _skip.is_user_code(value.__code__) and not _skip.is_not_to_static(value.__code__):
                 return OpaqueVariable(value, tracker)  # library code is called, never inlined
+            self.guard_inlined(value, tracker)
             return function_variable(value, tracker)
         if _is_builtin(value):
             return BuiltinVariable(value, tracker)
-        if isinstance(value, type):
+        if issubclass(t, type):
             return ClassVariable(value, tracker)
         return OpaqueVariable(value, tracker)
 
@@ -186,6 +213,19 @@ class FunctionGraph:
         var = SymScalarVariable(symbol, self.ir.deps(symbol))
         self.inputs.append((tracker, var))
         return var
+
+    def guard_inlined(self, fn: types.FunctionType, tracker) -> None:
+        """A function the trace may inline is pinned by identity; what it
+        runs can still change under it: its code (autoreload assigns
+        ``__code__``) and its defaults (read through trackers, by index or
+        name, so their count and names must stay)."""
+        if tracker is None:
+            return
+        self.add_guard(IdGuard(AttrTracker(tracker, "__code__"), fn.__code__))
+        for attr, kind in (("__defaults__", LenGuard), ("__kwdefaults__", DictKeysGuard)):
+            now = getattr(fn, attr)
+            self.add_guard(ValueGuard(AttrTracker(tracker, attr), None) if now is None
+                           else kind(AttrTracker(tracker, attr), now))
 
     def _list_items(self, value: list, tracker) -> list[Variable]:
         """The items of a list from outside the frame, guarded: the trace read them.
@@ -201,10 +241,15 @@ class FunctionGraph:
         so no new view of the arguments is created."""
         ir_args = tuple(to_ir_arg(a) for a in args)
         ir_kwargs = {k: to_ir_arg(v) for k, v in (kwargs or {}).items()}
+        first = len(self.ir)
         try:
             out = self.ir.add_op(op, ir_args, ir_kwargs)
         except UnsupportedOp as e:
             raise FallbackError(UNSUPPORTED_OBJECT, f"{op.name}: {e}") from None
+        if self.frames:
+            where = tuple(ex.location() for ex in reversed(self.frames))
+            for st in self.ir._statements[first:]:
+                st.where = where
         fresh = not op.aliases
         if not fresh and not inplace:  # the result may be a view: in-place updates of the inputs now fall back
             for a in list(args) + list((kwargs or {}).values()):
@@ -283,6 +328,28 @@ def _item(tracker, key):
     return ItemTracker(tracker, key) if tracker is not None else None
 
 
+def _is_plain_opaque(value) -> bool:
+    """An object the simulator cannot look into and that is neither called
+    nor a descriptor (a deque, an nditer, an ndarray subclass, a namedtuple
+    result): guarded by its exact type, so a fresh one per call (a value
+    carried across a graph break) does not retranslate. Callables and
+    descriptors stay pinned by identity."""
+    t = type(value)
+    if issubclass(t, (type, types.ModuleType)) or callable(value):
+        return False
+    return not any("__get__" in k.__dict__ or "__set__" in k.__dict__ for k in t.__mro__)
+
+
+def _user_getattr(t: type) -> bool:
+    """Whether reading an attribute of a `t` instance may run a Python
+    `__getattribute__` or `__getattr__` (one defined by a class statement)."""
+    for k in t.__mro__:
+        d = k.__dict__
+        if ("__getattribute__" in d or "__getattr__" in d) and k.__flags__ & _HEAPTYPE:
+            return True
+    return False
+
+
 def _is_builtin(value) -> bool:
     """A builtin or math function the simulator models (see calls.BUILTINS).
     Looked up by identity: hashing `value` could run user code."""
@@ -291,6 +358,8 @@ def _is_builtin(value) -> bool:
 
 
 def _is_numpy_callable(value) -> bool:
+    if _user_getattr(type(value)):
+        return False  # reading its __module__ would run user code
     return callable(value) and not isinstance(value, type) and _skip.is_numpy_object(value)
 
 

@@ -61,8 +61,12 @@ class OutputBuilder:
         if isinstance(var, BoundMethodVariable):
             return f"{self._bind(types.MethodType)}({self.expr(var.func)}, {self.expr(var.self_var)})"
         if isinstance(var, IteratorVariable):  # an iterator over what is left
-            rest = var.items[var.pos:]
+            rest = var.remaining()
+            if rest is None:
+                raise FallbackError(UNSUPPORTED_OBJECT, f"{var.describe()} (lazy) cannot be rebuilt")
             text = f"{self._bind(iter)}((" + "".join(self.expr(v) + ", " for v in rest) + "))"
+        elif hasattr(var, "rebuild"):  # e.g. an object created in the trace (classes.py)
+            text = var.rebuild(self)
         elif isinstance(var, TupleVariable):
             text = "(" + "".join(self.expr(v) + ", " for v in var.items) + ")"
         elif isinstance(var, ListVariable):

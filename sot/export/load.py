@@ -12,6 +12,7 @@ import os
 
 import numpy as np
 
+from .external_data import inline_external_data
 from .spec import (FORMAT_KEY, OUTPUTS_KEY, SIGNATURE_KEY, Dim, ResolvedInput,
                    parse_signature)
 
@@ -42,6 +43,12 @@ def _read(path: str):
         raise ModelLoadError(f"{path!r} is not an ONNX model (it does not parse as one: {e})") from None
     if not model.HasField("graph") or model.ir_version <= 0 or not model.opset_import:
         raise ModelLoadError(f"{path!r} is not an ONNX model (no graph, IR version or opset)")
+    # onnxruntime given bytes would look for external weights in the working directory
+    if inline_external_data(model, path, lambda message: ModelLoadError(f"{path!r}: {message}")):
+        try:
+            data = model.SerializeToString()
+        except ValueError as e:   # protobuf's 2 GiB limit
+            raise ModelLoadError(f"{path!r}: its weights are too large to load ({e})") from None
     try:
         onnx.checker.check_model(model)
     except Exception as e:  # noqa: BLE001
@@ -105,11 +112,10 @@ class LoadedModel:
         options = ort.SessionOptions()
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.log_severity_level = 3
+        providers = providers_for(device)   # a missing CUDA provider is not the file's fault
         try:
-            self.session = ort.InferenceSession(data, options, providers=providers_for(device))
-        except (RuntimeError, ValueError) as e:
-            if device != "cpu":
-                raise
+            self.session = ort.InferenceSession(data, options, providers=providers)
+        except Exception as e:  # noqa: BLE001 -- onnxruntime's Fail, InvalidGraph... are plain Exceptions
             raise ModelLoadError(f"onnxruntime cannot load {path!r}: {e}") from None
         self.device = device
         from onnx import helper

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import logging
 import os
-import tempfile
+import secrets
 
 import numpy as np
 
@@ -647,6 +647,19 @@ def _json(value) -> str:
     return json.dumps(value)
 
 
+def _create_temporary(directory: str):
+    """A new file beside the target, created with mode 0666 less the umask
+    (as ``open(path, "wb")`` would), not mkstemp's 0600."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    for _ in range(100):
+        tmp = os.path.join(directory, f".sot-export-{secrets.token_hex(8)}.tmp")
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"cannot create a temporary file in {directory!r}")
+
+
 def save(fn, path, input_spec=None, *, output_names=None, fuse: bool = True) -> str:
     """Trace ``fn`` (a function, method or callable object) with
     ``input_spec`` and write it as one ONNX model to ``path`` (``.onnx`` is
@@ -667,7 +680,7 @@ def save(fn, path, input_spec=None, *, output_names=None, fuse: bool = True) -> 
         raise ExportError(f"the model is too large for one .onnx file ({e}); external weight files "
                           f"are not supported") from None
     directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".sot-export-", suffix=".tmp", dir=directory)
+    fd, tmp = _create_temporary(directory)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)

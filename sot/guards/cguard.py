@@ -1,13 +1,14 @@
 """Guards as a C program: the warm path of the hook checks them without
 calling Python.
 
-``compile_program(guards, nargs, ncells, fallback)`` translates the same
+``compile_program(guards, nargs, ncells, fallback)`` assembles the same
 Guard objects the Python guard function is generated from into a
 ``sot._C.GuardProgram`` (the op set is documented in
-``csrc/guard_program.c``): each tracker is loaded once into a register,
-bases before what is read through them, and the checks run in the order
-given, as in the generated Python function. Returns None when some guard
-or tracker has no C form; the entry then keeps the Python function.
+``csrc/guard_program.c``): each guard gives its ops (``Guard.c_ops``), each
+tracker its load (``Tracker.load_op``), loaded once into a register, bases
+before what is read through them; the checks run in the order given, as in
+the generated Python function. Returns None when some guard or tracker has
+no C form; the entry then keeps the Python function.
 
 The Python function stays the reference: ``SOT_GUARD_STRICT=1`` (or
 ``sot._C.set_guard_strict(True)``) makes the hook evaluate both and count
@@ -22,28 +23,8 @@ from typing import Any, Iterable
 import numpy as np
 
 from .. import _C
-from .guard import (
-    DictKeysGuard,
-    DimEqualGuard,
-    GlobalAbsentGuard,
-    Guard,
-    IdGuard,
-    LenGuard,
-    TensorGuard,
-    TypeGuard,
-    ValueGuard,
-)
-from .tracker import (
-    AttrTracker,
-    BuiltinsDictTracker,
-    BuiltinTracker,
-    CellTracker,
-    ConstTracker,
-    GlobalTracker,
-    ItemTracker,
-    LocalTracker,
-    Tracker,
-)
+from .guard import Guard
+from .tracker import Tracker
 
 __all__ = ["compile_program", "C_GUARDS"]
 
@@ -66,65 +47,41 @@ class _NoCForm(Exception):
 
 
 class _Program:
+    """Assembles a program: each guard gives its ops (``Guard.c_ops``),
+    each tracker its load (``Tracker.load_op``), into a register given
+    once, bases before what is read through them."""
+
     def __init__(self, nargs: int, ncells: int):
         self.nargs, self.ncells = nargs, ncells
         self.ops: list[tuple] = []
         self.regs: dict[Tracker, int] = {}
 
+    def arg_index(self, i: int) -> int:
+        if not 0 <= i < self.nargs:
+            raise IndexError("argument index %d out of range (nargs=%d)" % (i, self.nargs))
+        return i
+
+    def cell_index(self, i: int) -> int:
+        if not 0 <= i < self.ncells:
+            raise IndexError("cell index %d out of range (ncells=%d)" % (i, self.ncells))
+        return i
+
     def reg(self, t: Tracker) -> int:
         r = self.regs.get(t)
         if r is not None:
             return r
-        if isinstance(t, LocalTracker):
-            if not 0 <= t.index < self.nargs:
-                raise IndexError("argument index %d out of range (nargs=%d)" % (t.index, self.nargs))
-            op: tuple = ("arg", t.index)
-        elif isinstance(t, CellTracker):
-            if not 0 <= t.index < self.ncells:
-                raise IndexError("cell index %d out of range (ncells=%d)" % (t.index, self.ncells))
-            op = ("cell", t.index)
-        elif isinstance(t, GlobalTracker):
-            op = ("global", t.global_name)
-        elif isinstance(t, BuiltinsDictTracker):
-            op = ("builtins",)
-        elif isinstance(t, BuiltinTracker):
-            op = ("item", self.reg(t.base), t.builtin_name)
-        elif isinstance(t, AttrTracker):
-            op = ("attr", self.reg(t.base), t.attr)
-        elif isinstance(t, ItemTracker):
-            op = ("item", self.reg(t.base), t.key)
-        elif isinstance(t, ConstTracker):
-            op = ("const", t.value)
-        else:
+        op = t.load_op(self)  # its base's load first
+        if op is None:
             raise _NoCForm(type(t).__name__)
         r = self.regs[t] = len(self.regs)
         self.ops.append((op[0], r) + op[1:])
         return r
 
     def check(self, gd: Guard) -> None:
-        if type(gd) is GlobalAbsentGuard:
-            self.ops.append(("absent", gd.global_name))
-            return
-        if type(gd) is DimEqualGuard:
-            self.ops.append(("dimeq", self.reg(gd.tracker), gd.axis, self.reg(gd.other), gd.other_axis,
-                             np.ndarray))
-            return
-        r = self.reg(gd.tracker)
-        t = type(gd)
-        if t is TensorGuard:
-            self.ops.append(("tensor", r, gd.type, gd.dtype, gd.shape, gd.type is np.ndarray))
-        elif t is TypeGuard:
-            self.ops.append(("type", r, gd.type))
-        elif t is IdGuard:
-            self.ops.append(("id", r, gd.obj))
-        elif t is ValueGuard:
-            self.ops.append(("value", r, gd.value))
-        elif t is LenGuard:
-            self.ops.append(("len", r, gd.type, gd.n))
-        elif t is DictKeysGuard:
-            self.ops.append(("dictkeys", r, gd.type, gd.keys))
-        else:
-            raise _NoCForm(t.__name__)
+        ops = gd.c_ops(self)
+        if ops is None:
+            raise _NoCForm(type(gd).__name__)
+        self.ops += ops
 
 
 def compile_program(guards: Iterable[Guard], nargs: int, ncells: int, fallback: Any = None):

@@ -1,26 +1,29 @@
 """Guard kinds: one check each on a value reached through a Tracker.
 
 Every guard is built from a tracker and what was observed at trace time,
-and knows four things about itself, side by side:
+and knows five things about itself, side by side:
 
 * ``code(v, ctx)`` -- a Python expression over the name ``v`` (holding the
   tracker's value) for the compiled guard function; constants are bound
   with ``ctx.bind``/``ctx.const``, never spliced;
 * ``check(value)`` -- the same test, interpreted (the reference the
   compiled function must agree with);
+* ``c_ops(prog)`` -- the same test as ops of the C guard program
+  (``csrc/guard_program.c``; ``sot.guards.cguard`` assembles them);
 * ``describe()`` -- one line for logs and ``sot.explain``;
 * ``explain_failure(value)`` -- why a new value fails, in words.
 
 =========================  =============================================  =================================
 kind                       compiled check                                 ``describe()``
 =========================  =============================================  =================================
-``TensorGuard(t, arr)``    ``type(v) is T and v.dtype == D and            ``x: ndarray float32 (8, 16)``
-                           v.shape == (8, 16)`` (NumPy scalar: no shape)  ``s: float32 scalar``
+``TensorGuard(t, arr)``    ``type(v) is T and same_dtype(v.dtype, D)      ``x: ndarray float32 (8, 16)``
+                           and v.shape == (8, 16)`` (NumPy scalar:        ``s: float32 scalar``
+                           no shape)
 ``TensorGuard(t, arr,      ... ``len(v.shape) == 2 and v.shape[0] >= 2     ``x: ndarray float32 (?, 16)``
  symbolic=(0,))``          and v.shape[1] == 16`` (a symbolic dim)
 ``TypeGuard(t, T)``        ``type(v) is T``                               ``type(x) is Foo``
 ``ValueGuard(t, value)``   type first, then value; floats bit-exact       ``scale == 0.5``
-                           (``-0.0 != 0.0``), NaN matches NaN
+                           (``-0.0 != 0.0``, a NaN's sign and payload)
 ``IdGuard(t, obj)``        ``v is O``                                     ``f is <function f>``
 ``LenGuard(t, seq)``       ``type(v) is T and len(v) == n``               ``len(xs) == 3 (list)``
 ``DictKeysGuard(t, d)``    ``type(v) is T and len(v) == n and keys in     ``cfg: dict keys ('a', 'b')``
@@ -48,6 +51,7 @@ from .tracker import (
     GlobalTracker,
     LoadContext,
     Tracker,
+    _float_key,
     _qualname,
     _short,
     value_key,
@@ -97,10 +101,19 @@ def _builtin_slot(t: type, slot: str) -> bool:
     return False
 
 
+def same_dtype(have: np.dtype, want: np.dtype) -> bool:
+    """The same dtype, or an equal one (``==`` includes byte order) where
+    neither carries metadata (``==`` ignores it)."""
+    return have is want or (have == want and have.metadata is None and want.metadata is None)
+
+
 class Guard:
     """Base class: a check on ``tracker``'s value."""
 
     tracker: Tracker
+    #: the guard checks something even when its tracker is a constant
+    #: (a fact about a fixed object, such as a class being unchanged)
+    on_const = False
 
     # -- to override -----------------------------------------------------
     def code(self, v: str, ctx: LoadContext) -> str:
@@ -117,6 +130,12 @@ class Guard:
 
     def _key(self) -> tuple:
         raise NotImplementedError
+
+    def c_ops(self, prog) -> list | None:
+        """The same check as ops of the C guard program (registers from
+        ``prog.reg(tracker)``; see ``csrc/guard_program.c``), or None if
+        it has no C form."""
+        return None
 
     # -- shared ------------------------------------------------------------
     def emit(self, ctx: LoadContext) -> str:
@@ -188,7 +207,7 @@ class TensorGuard(Guard):
     def code(self, v, ctx):
         d = ctx.bind(self.dtype)  # builtin dtypes are singletons: `is` first, `==` for the rest
         parts = ["type(%s) is %s" % (v, ctx.bind(self.type)),
-                 "(%s.dtype is %s or %s.dtype == %s)" % (v, d, v, d)]
+                 "%s(%s.dtype, %s)" % (ctx.helper("_same_dtype", same_dtype), v, d)]
         if self.shape is not None and None not in self.shape:
             parts.append("%s.shape == %s" % (v, ctx.const(self.shape)))
         elif self.shape is not None:
@@ -198,7 +217,7 @@ class TensorGuard(Guard):
         return " and ".join(parts)
 
     def check(self, value):
-        if type(value) is not self.type or not value.dtype == self.dtype:
+        if type(value) is not self.type or not same_dtype(value.dtype, self.dtype):
             return False
         if self.shape is None:
             return True
@@ -222,7 +241,7 @@ class TensorGuard(Guard):
         if type(value) is not self.type:
             return self._type_changed(self.type, value)
         s = self.tracker.subject()
-        if not value.dtype == self.dtype:
+        if not same_dtype(value.dtype, self.dtype):
             return "%s.dtype changed from %s to %s" % (s, self.dtype, value.dtype)
         if self.shape is not None and not self.check(value):
             msg = "%s.shape changed from %s to %s" % (s, self._shape_text(), value.shape)
@@ -230,6 +249,10 @@ class TensorGuard(Guard):
                 msg += " (a symbolic dim matches sizes >= 2)"
             return msg
         return "%s still matches %s" % (s, self.describe())  # pragma: no cover
+
+    def c_ops(self, prog):
+        return [("tensor", prog.reg(self.tracker), self.type, self.dtype, self.shape,
+                 self.type is np.ndarray)]
 
     def _key(self):
         return (self.type, self.dtype, self.shape)
@@ -255,6 +278,9 @@ class TypeGuard(Guard):
 
     def explain_failure(self, value):
         return self._type_changed(self.type, value)
+
+    def c_ops(self, prog):
+        return [("type", prog.reg(self.tracker), self.type)]
 
     def _key(self):
         return (id(self.type),)
@@ -284,8 +310,9 @@ def _value_code(v: str, value: Any, ctx: LoadContext) -> str:
     if t is int:
         return "%s and %s == %s" % (tt, v, ctx.const(value))
     if t is float:
-        if value != value:
-            return "%s and %s != %s" % (tt, v, v)
+        if value != value:  # a NaN: the same sign and payload
+            return "%s and %s != %s and %s(%s) == %s" % (
+                tt, v, v, ctx.helper("_float_key", _float_key), v, ctx.bind(_float_key(value)))
         if value == 0.0:
             sign = "1.0" if math.copysign(1.0, value) > 0 else "-1.0"
             return "%s and %s == 0.0 and %s(1.0, %s) == %s" % (
@@ -304,8 +331,9 @@ def _value_code(v: str, value: Any, ctx: LoadContext) -> str:
 class ValueGuard(Guard):
     """Value of an int/float/complex/str/bytes/bool/None or a tuple of
     those; the exact type is checked first, so ``1``, ``1.0`` and ``True``
-    differ; floats compare bit-exactly (``0.0`` vs ``-0.0`` differ) and a
-    NaN guard passes for any NaN."""
+    differ; floats compare bit-exactly (``0.0`` vs ``-0.0`` differ, and a
+    NaN guard passes only for a NaN of the same sign and payload: a graph
+    that took the float as a constant reproduces its bits)."""
 
     def __init__(self, tracker: Tracker, value: Any):
         _check_value_type(value)
@@ -334,6 +362,9 @@ class ValueGuard(Guard):
             msg += " (type %s to %s)" % (_type_name(type(self.value)), _type_name(type(value)))
         return msg
 
+    def c_ops(self, prog):
+        return [("value", prog.reg(self.tracker), self.value)]
+
     def _key(self):
         return (self._vkey,)
 
@@ -356,6 +387,9 @@ class IdGuard(Guard):
 
     def explain_failure(self, value):
         return "%s is no longer the same object" % self.tracker.subject()
+
+    def c_ops(self, prog):
+        return [("id", prog.reg(self.tracker), self.obj)]
 
     def _key(self):
         return (id(self.obj),)
@@ -395,6 +429,9 @@ class LenGuard(Guard):
             return self._type_changed(self.type, value)
         return "len(%s) changed from %d to %d" % (self.tracker.subject(), self.n, len(value))
 
+    def c_ops(self, prog):
+        return [("len", prog.reg(self.tracker), self.type, self.n)]
+
     def _key(self):
         return (id(self.type), self.n)
 
@@ -433,6 +470,9 @@ class DictKeysGuard(Guard):
             return self._type_changed(self.type, value)
         return "keys of %s changed from %s to %s" % (
             self.tracker.subject(), _short_keys(self.keys), _short_keys(tuple(value)))
+
+    def c_ops(self, prog):
+        return [("dictkeys", prog.reg(self.tracker), self.type, self.keys)]
 
     def _key(self):
         return (id(self.type), self._kkey)
@@ -488,6 +528,10 @@ class DimEqualGuard(Guard):
     def explain_failure(self, value):  # pragma: no cover - failure() is used instead
         return self.describe()
 
+    def c_ops(self, prog):
+        return [("dimeq", prog.reg(self.tracker), self.axis, prog.reg(self.other), self.other_axis,
+                 np.ndarray)]
+
     def _key(self):
         return (self.axis, self.other, self.other_axis)
 
@@ -525,6 +569,9 @@ class GlobalAbsentGuard(Guard):
 
     def explain_failure(self, value):
         return "global %s is now defined (it shadows the builtin)" % self.global_name
+
+    def c_ops(self, prog):
+        return [("absent", self.global_name)]
 
     def _key(self):
         return ()

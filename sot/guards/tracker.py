@@ -114,16 +114,18 @@ def literal(value: Any) -> str | None:
     return None
 
 
-def _float_key(x: float) -> Any:
-    # bit-exact, except that every NaN is the same NaN
-    return "nan" if x != x else struct.pack("<d", x)
+def _float_key(x: float) -> bytes:
+    # bit-exact: -0.0 is not 0.0, and a NaN's sign and payload count (a
+    # graph that took the float as a constant reproduces its bits)
+    return struct.pack("<d", x)
 
 
 def value_key(value: Any) -> Any:
     """A hashable key equal only for values that are interchangeable.
 
     Unlike ``==``: type-tagged (``1``, ``1.0`` and ``True`` differ), floats
-    are bit-exact (``0.0`` and ``-0.0`` differ, NaN equals NaN), recursive
+    are bit-exact (``0.0`` and ``-0.0`` differ, a NaN equals only a NaN of
+    the same sign and payload), recursive
     through tuples. Unhashable or other objects are keyed by identity.
     """
     t = type(value)
@@ -257,6 +259,12 @@ class Tracker:
         """Reference (interpreted) load of the value; may raise."""
         raise NotImplementedError
 
+    def load_op(self, prog) -> tuple | None:
+        """The C guard program's load of this value, without its register
+        (``("attr", prog.reg(self.base), name)``; see
+        ``csrc/guard_program.c``), or None if it has no C form."""
+        return None
+
     def needs_guard(self) -> bool:
         return True
 
@@ -315,6 +323,9 @@ class LocalTracker(Tracker):
     def load(self, g, args, cells):
         return args[self.index]
 
+    def load_op(self, prog):
+        return ("arg", prog.arg_index(self.index))
+
     def _key(self):
         return (self.index, self.local_name)
 
@@ -338,6 +349,9 @@ class GlobalTracker(Tracker):
     def load(self, g, args, cells):
         return g[self.global_name]
 
+    def load_op(self, prog):
+        return ("global", self.global_name)
+
     def _key(self):
         return (self.global_name,)
 
@@ -355,6 +369,9 @@ class BuiltinsDictTracker(Tracker):
 
     def load(self, g, args, cells):
         return builtins_of(g)
+
+    def load_op(self, prog):
+        return ("builtins",)
 
     def _key(self):
         return ()
@@ -384,6 +401,9 @@ class BuiltinTracker(Tracker):
     def load(self, g, args, cells):
         return builtins_of(g)[self.builtin_name]
 
+    def load_op(self, prog):
+        return ("item", prog.reg(self.base), self.builtin_name)
+
     def _key(self):
         return (self.builtin_name,)
 
@@ -407,6 +427,9 @@ class CellTracker(Tracker):
 
     def load(self, g, args, cells):
         return cells[self.index].cell_contents
+
+    def load_op(self, prog):
+        return ("cell", prog.cell_index(self.index))
 
     def _key(self):
         return (self.index, self.cell_name)
@@ -440,6 +463,9 @@ class AttrTracker(Tracker):
     def load(self, g, args, cells):
         return getattr(self.base.load(g, args, cells), self.attr)
 
+    def load_op(self, prog):
+        return ("attr", prog.reg(self.base), self.attr)
+
     def _key(self):
         return (self.base, self.attr)
 
@@ -466,6 +492,9 @@ class ItemTracker(Tracker):
     def load(self, g, args, cells):
         return self.base.load(g, args, cells)[self.key]
 
+    def load_op(self, prog):
+        return ("item", prog.reg(self.base), self.key)
+
     def _key(self):
         return (self.base, value_key(self.key))
 
@@ -489,6 +518,9 @@ class ConstTracker(Tracker):
 
     def needs_guard(self):
         return False
+
+    def load_op(self, prog):
+        return ("const", self.value)
 
     def _key(self):
         return (value_key(self.value),)

@@ -1,4 +1,4 @@
-"""Array creation from constants: zeros, ones, full, arange, linspace, eye,
+"""Array creation from constants: zeros, ones, full, arange, linspace, eye, tri,
 and zeros_like, ones_like, full_like.
 
 ``np.empty``/``empty_like`` are deliberately absent: their contents are
@@ -149,18 +149,24 @@ def _linspace_infer(op, args, kwargs):
 register(Op("linspace", "function", np.linspace, _linspace_infer))
 
 
-def _eye_infer(op, args, kwargs):
-    bound = bind("eye", ("N", "M", "k", "dtype", "order"), args, kwargs, {"N", "M", "k", "dtype", "order"})
-    n = const_int(bound.get("N"), "N")
-    m = n if bound.get("M") is None else const_int(bound["M"], "M")
-    const_int(bound.get("k", 0), "k")
-    if n < 0 or m < 0:
-        raise UnsupportedOp("eye: negative dimensions")
-    pargs, pkwargs = _replace(args, kwargs, "N", 0, min(n, 1))
-    if bound.get("M") is not None:
-        pargs, pkwargs = _replace(pargs, pkwargs, "M", 1, min(m, 1))
-    result = call_quietly(op, pargs, pkwargs)
-    return meta_of_probe(op, result, (n, m))
+def _eye_like_infer(name, params):
+    """np.eye / np.tri: an N x M result (M defaults to N), k a constant int."""
+    def infer(op, args, kwargs):
+        bound = bind(name, params, args, kwargs, set(params) | {"like"})
+        n = const_int(bound.get("N"), "N")
+        m = n if bound.get("M") is None else const_int(bound["M"], "M")
+        const_int(bound.get("k", 0), "k")
+        if n < 0 or m < 0:
+            raise UnsupportedOp(f"{name}: negative dimensions")
+        if bound.get("like") is not None:
+            raise UnsupportedOp(f"{name}: like= is not captured")
+        pargs, pkwargs = _replace(args, kwargs, "N", 0, min(n, 1))
+        if bound.get("M") is not None:
+            pargs, pkwargs = _replace(pargs, pkwargs, "M", 1, min(m, 1))
+        result = call_quietly(op, pargs, pkwargs)
+        return meta_of_probe(op, result, (n, m))
+    return infer
 
 
-register(Op("eye", "function", np.eye, _eye_infer))
+register(Op("eye", "function", np.eye, _eye_like_infer("eye", ("N", "M", "k", "dtype", "order"))))
+register(Op("tri", "function", np.tri, _eye_like_infer("tri", ("N", "M", "k", "dtype"))))

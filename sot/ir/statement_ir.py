@@ -73,9 +73,12 @@ class Statement:
 
     ``multi_output`` is True when the op returns a sequence of arrays (its
     ``outputs`` are the items), False when it returns the one array.
+    ``where`` is the user code that ran it, innermost frame first:
+    ``((filename, lineno, globals), ...)`` (or None), so that what NumPy
+    reports from it (warnings) names the user's file, line and module.
     """
 
-    __slots__ = ("op", "args", "kwargs", "outputs", "multi_output")
+    __slots__ = ("op", "args", "kwargs", "outputs", "multi_output", "where")
 
     def __init__(self, op, args: tuple, kwargs: dict, outputs: tuple[Symbol, ...],
                  multi_output: bool = False):
@@ -84,6 +87,7 @@ class Statement:
         self.kwargs = dict(kwargs)
         self.outputs = tuple(outputs)
         self.multi_output = multi_output
+        self.where = None
 
     def symbols_used(self) -> list[Symbol]:
         """Symbols read by this statement, in order of appearance."""
@@ -467,12 +471,25 @@ def _merge(op, hint: TensorMeta, shadow, deps) -> TensorMeta:
     return TensorMeta(hint.shape, hint.dtype, hint.is_scalar, shadow.shape)
 
 
+_GROWING_OPS = frozenset({"pow", "ipow", "lshift", "ilshift"})
+
+
+def _huge_exponent(args) -> bool:
+    """Whether an exponent or shift count is too large to compute with."""
+    return len(args) == 2 and type(args[1]) is int and abs(args[1]) > 1024
+
+
 def _python_scalar_meta(op, args, kwargs, deps) -> ScalarMeta:
     """A Python operator on Python numbers computed from symbolic dims."""
     from .registry import call_quietly
     hint = call_quietly(op, _in_world(args, False, {}), _in_world(kwargs, False, {}))
+    shadow_args = _in_world(args, True, {})
+    if op.name in _GROWING_OPS and _huge_exponent(shadow_args):
+        # The shadow world's far-away values would make `n ** n` a number of
+        # millions of digits (seconds of translation): the value is needed.
+        raise SpecializeDims(deps, f"{op.name} of a number that changes between calls")
     try:
-        shadow = call_quietly(op, _in_world(args, True, {}), _in_world(kwargs, True, {}))
+        shadow = call_quietly(op, shadow_args, _in_world(kwargs, True, {}))
     except UnsupportedOp as e:
         raise SpecializeDims(deps, f"{op.name} holds only for the traced sizes ({e})") from None
     if type(hint) not in PYTHON_SCALARS:

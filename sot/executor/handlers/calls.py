@@ -95,10 +95,10 @@ def call_function_ex(ex, instr):
 
 @handler("MAKE_FUNCTION")
 def make_function(ex, instr):
-    if FACTS.make_function_pops_qualname:
-        ex.pop()
+    qualname = ex.pop().value if FACTS.make_function_pops_qualname else None
     code = ex.pop().value
     fn = UserFunctionVariable(code, ex.globals, code.co_name, globals_tracker=ex.globals_tracker)
+    fn.qualname = qualname or getattr(code, "co_qualname", code.co_name)
     if FACTS.make_function_flags_in_arg:
         for attr, bit in MAKE_FUNCTION_FLAGS:
             if instr.arg & bit:

@@ -88,10 +88,10 @@ def return_const(ex, instr):
 unsupported("exceptions are not simulated (the frame runs natively)",
             "RAISE_VARARGS", "RERAISE", "PUSH_EXC_INFO", "POP_EXCEPT", "CHECK_EXC_MATCH",
             "CHECK_EG_MATCH", "JUMP_IF_NOT_EXC_MATCH", "WITH_EXCEPT_START", "CLEANUP_THROW",
-            "PREP_RERAISE_STAR", "END_SEND", "LOAD_ASSERTION_ERROR", "SETUP_CLEANUP", "SETUP_WITH",
-            "BEFORE_WITH", "BEFORE_ASYNC_WITH", "SETUP_ASYNC_WITH", "ASYNC_GEN_WRAP", "EXIT_INIT_CHECK",
+            "PREP_RERAISE_STAR", "END_SEND", "LOAD_ASSERTION_ERROR", "SETUP_CLEANUP",
+            "BEFORE_ASYNC_WITH", "SETUP_ASYNC_WITH", "ASYNC_GEN_WRAP", "EXIT_INIT_CHECK",
             "INTERPRETER_EXIT", "ENTER_EXECUTOR", "RESERVED", "INSTRUMENTED_LINE")
-unsupported("generators and coroutines are not simulated",
-            "YIELD_VALUE", "GET_YIELD_FROM_ITER", "YIELD_FROM", "GEN_START", "RETURN_GENERATOR",
+unsupported("yield from, send and coroutines are not simulated",
+            "GET_YIELD_FROM_ITER", "YIELD_FROM",
             "SEND", "GET_AWAITABLE", "GET_AITER", "GET_ANEXT", "END_ASYNC_FOR", "SETUP_ASYNC_WITH",
             "BEFORE_ASYNC_WITH", "ASYNC_GEN_WRAP", "CALL_INTRINSIC_1_ASYNC")

@@ -1,6 +1,8 @@
 """Loads and stores of constants, locals, cells, globals and attributes."""
+import builtins
+
 from ...breaks.reasons import SIDE_EFFECT, FallbackError
-from .. import dispatch, writes
+from .. import classes, dispatch, writes
 from ...guards.tracker import AttrTracker
 from ..opcode_table import FACTS
 from ..variables import NULL, CellVariable, ConstVariable, ObjectVariable, Variable
@@ -21,7 +23,12 @@ def load_const(ex, instr):
 
 @handler("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_BORROW")
 def load_fast(ex, instr):
-    ex.push(ex.load_local(instr.argval))
+    name = instr.argval
+    if not FACTS.load_closure_is_real and name in ex.cells and name not in ex.locals \
+            and name not in ex.lazy_locals:
+        ex.push(ex.cells[name])  # 3.13 loads a cell for a closure tuple with LOAD_FAST
+        return
+    ex.push(ex.load_local(name))
 
 
 @handler("LOAD_FAST_AND_CLEAR")
@@ -143,6 +150,9 @@ def push_method(ex, bound: Variable) -> None:
 @handler("STORE_ATTR")
 def store_attr(ex, instr):
     obj = ex.pop()
+    if isinstance(obj, classes.NewObjectVariable):  # made in the trace: no side effect outside
+        classes.store_attr(obj, instr.argval, ex.pop())
+        return
     if isinstance(obj, ObjectVariable) and type(obj.value).__setattr__ is object.__setattr__ and \
             obj.tracker is not None and writes.stores_back(ex.stack[-1], AttrTracker(obj.tracker, instr.argval)):
         ex.pop()   # `self.state += dt`: the same object, written in place
@@ -163,7 +173,20 @@ unsupported("deleting globals/attributes/cells is a side effect",
 unsupported("module and class-body name lookups are not simulated",
             "LOAD_NAME", "STORE_NAME", "DELETE_NAME", "LOAD_CLASSDEREF", "LOAD_FROM_DICT_OR_DEREF",
             "LOAD_FROM_DICT_OR_GLOBALS", "LOAD_LOCALS", "SETUP_ANNOTATIONS", "LOAD_BUILD_CLASS")
-unsupported("super() is not modelled", "LOAD_SUPER_ATTR", "LOAD_ZERO_SUPER_ATTR", "LOAD_ZERO_SUPER_METHOD",
+unsupported("super() is not modelled", "LOAD_ZERO_SUPER_ATTR", "LOAD_ZERO_SUPER_METHOD",
             "LOAD_SUPER_METHOD")
+
+
+@handler("LOAD_SUPER_ATTR")
+def load_super_attr(ex, instr):
+    # 3.12+: `super().name` / `super(C, self).name`; stack: super, class, self
+    self_var, cls_var, sup = ex.pop(), ex.pop(), ex.pop()
+    if getattr(sup, "value", None) is not builtins.super:
+        raise FallbackError(SIDE_EFFECT, "super is rebound: its call is not modelled")
+    value = classes.super_getattr(ex, classes.make_super(ex, cls_var, self_var), instr.argval)
+    if instr.arg & 1:
+        push_method(ex, value)
+    else:
+        ex.push(value)
 unsupported("imports run module code", "IMPORT_NAME", "IMPORT_FROM", "IMPORT_STAR")
 unsupported("interactive-mode expression printing", "PRINT_EXPR")

@@ -1,6 +1,6 @@
 """Operators, subscripts and building containers."""
 from ...breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
-from .. import dispatch
+from .. import dispatch, functional, sets
 from ..dispatch import const
 from ..opcode_table import (
     BINARY_OPCODES_310, INPLACE_OPCODES_310, INTRINSIC_LIST_TO_TUPLE, INTRINSIC_UNARY_POSITIVE,
@@ -43,7 +43,7 @@ def compare_op(ex, instr):
 def is_op(ex, instr):
     b = ex.pop()
     a = ex.pop()
-    ex.push(const(dispatch.is_op(a, b) != bool(instr.arg)))
+    ex.push(const(dispatch.is_op(a, b, ex.graph) != bool(instr.arg)))
 
 
 @handler("CONTAINS_OP")
@@ -217,10 +217,15 @@ def format_value(ex, instr):
     else:
         spec = const("")
     value = ex.pop()
-    if not isinstance(value, ConstVariable) or isinstance(value, TensorVariable):
+    if isinstance(value, ConstVariable):
+        v = value.value
+    elif isinstance(value, (TupleVariable, ListVariable)):  # f"{x.shape}": a tuple of constants
+        v = functional.plain_values(value.items, "formatting")
+        v = tuple(v) if isinstance(value, TupleVariable) and value.python_type() is tuple else \
+            list(v) if isinstance(value, ListVariable) else _no_format(value)
+    else:
         raise FallbackError(UNSUPPORTED_OBJECT, f"formatting {value.describe()} as text")
     conv = {1: str, 2: repr, 3: ascii}
-    v = value.value
     if instr.opname == "FORMAT_VALUE" and instr.arg & 0x03:
         v = conv[instr.arg & 0x03](v)
     elif instr.opname == "CONVERT_VALUE":
@@ -229,8 +234,31 @@ def format_value(ex, instr):
     ex.push(const(dispatch._python(format, v, spec.value)))
 
 
-unsupported("sets are not modelled", "BUILD_SET", "SET_ADD", "SET_UPDATE")
+def _no_format(value):
+    raise FallbackError(UNSUPPORTED_OBJECT, f"formatting {value.describe()} as text")
+
+
+@handler("BUILD_SET")
+def build_set(ex, instr):
+    ex.push(sets.build(ex.popn(instr.arg)))
+
+
+@handler("SET_ADD")
+def set_add(ex, instr):
+    item = ex.pop()
+    sets.add_all(ex.peek(instr.arg), [item])
+
+
+@handler("SET_UPDATE")
+def set_update(ex, instr):
+    seq = ex.pop()
+    sets.add_all(ex.peek(instr.arg), dispatch.get_iter(ex.graph, seq).items)
 unsupported("pattern matching is not simulated", "MATCH_CLASS", "MATCH_MAPPING", "MATCH_SEQUENCE",
             "MATCH_KEYS", "GET_LEN", "COPY_DICT_WITHOUT_KEYS")
-unsupported("item/slice deletion is a side effect", "DELETE_SUBSCR")
+
+
+@handler("DELETE_SUBSCR")
+def delete_subscr(ex, instr):
+    key = ex.pop()
+    dispatch.delitem(ex.graph, ex.pop(), key)
 unsupported("intrinsics other than list-to-tuple", "CALL_INTRINSIC_2")

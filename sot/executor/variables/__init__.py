@@ -9,12 +9,14 @@ from .callables import (
     BoundMethodVariable, BuiltinMethodVariable, BuiltinVariable, ClassVariable,
     NumpyCallableVariable, ObjectVariable, UserFunctionVariable,
 )
-from .containers import DictVariable, DictViewVariable, IteratorVariable, ListVariable, TupleVariable
+from .containers import (
+    DictVariable, DictViewVariable, IteratorVariable, LazyIteratorVariable, ListVariable, TupleVariable,
+)
 
 __all__ = [
     "NULL", "CellVariable", "DynamicScalarVariable", "NullVariable", "Variable", "ConstVariable", "ModuleVariable",
     "OpaqueVariable", "SymScalarVariable", "SymSliceVariable", "TensorVariable", "is_const_value", "BoundMethodVariable",
     "BuiltinMethodVariable", "BuiltinVariable", "ClassVariable", "NumpyCallableVariable",
     "ObjectVariable", "UserFunctionVariable", "DictVariable", "DictViewVariable", "IteratorVariable",
-    "ListVariable", "TupleVariable",
+    "LazyIteratorVariable", "ListVariable", "TupleVariable",
 ]

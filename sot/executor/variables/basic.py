@@ -14,9 +14,10 @@ CONST_TYPES = (
 
 
 def is_const_value(value) -> bool:
-    if isinstance(value, tuple):
-        return type(value) is tuple and all(is_const_value(v) for v in value)
-    if isinstance(value, type) and issubclass(value, np.generic):
+    t = type(value)  # not isinstance(value, ...): that may run a user __getattribute__
+    if issubclass(t, tuple):
+        return t is tuple and all(is_const_value(v) for v in value)
+    if issubclass(t, type) and issubclass(value, np.generic):
         return True  # np.float32 and friends used as dtype arguments
     return type(value) in CONST_TYPES
 

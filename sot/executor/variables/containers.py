@@ -41,12 +41,20 @@ class ListVariable(_MutableContainer):
         self._items = list(items)
         self._load = None
 
+    source_value = None  # the real list, for one from outside the frame
+
     @classmethod
-    def from_source(cls, tracker, load) -> "ListVariable":
+    def from_source(cls, tracker, load, value=None) -> "ListVariable":
         """The list reached through `tracker`; `load()` guards and wraps its items."""
         var = cls([], tracker)
         var._items, var._load = None, load
+        var.source_value = value
         return var
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the items were read (and guarded) by the trace."""
+        return self._items is not None
 
     @property
     def items(self) -> list[Variable]:
@@ -93,18 +101,64 @@ class DictViewVariable(Variable):
 
 class IteratorVariable(Variable):
     """An iterator whose items are known at trace time (range, list, tuple,
-    dict views, enumerate, zip, reversed, rows of an array)."""
+    dict views, enumerate, zip, reversed, rows of an array).
 
-    def __init__(self, items: list[Variable]):
+    Reading `items` consumes what is left, as `list(it)` does; `remaining()`
+    looks without consuming."""
+
+    def __init__(self, items: list[Variable], kind: type = type(iter(()))):
         super().__init__(None)
-        self.items = list(items)
+        self._items = list(items)
         self.pos = 0
+        self.kind = kind
 
     def python_type(self):
-        return type(iter(()))
+        return self.kind
+
+    def truth(self) -> bool:
+        return True
 
     def next(self) -> Variable | None:
-        if self.pos >= len(self.items):
+        if self.pos >= len(self._items):
             return None
         self.pos += 1
-        return self.items[self.pos - 1]
+        return self._items[self.pos - 1]
+
+    @property
+    def items(self) -> list[Variable]:
+        rest = self._items[self.pos:]
+        self.pos = len(self._items)
+        return rest
+
+    def remaining(self) -> list[Variable] | None:
+        """What is left, without consuming it (None: not known without running code)."""
+        return self._items[self.pos:]
+
+
+class LazyIteratorVariable(IteratorVariable):
+    """An iterator whose next item is computed when it is asked for: map,
+    filter, zip and enumerate over lazy iterators. Each step may run user
+    code (inlined), so the steps happen where eager takes them."""
+
+    def __init__(self, step, kind: type):
+        super().__init__([], kind)
+        self._step = step   # () -> Variable, or None when exhausted
+        self._done = False
+
+    def next(self) -> Variable | None:
+        if self._done:
+            return None
+        item = self._step()
+        if item is None:
+            self._done = True
+        return item
+
+    @property
+    def items(self) -> list[Variable]:
+        out = []
+        while (item := self.next()) is not None:
+            out.append(item)
+        return out
+
+    def remaining(self):
+        return None

@@ -1,0 +1,726 @@
+"""Python language coverage: our own NumPy rewrites of the kinds of functions
+Paddle SOT's `test/sot` suite asserts run with no graph break
+(`check_no_breakgraph`): loops, closures, containers, builtins, classes,
+generators, exceptions, super, Enum, namedtuple, strings, unpacking.
+
+    python benchmarks/lang_coverage.py           # the table and the share
+    python benchmarks/lang_coverage.py -v        # also each miss's reason
+
+Each function is run eagerly and through `sot.explain` (min_graph_size=0);
+it counts as captured when the result equals eager's and the translation
+had no graph break and no fallback. Written from the descriptions of those
+tests; no code is taken from them.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import copy
+import dataclasses
+import enum
+import functools
+import operator
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+
+import sot  # noqa: E402
+
+X = np.arange(12, dtype=np.float32).reshape(3, 4) / 7 - 0.5
+Y = np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)
+CASES: list = []
+
+
+def case(category, *args):
+    def register(fn):
+        CASES.append((category, fn, args or (X,)))
+        return fn
+    return register
+
+
+# -- loops ---------------------------------------------------------------------
+
+@case("loops")
+def loop_over_range(x):
+    for i in range(3):
+        x = x + i
+    return x
+
+
+@case("loops")
+def loop_over_list_of_arrays(x):
+    out = 0
+    for a in [x, x * 2, x * 3]:
+        out = out + a
+    return out
+
+
+@case("loops")
+def while_with_python_counter(x):
+    i = 0
+    while i < 4:
+        x = x * 0.5
+        i += 1
+    return x, i
+
+
+@case("loops")
+def loop_with_break_and_else(x):
+    for i in range(10):
+        if i == 3:
+            break
+        x = x - 1
+    else:
+        x = x * 100
+    return x
+
+
+@case("loops")
+def nested_loops_with_continue(x):
+    acc = x * 0
+    for i in range(3):
+        for j in range(3):
+            if j == i:
+                continue
+            acc = acc + x * (i - j)
+    return acc
+
+
+@case("loops")
+def loop_over_array_rows(x):
+    total = np.zeros(x.shape[1], x.dtype)
+    for row in x:
+        total = total + row
+    return total
+
+
+@case("loops")
+def loop_over_dict_items(x):
+    scales = {"a": 1.0, "b": 2.0, "c": 0.5}
+    for name, s in scales.items():
+        x = x * s
+    return x
+
+
+@case("loops")
+def loop_binding_name_read_after(x):
+    for i, v in enumerate([x, x + 1]):
+        last = v * i
+    return last, i
+
+
+# -- closures and functions as values ---------------------------------------------
+
+@case("closures")
+def closure_reads_outer(x):
+    k = 3
+
+    def inner(v):
+        return v * k
+    return inner(x)
+
+
+@case("closures")
+def closure_nonlocal_write(x):
+    count = 0
+
+    def bump(v):
+        nonlocal count
+        count += 1
+        return v + count
+    y = bump(x)
+    y = bump(y)
+    return y, count
+
+
+@case("closures")
+def nested_closure_two_levels(x):
+    a = 2
+
+    def outer(v):
+        b = 3
+
+        def inner(w):
+            return w * a + b
+        return inner(v)
+    return outer(x)
+
+
+@case("closures")
+def lambda_in_map(x):
+    return list(map(lambda v: v * 2, [x, x + 1]))
+
+
+@case("closures")
+def lambda_with_default(x):
+    f = lambda v, s=4: v * s  # noqa: E731
+    return f(x), f(x, 2)
+
+
+@case("closures")
+def functools_partial(x):
+    add = functools.partial(np.add, x)
+    return add(1.0)
+
+
+@case("closures")
+def functools_reduce(x):
+    return functools.reduce(operator.mul, [x, x, 2.0])
+
+
+@case("closures")
+def sorted_with_key_lambda(x):
+    parts = [x[:2], x[:1], x]
+    return [p.sum() for p in sorted(parts, key=lambda p: len(p))]
+
+
+@case("closures")
+def filter_lambda(x):
+    return sum(filter(lambda n: n % 2 == 0, range(10))) * x
+
+
+@case("closures")
+def operator_as_value(x):
+    ops = (operator.add, operator.sub, operator.mul, operator.truediv)
+    return [op(x, 2.0) for op in ops]
+
+
+# -- containers ------------------------------------------------------------------
+
+@case("containers")
+def list_methods(x):
+    xs = [x, x + 1, x + 2]
+    xs.append(x * 2)
+    xs.insert(0, x - 1)
+    last = xs.pop()
+    xs.reverse()
+    return xs, last
+
+
+@case("containers")
+def list_index_count(x):
+    names = ["a", "b", "a", "c"]
+    return x * names.count("a") + names.index("c")
+
+
+@case("containers")
+def dict_methods(x):
+    d = {"w": x}
+    d.update({"b": x + 1})
+    d.setdefault("c", x * 2)
+    v = d.pop("w")
+    return d, v, d.get("z", 0)
+
+
+@case("containers")
+def dict_comprehension(x):
+    d = {k: x * i for i, k in enumerate("abc")}
+    return {k: v.sum() for k, v in d.items()}
+
+
+@case("containers")
+def tuple_slicing_and_unpack(x):
+    t = (x, x + 1, x + 2, x + 3)
+    a, *rest = t[1:]
+    return a, rest, t[::2]
+
+
+@case("containers")
+def list_slicing(x):
+    xs = [x * i for i in range(5)]
+    return xs[1:3], xs[-2:], xs[::-1]
+
+
+@case("containers")
+def set_literal_and_ops(x):
+    s = {1, 2, 3}
+    t = s | {4}
+    return x * len(t & {2, 4, 9})
+
+
+@case("containers")
+def del_item(x):
+    xs = [x, x + 1, x + 2]
+    del xs[1]
+    return xs
+
+
+@case("containers")
+def star_unpack_in_call(x):
+    args = (x, 2.0)
+    return np.multiply(*args)
+
+
+@case("containers")
+def build_with_star(x):
+    a = [x, x]
+    b = (*a, x + 1)
+    return [*b, *a]
+
+
+@case("containers")
+def dict_from_zip(x):
+    d = dict(zip(["a", "b"], [x, x * 2]))
+    return d["b"] - d["a"]
+
+
+# -- builtins --------------------------------------------------------------------
+
+@case("builtins")
+def any_all_on_python_bools(x):
+    r, c = x.shape
+    if any([r <= 0, c <= 0]) or not all([r > 0, c > 0]):
+        return x
+    return x * 2
+
+
+@case("builtins")
+def min_max_sum_of_ints(x):
+    return x * (max(x.shape) + min(3, 5) + sum([1, 2, 3]))
+
+
+@case("builtins")
+def isinstance_checks(x, n=3):
+    if isinstance(n, int) and isinstance(x, np.ndarray) and not isinstance(n, (float, str)):
+        return x * n
+    return x
+
+
+@case("builtins")
+def len_and_range(x):
+    xs = [x] * 3
+    return sum(xs[i] * i for i in range(len(xs)))
+
+
+@case("builtins")
+def zip_and_enumerate(x):
+    out = []
+    for i, (a, b) in enumerate(zip([x, x + 1], [2.0, 3.0])):
+        out.append(a * b + i)
+    return out
+
+
+@case("builtins")
+def abs_round_divmod(x):
+    q, r = divmod(17, 5)
+    return x * abs(-2) + round(2.567, 2) + q + r
+
+
+@case("builtins")
+def getattr_of_array(x):
+    return getattr(x, "T") + x.T * 0
+
+
+@case("builtins")
+def type_check(x):
+    return x * 2 if type(x) is np.ndarray else x
+
+
+# -- strings ---------------------------------------------------------------------
+
+@case("strings", X, "same")
+def string_compare_mode(x, mode):
+    if mode == "same":
+        return x + 1
+    return x
+
+
+@case("strings")
+def fstring_of_shape(x):
+    tag = f"shape={x.shape} n={x.ndim:d}"
+    return x * len(tag), tag
+
+
+@case("strings")
+def str_methods(x):
+    s = "a,b,c".split(",")
+    return x * len(s), "-".join(s).upper()
+
+
+@case("strings")
+def str_format(x):
+    return "{}x{}".format(*x.shape), x
+
+
+# -- classes -------------------------------------------------------------------
+
+class Scale:
+    def __init__(self, k):
+        self.k = k
+
+    def __call__(self, x):
+        return x * self.k
+
+
+class Affine:
+    bias = 1.0
+
+    def __init__(self, w):
+        self.w = w
+
+    def apply(self, x):
+        return x * self.w + self.bias
+
+    @classmethod
+    def unit(cls):
+        return cls(1.0)
+
+    @staticmethod
+    def twice(x):
+        return x * 2
+
+
+class Slotted:
+    __slots__ = ("a", "b")
+
+    def __init__(self, a, b):
+        self.a = a
+        self.b = b
+
+
+@dataclasses.dataclass
+class Config:
+    scale: float = 2.0
+    shift: float = 0.5
+
+    def __post_init__(self):
+        self.total = self.scale + self.shift
+
+
+class Base:
+    def __init__(self, k):
+        self.k = k
+
+    def f(self, x):
+        return x + self.k
+
+
+class Child(Base):
+    def __init__(self, k):
+        super().__init__(k * 2)
+
+    def f(self, x):
+        return super().f(x) * 3
+
+
+class OldStyleChild(Base):
+    def f(self, x):
+        return super(OldStyleChild, self).f(x) - 1
+
+
+SCALE = Scale(3.0)
+
+
+@case("classes")
+def call_existing_object(x):
+    return SCALE(x)
+
+
+@case("classes")
+def create_instance_and_call(x):
+    return Scale(2.0)(x)
+
+
+@case("classes")
+def class_attribute_and_method(x):
+    return Affine(2.0).apply(x)
+
+
+@case("classes")
+def classmethod_and_staticmethod(x):
+    return Affine.unit().apply(x) + Affine.twice(x)
+
+
+@case("classes")
+def slots_instance(x):
+    s = Slotted(x, 2.0)
+    return s.a * s.b
+
+
+@case("classes")
+def dataclass_with_post_init(x):
+    c = Config(scale=3.0)
+    return x * c.scale + c.total
+
+
+@case("classes")
+def isinstance_user_class(x):
+    c = Child(1.0)
+    return x * (isinstance(c, Base) + issubclass(Child, Base))
+
+
+@case("classes")
+def setattr_on_new_object(x):
+    s = Scale(1.0)
+    s.k = 4.0
+    return s(x)
+
+
+# -- super -----------------------------------------------------------------------
+
+@case("super")
+def super_zero_arg(x):
+    return Child(1.0).f(x)
+
+
+@case("super")
+def super_two_arg(x):
+    return OldStyleChild(2.0).f(x)
+
+
+# -- Enum and namedtuple -----------------------------------------------------------
+
+class Mode(enum.Enum):
+    SAME = "same"
+    VALID = "valid"
+
+
+class Level(enum.IntEnum):
+    LOW = 1
+    HIGH = 2
+
+
+Point = collections.namedtuple("Point", ["x", "y"])
+
+
+@case("enum", X, Mode.SAME)
+def enum_identity(x, mode):
+    if mode is Mode.SAME:
+        return x + 1
+    return x
+
+
+@case("enum", X, Mode.VALID)
+def enum_equality_name_value(x, mode):
+    if mode == Mode.VALID and mode.name == "VALID" and mode.value == "valid":
+        return x * 2
+    return x
+
+
+@case("enum")
+def enum_lookup_by_name(x):
+    return x * Level["HIGH"]
+
+
+@case("enum")
+def enum_iteration(x):
+    return x * sum(level.value for level in Level)
+
+
+@case("namedtuple")
+def namedtuple_create_and_fields(x):
+    p = Point(x, x + 1)
+    return p.x * p.y, p[0]
+
+
+@case("namedtuple", Point(X, Y))
+def namedtuple_argument(p):
+    return p.x - p.y
+
+
+# -- generators --------------------------------------------------------------------
+
+def count_up(n):
+    for i in range(n):
+        yield i
+
+
+def scaled(xs, k):
+    for v in xs:
+        yield v * k
+
+
+@case("generators")
+def sum_of_genexpr(x):
+    return sum(x * i for i in range(3))
+
+
+@case("generators")
+def list_of_generator(x):
+    return list(scaled([x, x + 1], 2.0))
+
+
+@case("generators")
+def next_on_generator(x):
+    g = count_up(5)
+    next(g)
+    return x * next(g)
+
+
+@case("generators")
+def zip_over_generators(x):
+    return [a * b for a, b in zip(scaled([x, x], 3.0), count_up(2))]
+
+
+@case("generators")
+def generator_with_send(x):
+    def acc():
+        total = 0
+        while True:
+            v = yield total
+            total += v
+    g = acc()
+    next(g)
+    g.send(2)
+    return x * g.send(3)
+
+
+@case("generators")
+def yield_from(x):
+    def inner():
+        yield x
+        yield x + 1
+
+    def outer():
+        yield from inner()
+        yield x + 2
+    return list(outer())
+
+
+# -- exceptions and with ---------------------------------------------------------------
+
+class Tracked:
+    def __init__(self):
+        self.log = []
+
+    def __enter__(self):
+        self.log.append("in")
+        return self
+
+    def __exit__(self, *exc):
+        self.log.append("out")
+        return False
+
+
+@case("exceptions")
+def try_no_exception(x):
+    try:
+        y = x + 1
+    except ValueError:
+        y = x
+    return y
+
+
+@case("exceptions")
+def try_finally(x):
+    try:
+        y = x * 2
+    finally:
+        y = y + 1
+    return y
+
+
+@case("exceptions")
+def try_except_caught(x):
+    try:
+        raise ValueError("bad")
+    except ValueError:
+        y = x - 1
+    return y
+
+
+@case("exceptions")
+def with_user_context_manager(x):
+    t = Tracked()
+    with t:
+        y = x * 3
+    return y, t.log
+
+
+@case("exceptions")
+def with_errstate(x):
+    with np.errstate(divide="ignore"):
+        y = x / 2
+    return y
+
+
+# -- unpacking, slices, misc --------------------------------------------------------
+
+@case("misc")
+def unpack_nested(x):
+    (a, b), c = (x, x + 1), x + 2
+    return a + b + c
+
+
+@case("misc")
+def slice_objects(x):
+    s = slice(1, None)
+    return x[s], x[:, ::2]
+
+
+@case("misc")
+def conditional_expression(x, flag=True):
+    return x * 2 if flag else x
+
+
+@case("misc")
+def chained_comparison(x):
+    n = x.shape[0]
+    return x * 2 if 0 < n < 10 else x
+
+
+@case("misc")
+def global_constant_read(x):
+    return x * len(CASES[:2])
+
+
+@case("misc")
+def walrus(x):
+    if (n := x.shape[1]) > 2:
+        return x * n
+    return x
+
+
+@case("misc")
+def deepcopy_free_kwargs(x, **kw):
+    return x * kw.get("k", 2)
+
+
+# -- the measure ---------------------------------------------------------------------
+
+def _same(a, b) -> bool:
+    from difftest import assert_same
+    try:
+        assert_same(a, b)
+        return True
+    except AssertionError:
+        return False
+
+
+def measure(verbose: bool = False):
+    """(captured, total, per-category {cat: [captured, total]}, misses)."""
+    per = collections.OrderedDict()
+    misses = []
+    for category, fn, args in CASES:
+        sot.reset()
+        eager = fn(*copy.deepcopy(args))
+        report = sot.explain(sot.to_static(fn, min_graph_size=0), *copy.deepcopy(args))
+        ok = not report.breaks and _same(eager, report.result)
+        counts = per.setdefault(category, [0, 0])
+        counts[0] += ok
+        counts[1] += 1
+        if not ok:
+            why = str(report.breaks[0]).splitlines()[0] if report.breaks else "result differs from eager"
+            misses.append((category, fn.__name__, why))
+    captured = sum(c for c, _ in per.values())
+    return captured, len(CASES), per, misses
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-v", "--verbose", action="store_true")
+    args = parser.parse_args(argv)
+    captured, total, per, misses = measure(args.verbose)
+    for category, (c, n) in per.items():
+        print(f"{category:<12} {c:>3}/{n:<3}")
+    print(f"captured with no break or fallback: {captured}/{total} = {100 * captured / total:.1f} %")
+    if args.verbose:
+        for category, name, why in misses:
+            print(f"  miss {category}/{name}: {why}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,45 @@
+/*
+ * guard_ops.h -- the parsed form of a guard program, shared by
+ * guard_program.c (evaluation, the type) and guard_parse.c (parsing the op
+ * tuples; the op set is documented at the top of guard_program.c).
+ */
+#ifndef SOT_GUARD_OPS_H
+#define SOT_GUARD_OPS_H
+
+#include <Python.h>
+
+enum {
+    OP_ARG, OP_CELL, OP_GLOBAL, OP_BUILTINS, OP_ATTR, OP_ITEM, OP_CONST,
+    OP_TYPE, OP_ID, OP_TENSOR, OP_VALUE, OP_LEN, OP_DICTKEYS, OP_ABSENT, OP_DIMEQ,
+    OP_SAME, OP_NOTIN, OP_TYPEVER,
+};
+
+typedef struct {
+    int op;
+    int reg;
+    int src;
+    int exact;            /* tensor: the type is numpy.ndarray itself */
+    Py_ssize_t n;         /* index, length, or ndim (-1: no shape); dimeq: first axis */
+    Py_ssize_t m;         /* dimeq: second axis */
+    PyObject *a;          /* type, name, key, value, object (owned) */
+    PyObject *b;          /* dtype, keys (owned) */
+    Py_ssize_t *dims;     /* tensor shape, -1 for a symbolic dim */
+} guard_op;
+
+typedef struct {
+    PyObject_HEAD
+    Py_ssize_t nargs;
+    Py_ssize_t ncells;
+    int nregs;
+    Py_ssize_t nops;
+    guard_op *ops;
+    PyObject *fallback;   /* the generated Python guard: strict mode compares */
+    PyObject *spec;       /* the ops as given */
+    vectorcallfunc vectorcall;
+} GuardProgram;
+
+/* Parse op tuple t into op (its references owned by op); 0 on success, -1
+ * with an exception set. */
+int sot_guard_parse_op(GuardProgram *p, PyObject *t, guard_op *op);
+
+#endif /* SOT_GUARD_OPS_H */

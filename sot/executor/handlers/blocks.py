@@ -1,0 +1,52 @@
+"""`with` blocks, on the path where the body raises nothing.
+
+Entering calls the context manager's `__enter__` and keeps its bound
+`__exit__` on the stack, as CPython does; leaving normally is the ordinary
+call `__exit__(None, None, None)` the compiler emits. Both are looked up on
+the type (special-method lookup), and only for plain Python classes whose
+methods are Python functions (inlined). The exceptional path (the handler
+code) is never simulated: an error raised by a graph op reruns the frame
+natively, and an uncapturable step inside the block splits the frame around
+the whole `with` statement (breaks/regions.py).
+"""
+import inspect
+import types
+
+from ...breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
+from .. import classes
+from ..variables import ObjectVariable
+from ._registry import handler
+
+
+def _special(ex, manager, name: str):
+    if isinstance(manager, classes.NewObjectVariable):
+        cls = manager.cls
+    elif isinstance(manager, ObjectVariable):
+        cls = type(manager.value)
+    else:
+        raise FallbackError(UNSUPPORTED_OBJECT, f"`with` over {manager.describe()} is not simulated")
+    try:
+        attr = inspect.getattr_static(cls, name)
+    except AttributeError:
+        raise FallbackError(UNSUPPORTED_OBJECT, f"{manager.describe()} has no {name} (eager raises)") from None
+    if not isinstance(attr, types.FunctionType):
+        raise FallbackError(UNSUPPORTED_OBJECT, f"{name} of {manager.describe()} is not a Python function")
+    return classes.class_level(ex, cls, name, attr, manager)
+
+
+def _enter(ex):
+    manager = ex.pop()
+    exit_ = _special(ex, manager, "__exit__")
+    enter = _special(ex, manager, "__enter__")
+    ex.push(exit_)
+    ex.push(ex.call_function(enter, [], {}))
+
+
+@handler("BEFORE_WITH")
+def before_with(ex, instr):
+    _enter(ex)
+
+
+@handler("SETUP_WITH")
+def setup_with(ex, instr):
+    _enter(ex)  # 3.10: the block it sets up only matters when the body raises

@@ -1,0 +1,96 @@
+"""A Python list of numbers from outside the frame used as array data.
+
+Token ids passed as a list and used as an index (`wte[inputs]`) or given to
+`np.asarray`: guarding each element's value would retranslate for every new
+list. Instead the list becomes a graph input, converted by the runner on each
+call exactly as NumPy converts it, and the guards check only its length and
+each element's exact type. The conversion is strict: an int outside int64
+(where NumPy would pick another dtype) makes the frame rerun natively.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _hook
+from ..guards.guard import LenGuard, TypeGuard
+from ..guards.tracker import ItemTracker, Tracker, _short
+from ..ir import TensorMeta
+from .variables import ListVariable, TensorVariable
+
+#: element type -> the dtype np.asarray gives a list of them
+_DTYPES = {int: np.dtype(np.int64), float: np.dtype(np.float64), bool: np.dtype(np.bool_)}
+
+
+def _as_array(items, dtype):
+    try:
+        return np.array(items, dtype=dtype) if type(items) is list else _rerun()
+    except OverflowError:
+        _rerun()
+
+
+def _rerun():
+    raise _hook.RerunNatively
+
+
+class AsArrayTracker(Tracker):
+    """``np.asarray(<base>)`` of a list whose element type the guards fixed."""
+
+    __slots__ = ("base", "dtype")
+
+    def __init__(self, base: Tracker, dtype: np.dtype):
+        self.base = base
+        self.dtype = dtype
+
+    def expr(self, ctx):
+        return "%s(%s, %s)" % (ctx.helper("_as_array", _as_array), ctx.ref(self.base), ctx.bind(self.dtype))
+
+    def name(self):
+        return "np.asarray(%s)" % self.base.name()
+
+    def load(self, g, args, cells):
+        return _as_array(self.base.load(g, args, cells), self.dtype)
+
+    def _key(self):
+        return (self.base, self.dtype.str)
+
+    def __repr__(self):
+        return "AsArrayTracker(%s)" % _short(self.base.name())
+
+
+def source_length(graph, var: ListVariable):
+    """len() of a list from outside the frame whose items the trace has not
+    read: guarded by length only. None when that does not apply."""
+    value = getattr(var, "source_value", None)
+    if value is None or var.loaded:
+        return None
+    graph.add_guard(LenGuard(var.tracker, value))
+    return len(value)
+
+
+def as_graph_input(graph, var, kinds=tuple(_DTYPES)) -> TensorVariable | None:
+    """The list as a graph input (see module doc), or None when it is not a
+    non-empty list from outside of numbers of one exact type among `kinds`."""
+    if not isinstance(var, ListVariable):
+        return None
+    value = getattr(var, "source_value", None)
+    if not value or var.loaded:
+        return None
+    kind = type(value[0])
+    dtype = _DTYPES.get(kind) if kind in kinds else None
+    if dtype is None or any(type(v) is not kind for v in value):
+        return None
+    if kind is int and not all(-(1 << 63) <= v < (1 << 63) for v in value):
+        return None
+    graph.add_guard(LenGuard(var.tracker, value))
+    for i in range(len(value)):
+        graph.add_guard(TypeGuard(ItemTracker(var.tracker, i), kind))
+    tracker = AsArrayTracker(var.tracker, dtype)
+    cached = graph._memo.get(tracker)
+    if cached is not None:
+        return cached
+    symbol = graph.ir.add_input(TensorMeta.of(np.empty(len(value), dtype)), hint=tracker.name())
+    out = TensorVariable(symbol, tracker)
+    out.has_views = True  # an in-place update could not be written back to the list: it breaks
+    graph.inputs.append((tracker, out))
+    graph._memo[tracker] = out
+    return out
