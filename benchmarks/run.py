@@ -78,6 +78,10 @@ def workloads(quick: bool):
     yield f"branch on x.sum(), false {b}", W.branch, (-np.abs(f32(b, b)),), {}
     yield f"print in the middle {b}", W.with_print, (f32(b, b),), {}
     yield "10,000 Python helpers", W.many_helpers, (f32(8),), {}
+    g = 256 if quick else 2048
+    yield f"heat 4 steps in place {g}x{g}", W.heat_steps, (f32(g, g), f32(g - 2, g - 2)), {}
+    yield f"fill 16 rows of {n}", W.fill_rows, (f32(16, n),), {}
+    yield f"RK4 step in place {rows}x256", W.rk4_step, (f32(rows, 256), f32(256, 256) / 16), {}
     gpt, n_head = W.gpt2_params(n_embd=64 if quick else 256, n_layer=2 if quick else 6)
     tokens = [int(t) for t in rng.integers(0, 256, size=16 if quick else 48)]
     yield f"GPT-2 (picoGPT) {len(gpt['blocks'])} layers, {len(tokens)} tokens", \
@@ -191,6 +195,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (under a minute)")
     parser.add_argument("--repeat", type=int, default=None)
+    parser.add_argument("--only", default=None, metavar="TEXT", help="only the workloads whose name contains TEXT")
     parser.add_argument("--chart", default=CHART, metavar="PATH",
                         help="bar chart of the ratios, a PNG (needs matplotlib); '' for none")
     args = parser.parse_args(argv)
@@ -204,6 +209,8 @@ def main(argv=None):
     rows = []
     started = time.perf_counter()
     for name, fn, fargs, options in workloads(args.quick):
+        if args.only and args.only not in name:
+            continue
         with progress(name), contextlib.redirect_stdout(io.StringIO()):  # workloads that print stay quiet
             row = measure(fn, fargs, repeat, options, auto_seconds=1.0 if args.quick else 3.0)
         rows.append((name, row))

@@ -99,6 +99,37 @@ def with_print(x):
     return np.exp(-y) * y
 
 
+def heat_steps(u, lap, steps=4, alpha=0.2):
+    """Explicit 2-D heat diffusion, in place: each step computes the
+    Laplacian of the interior into the preallocated ``lap`` (ufunc out=)
+    and updates the interior of the state ``u`` (``+=`` on a view)."""
+    for _ in range(steps):
+        np.add(u[:-2, 1:-1], u[2:, 1:-1], out=lap)
+        lap += u[1:-1, :-2]
+        lap += u[1:-1, 2:]
+        lap -= 4.0 * u[1:-1, 1:-1]
+        u[1:-1, 1:-1] += alpha * lap
+    return u
+
+
+def fill_rows(x):
+    """Preallocate, then fill row by row over a static range."""
+    out = np.empty((x.shape[0], x.shape[1]), x.dtype)
+    for i in range(x.shape[0]):
+        out[i] = np.tanh(x[i]) * 0.5 + x[i]
+    return out
+
+
+def rk4_step(y, w, dt=0.01):
+    """One RK4 step of dy/dt = tanh(y @ w), updating the state ``y`` in place."""
+    k1 = np.tanh(y @ w)
+    k2 = np.tanh((y + 0.5 * dt * k1) @ w)
+    k3 = np.tanh((y + 0.5 * dt * k2) @ w)
+    k4 = np.tanh((y + dt * k3) @ w)
+    y += dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+    return y
+
+
 # -- GPT-2 forward as picoGPT writes it (gpt2.py), unmodified in style:
 # list(map(lambda ...)) over heads, wpe[range(len(inputs))], np.tri mask.
 

@@ -19,7 +19,9 @@ import time
 from dataclasses import dataclass, field
 
 from . import _hook, _skip
-from .backends import compile_graph, fp_state
+from .backends import GraphWriteError, compile_graph, fp_state
+from .backends.numpy_writes import first_commit
+from .executor import writes
 from .breaks.reasons import DATA_DEPENDENT, INTERNAL, UNSUPPORTED_BREAK, BreakReason, FallbackError
 from .breaks import describe, regions, resume as breaks
 from .executor import freeze
@@ -34,6 +36,7 @@ from .executor.variables import NULL, CellVariable, DynamicScalarVariable, Tuple
 from .guards import cache
 from .guards.compile import compile_guards, load_statements
 from .guards.tracker import CellTracker, LocalTracker
+from .ir.ops_write import is_write
 from .ir.symbolic import SpecializeDims
 from .logs import dump_translation, vlog
 
@@ -314,7 +317,8 @@ def translate(frame, info: EntryInfo, options: Options, allow_break: bool = True
 
 
 def _has_array_ops(graph: FunctionGraph) -> bool:
-    return any(not out.meta.is_python for st in graph.ir.statements for out in st.outputs)
+    """Whether the graph computes or writes arrays (a write has no outputs)."""
+    return any(is_write(st) or any(not out.meta.is_python for out in st.outputs) for st in graph.ir.statements)
 
 
 def _numbers(code, options: Options, shapes):
@@ -501,6 +505,7 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
     lines += [f"    I{k} = {expr}" for k, expr in enumerate(load_exprs)]
     namespace = dict(load_namespace, **builder.namespace)
     if len(graph.ir) or builder.symbols:
+        writes.finish(graph)  # guards the aliasing its writes were recorded with
         with _phase(info, "backend compile"):
             # Python-number inputs run on the NumPy backend, which hands NumPy the
             # Python objects themselves (NEP 50 weak scalars, bitwise as eager).
@@ -521,9 +526,19 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
         # (the runner is the replacement's first step and nothing before the
         # graph is observable), so the user's own code raises it, at the
         # user's line, with no sot frame in the traceback.
+        # Once the graph has written into memory from outside it, a rerun
+        # would write twice: its error is raised as it is (GraphWriteError).
         namespace["__rerun"] = _hook.RerunNatively
+        namespace["__written"] = GraphWriteError
+        if first_commit(ir) is not None:
+            # never rerun once it wrote: errors are not made to raise; NumPy
+            # handles them as eagerly (warn, call, log, raise), in order
+            # (the twin is built here: building it during a call would offer
+            # sot's own code to the hook)
+            namespace["__careful"] = run if compiled.backend == "numpy" else _numpy_twin(ir)
         lines += ["    try:", "        if __fp_plain(__fp_token):", f"            O = __graph({inputs})",
                   "        else:", f"            O = __careful({inputs})",
+                  "    except __written as e:", "        raise e.error from None",
                   "    except Exception:", "        raise __rerun from None"]
         info.graphs.append((len(graph.ir), compiled.backend, compiled.source))
         info.compiled.append(compiled)

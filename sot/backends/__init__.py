@@ -26,10 +26,12 @@ from sot.ir.statement_ir import StatementIR
 from sot.logs import vlog
 
 from .numpy_backend import CompiledGraph, compile_numpy
+from .numpy_writes import GraphWriteError
+from .onnx_writes import whole_graph_reason
 
 log = logging.getLogger("sot.backends")
 
-__all__ = ["compile_graph", "compile_numpy", "CompiledGraph", "BACKENDS", "DEVICES"]
+__all__ = ["compile_graph", "compile_numpy", "CompiledGraph", "GraphWriteError", "BACKENDS", "DEVICES"]
 
 BACKENDS = ("numpy", "onnxruntime", "auto")
 DEVICES = ("cpu", "gpu")
@@ -41,6 +43,10 @@ def compile_graph(graph: StatementIR, backend: str = "numpy", device: str = "cpu
         raise ValueError(f"unknown backend {backend!r}; expected one of {BACKENDS}")
     if device not in DEVICES:
         raise ValueError(f"unknown device {device!r}; expected one of {DEVICES}")
+    why = whole_graph_reason(graph) if backend != "numpy" else None
+    if why is not None:  # see onnx_writes
+        return numpy_compiled(graph, {"not_lowered": [
+            {"statement": str(st), "op": st.op.name, "reason": why} for st in graph.statements]})
     if backend != "numpy" and graph.is_symbolic:
         compiled = _compile_symbolic(graph, backend, device)
         if compiled is not None:

@@ -45,6 +45,7 @@ from sot.ir.statement_ir import StatementIR, Symbol
 
 from .numpy_buffer_plan import BufferPlan, Write, plan_buffers
 from .numpy_buffers import BufferPool
+from .numpy_writes import GraphWriteError, first_commit, guard_commit, is_write, write_source
 
 __all__ = ["compile_numpy", "CompiledGraph"]
 
@@ -172,6 +173,8 @@ class _Emitter:
         lhs = ", ".join(s.name for s in st.outputs)
         if st.multi_output:
             lhs = f"({lhs},)" if len(st.outputs) == 1 else f"({lhs})"
+        if not st.outputs and is_write(st):
+            return [write_source(self, st)]
         if op.kind == "operator" and op.name in _INPLACE:
             return [f"{lhs} = {self.atom(args[0])}", f"{lhs} {_INPLACE[op.name]} {self.atom(args[1])}"]
         if op.kind == "operator" and op.name == "imatmul":
@@ -239,7 +242,10 @@ def compile_numpy(graph: StatementIR, min_buffer_bytes: int | None = None) -> Co
             last_use[s.name] = i
     body = []
     lines_of: list[int] = []  # the statement each line of body comes from
+    commit, commit_line = first_commit(graph), None
     for i, st in enumerate(statements):
+        if i == commit:
+            commit_line = len(body)
         first_constant = len(emitter.constants)
         emitter.begin_statement()
         lines = emitter.statement(st, plan.writes.get(i))
@@ -256,6 +262,9 @@ def compile_numpy(graph: StatementIR, min_buffer_bytes: int | None = None) -> Co
         if dead:
             body.append("del " + ", ".join(dead))
             lines_of.append(i)
+    if commit_line is not None:
+        body = guard_commit(body, commit_line)
+        lines_of = lines_of[:commit_line] + [commit] + lines_of[commit_line:] + [len(statements) - 1] * 2
     ret = ", ".join(s.name for s in graph.outputs)
     body.append(f"return ({ret},)" if len(graph.outputs) == 1 else f"return ({ret})")
     lines_of.append(len(statements) - 1)
@@ -267,7 +276,8 @@ def compile_numpy(graph: StatementIR, min_buffer_bytes: int | None = None) -> Co
     fname = _function_name(graph.name)
     params = ", ".join(s.name for s in graph.inputs)
     source = f"def {fname}({params}):\n" + "".join(f"    {line}\n" for line in body)
-    namespace = {"np": types.SimpleNamespace(**emitter.numpy), "operator": operator, "pool": pool, **emitter.constants}
+    namespace = {"np": types.SimpleNamespace(**emitter.numpy), "operator": operator, "pool": pool,
+                 "__GraphWriteError": GraphWriteError, **emitter.constants}
     user = user_locations(statements)
     if user is not None:
         # Compiled as the user's code: a warning NumPy raises in it names the

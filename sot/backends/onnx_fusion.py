@@ -39,6 +39,7 @@ import numpy as np
 
 from sot.ir.ops_reduction import REDUCTIONS
 from sot.ir.registry import bind, const_axes
+from sot.ir.ops_write import is_write
 from sot.ir.statement_ir import Statement, Symbol
 
 from .onnx_builder import F32, F64, GraphBuilder, NotLowered
@@ -120,8 +121,8 @@ class Graph:
         members = set(positions)
         for i in range(positions[0], positions[-1]):
             st = self.statements[i]
-            if i not in members and st.op.kind == "operator" and st.op.name.startswith("i") \
-                    and st.op.name not in ("invert",):
+            if i not in members and (is_write(st) or st.op.kind == "operator" and st.op.name.startswith("i")
+                                     and st.op.name not in ("invert",)):
                 return False
         return True
 

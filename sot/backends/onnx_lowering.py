@@ -45,7 +45,9 @@ Memory semantics that an ONNX value cannot have, and so stay on NumPy:
 * an **in-place operator** on a graph input, on a view, or on an array that
   something views: the mutation must reach the real object.  An in-place
   operator on a fresh intermediate is lowered as its out-of-place op, and the
-  target's name is rebound to the result (they are one object eagerly).
+  target's name is rebound to the result (they are one object eagerly);
+* a **write** (``x[i] = v``, ``out=``...) and the memory it changes
+  (``onnx_writes``).
 """
 
 from __future__ import annotations
@@ -65,6 +67,9 @@ from .onnx_lowering_array import ARRAY_RULES, PYTHON_SIZE_OPS, SIZE_AWARE_RULES,
 from .onnx_lowering_elementwise import (OPERATOR_UFUNCS, lower_clip, lower_nan_to_num, lower_round,
                                         lower_ufunc_statement, lower_where)
 from .onnx_lowering_shapes import lower_dim, lower_python_operator, statement_is_symbolic
+from .onnx_lowering_writes import lower_empty, lower_write
+from .onnx_writes import fallen_back, forced_by_writes, writeback
+from sot.ir.ops_write import allocation, is_write, write_target
 
 __all__ = ["lower_statement", "plan", "Plan", "OnnxSegment", "NumpySegment", "INPLACE_OPERATORS"]
 
@@ -80,6 +85,10 @@ def is_inplace(st: Statement) -> bool:
 def lower_statement(b: GraphBuilder, st: Statement) -> list[str]:
     """ONNX values of the statement's outputs (nodes added to ``b``)."""
     op = st.op
+    if is_write(st):
+        return lower_write(b, st, lower_statement)
+    if op.kind == "function" and allocation(op.target) is op:
+        return lower_empty(b, st)
     if statement_is_symbolic(st):
         return _lower_symbolic(b, st)
     rule = ARRAY_RULES.get((op.kind, op.name))
@@ -258,6 +267,18 @@ def _is_python_statement(st) -> bool:
 
 
 def plan(graph: StatementIR, fuse=None, names: dict | None = None) -> Plan:
+    """See ``_plan``; redone with the memory of a write that did not lower
+    on NumPy (``onnx_writes``)."""
+    on_numpy: frozenset = frozenset()
+    while True:
+        p = _plan(graph, fuse, names, on_numpy)
+        fallen = fallen_back(graph, p.not_lowered) - on_numpy
+        if not fallen:
+            return p
+        on_numpy |= fallen
+
+
+def _plan(graph: StatementIR, fuse, names, on_numpy) -> Plan:
     """Lower what lowers; see the module docstring.  ``fuse`` (optional) maps
     the statements to items, each a Statement or a fused pattern (with
     ``statements``, ``outputs`` and ``lower(builder)``); a pattern that does
@@ -276,7 +297,7 @@ def plan(graph: StatementIR, fuse=None, names: dict | None = None) -> Plan:
         reason = f"{empty.name} has no elements (zero-size arrays stay on NumPy)"
         return Plan([NumpySegment(statements)] if statements else [],
                     [(st, reason) for st in statements], 0)
-    forced = numpy_only(graph)
+    forced = {**forced_by_writes(graph, on_numpy), **numpy_only(graph)}
     groups = object_groups(statements)
     index = {id(st): i for i, st in enumerate(statements)}
     queue = deque(fuse(statements, forced, graph.outputs) if fuse else statements)
@@ -358,6 +379,9 @@ def _bind(segment: OnnxSegment, st, outs, values) -> None:
         b.env[s.name] = v
         b.meta[v] = s.meta
         segment.defined[s.name] = s
+    if st is not None and is_write(st):   # its target now names the new value (lower_write)
+        target = write_target(st)
+        segment.defined[target.name] = target
     if st is not None and is_inplace(st):
         target = st.args[0]
         if isinstance(target, Symbol) and not target.meta.is_scalar:
@@ -391,8 +415,9 @@ def _exports(segments, graph: StatementIR) -> None:
     for seg in reversed(segments):
         if isinstance(seg, OnnxSegment):
             # a Python number is never exported: its value is Python's (the runner's)
+            written = set(writeback(graph, seg))   # always exported: copied into the caller's array
             seg.exports = [(sym, seg.builder.env[name]) for name, sym in seg.defined.items()
-                           if name in needed and not sym.meta.is_python]
+                           if (name in needed or name in written) and not sym.meta.is_python]
             for name, _ in seg.builder.inputs:
                 needed.add(name)
             for name in seg.defined:

@@ -24,6 +24,8 @@ from sot.ir.statement_ir import StatementIR, Symbol
 from .disk_cache import create_session
 from .onnx_buffers import OutputSlots
 from .gpu_check import check_session
+from .numpy_writes import GraphWriteError
+from .onnx_writes import split_at_commit, writeback
 from .onnx_lowering import NumpySegment, OnnxSegment, plan
 
 __all__ = ["OnnxCompiledGraph", "compile_onnxruntime", "providers_for", "GPU_HELP"]
@@ -155,6 +157,8 @@ def steps_source(steps, segment_type, header=()) -> str:
 class _RunnableSegment:
     """One ONNX segment with its session: reads env, writes its exports."""
 
+    writeback = ()   # graph inputs it writes (onnx_writes.writeback)
+
     def __init__(self, seg: OnnxSegment, providers):
         self.segment = seg
         unique = list(dict.fromkeys(v for _, v in seg.exports))
@@ -259,6 +263,8 @@ def _run_numpy(statements, env: dict) -> None:
         args = substitute(st.args, lambda s: fn(s.name))
         kwargs = substitute(st.kwargs, lambda s: fn(s.name))
         result = st.op.call(args, kwargs)
+        if not st.outputs:  # a write (sot.ir.ops_write): done in place
+            continue
         if st.multi_output:
             for s, v in zip(st.outputs, result):
                 env[s.name] = v
@@ -289,6 +295,7 @@ class OnnxCompiledGraph:
             if isinstance(seg, OnnxSegment):
                 if seg.exports:   # a segment nothing reads is dead code: dropped
                     self._steps.append(_RunnableSegment(seg, providers))
+                    self._steps[-1].writeback = writeback(graph, seg)
             else:
                 self._steps.append(seg)
         if not self.plan.any_onnx:
@@ -310,7 +317,8 @@ class OnnxCompiledGraph:
         (OrtValues: on the GPU, on the device) between the two; their names."""
         numpy_reads = {s.name for step in self._steps if isinstance(step, NumpySegment)
                        for st in step.statements for s in st.symbols_used()}
-        leaving = numpy_reads | {name for name, _ in self._outputs}
+        leaving = numpy_reads | {name for name, _ in self._outputs} | {
+            name for step in self._steps for name in getattr(step, "writeback", ())}   # copied to the caller
         kept_names: list[str] = []
         for step in self._steps:
             if not isinstance(step, _RunnableSegment):
@@ -327,7 +335,7 @@ class OnnxCompiledGraph:
         steps = self._steps
         input_names = self._input_names
         outputs = self._outputs
-        if len(steps) == 1 and isinstance(steps[0], _RunnableSegment):
+        if len(steps) == 1 and isinstance(steps[0], _RunnableSegment) and not steps[0].writeback:
             seg = steps[0]
             call = seg.call
             feed_index = [input_names.index(name) for _, name in seg.inputs]
@@ -352,13 +360,31 @@ class OnnxCompiledGraph:
                 return tuple(out)
             return run_graph
 
-        def run_graph(*inputs):
-            env = dict(zip(input_names, inputs))
+        def run_steps(steps, env):
             for step in steps:
                 if isinstance(step, NumpySegment):
                     _run_numpy(step.statements, env)
+                elif step.writeback:   # the caller's arrays it wrote take their new values (onnx_writes)
+                    callers = [(name, env[name]) for name in step.writeback]
+                    step.run(env)
+                    if not all(array.flags.writeable for _, array in callers):
+                        raise ValueError("assignment destination is read-only")   # all or none: rerun natively
+                    for name, array in callers:
+                        np.copyto(array, env[name])
+                        env[name] = array
                 else:
                     step.run(env)
+
+        before, after = split_at_commit(self.graph, steps, NumpySegment)
+
+        def run_graph(*inputs):
+            env = dict(zip(input_names, inputs))
+            run_steps(before, env)
+            if after:  # from the first write into memory from outside the graph on (onnx_writes)
+                try:
+                    run_steps(after, env)
+                except Exception as e:
+                    raise GraphWriteError(e) from e
             out = []
             for name, scalar in outputs:
                 v = env[name]

@@ -17,7 +17,7 @@ from ..breaks.reasons import (
 from ..guards.tracker import AttrTracker, ConstTracker
 from .. import psdb
 from ..ir import registry
-from . import classes, dispatch, functional, introspect, list_data, numpy_forms, sets
+from . import classes, dispatch, functional, introspect, list_data, numpy_forms, sets, writes
 from .generators import GeneratorVariable
 from .dispatch import SEQUENCES, const
 from .variables.base import RealObjectVariable
@@ -108,6 +108,9 @@ def _unsupported_call(value) -> FallbackError:
 
 
 def call_numpy(graph, fn: NumpyCallableVariable, args, kwargs) -> Variable:
+    written = writes.call_function(graph, fn, args, kwargs)
+    if written is not None:
+        return written
     known = introspect.numpy_call(graph, fn.value, args, kwargs) or numpy_forms.call_form(graph, fn.value, args, kwargs)
     if known is not None:
         return known
@@ -128,6 +131,9 @@ def call_method(executor, obj: Variable, name: str, args, kwargs) -> Variable:
         if name in ("item", "tolist", "tobytes"):
             raise FallbackError(DATA_DEPENDENT, f".{name}() reads array data into Python",
                                 hint="keep the value as an array")
+        written = writes.call_method(graph, obj, name, list(args), kwargs)
+        if written is not None:
+            return written
         op = registry.lookup_method(name)
         if op is None:
             raise FallbackError(UNSUPPORTED_CALL, f"ndarray.{name} is not captured")

@@ -17,7 +17,7 @@ from ..breaks.reasons import (
     DATA_DEPENDENT, SIDE_EFFECT, UNSUPPORTED_CALL, UNSUPPORTED_OBJECT, FallbackError,
 )
 from ..guards.guard import DictKeysGuard
-from ..guards.tracker import AttrTracker, ConstTracker
+from ..guards.tracker import AttrTracker, ConstTracker, ItemTracker
 from ..ir import registry
 from . import classes, list_data, pyidentity, sets
 from .generators import GeneratorVariable
@@ -29,7 +29,7 @@ from .variables import (
     is_const_value,
 )
 from .function_graph import function_variable
-from . import introspect, numpy_forms
+from . import introspect, numpy_forms, writes
 
 SEQUENCES = (TupleVariable, ListVariable)
 
@@ -109,13 +109,11 @@ def _op_key(name: str) -> str:
 
 
 def inplace_tensor_op(graph, name: str, a: TensorVariable, b: Variable) -> Variable:
-    """`a op= b` on an array: mutates the object `a` stands for."""
+    """`a op= b` on an array: mutates the object `a` stands for. On an array
+    that may share memory, a write statement (executor/writes.py); on a fresh
+    one nothing views, the op rebinds `a` (exact in every backend)."""
     if not a.fresh or a.has_views:
-        raise FallbackError(
-            SIDE_EFFECT,
-            f"in-place '{name}' on {a.describe()}, which may share memory with other arrays",
-            hint="write `a = a + b` instead of `a += b` to keep it in the graph",
-        )
+        return writes.inplace(graph, name, a, b)
     op = registry.lookup_operator(name)
     if op is None:
         raise FallbackError(UNSUPPORTED_OBJECT, f"in-place operator {name} is not captured")
@@ -295,6 +293,9 @@ def delitem(graph, obj: Variable, key: Variable) -> None:
 
 
 def setitem(graph, obj: Variable, key: Variable, value: Variable) -> None:
+    if isinstance(obj, (ListVariable, DictVariable)) and isinstance(key, ConstVariable) and obj.tracker is not None \
+            and type(key.value) in (int, str) and writes.stores_back(value, ItemTracker(obj.tracker, key.value)):
+        return   # `d["a"] += y` on an array of a container from outside: the same object
     if isinstance(obj, ListVariable) and isinstance(key, ConstVariable) and type(key.value) is int:
         obj.check_mutable("item assignment")
         _python(lambda: obj.items.__setitem__(key.value, value))
@@ -304,8 +305,7 @@ def setitem(graph, obj: Variable, key: Variable, value: Variable) -> None:
         obj.entries[key.value] = value
         return
     if isinstance(obj, TensorVariable):
-        raise FallbackError(SIDE_EFFECT, f"item assignment into {obj.describe()}",
-                            hint="build the result with np.where or np.concatenate instead")
+        return writes.setitem(graph, obj, key, value)
     raise FallbackError(UNSUPPORTED_OBJECT, f"item assignment into {obj.describe()}")
 
 
@@ -346,6 +346,9 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
     if isinstance(obj, ModuleVariable):
         value = _module_attr(obj.value, name)
         return graph.wrap(value, AttrTracker(obj.tracker, name) if obj.tracker else ConstTracker(value))
+    if isinstance(obj, NumpyCallableVariable) and isinstance(obj.value, np.ufunc) and name == "at":
+        # a new bound method on each access (no identity to guard): the ufunc is guarded
+        return NumpyCallableVariable(obj.value.at, None)
     if isinstance(obj, ObjectVariable):
         return object_getattr(executor, obj, name)
     if isinstance(obj, classes.NewObjectVariable):

@@ -76,6 +76,7 @@ class FunctionGraph:
         self._memo: dict = {}
         self._views = None  # freeze.ViewScan, made when a first array may be frozen
         self.frames: list = []  # the executors simulating now, outermost first (statement locations)
+        self.trace_values: dict = {}  # input name -> its value at trace time (executor/writes.py)
 
     # -- guards --------------------------------------------------------------
     def add_guard(self, guard) -> None:
@@ -137,6 +138,7 @@ class FunctionGraph:
                                        symbolic=[(a, (tracker, a)) for a in axes])
             if frozen:
                 self.ir.frozen[symbol.name] = value
+            self.trace_values[symbol.name] = value
             while self.ir.dim_ties:  # symbolic dims taken as one: guard they stay equal
                 (t, a), (other, other_axis) = self.ir.dim_ties.pop(0)
                 self.add_guard(DimEqualGuard(t, a, other, other_axis))

@@ -137,6 +137,7 @@ class Lowered:
         _copy_returned_views(tr)
         unique = list(dict.fromkeys(tr.outputs))
         ir.set_outputs(unique)
+        _refuse_writes(tr, target)
         p = plan(ir, fuse_patterns, names)
         if p.not_symbolic:
             raise NotSymbolicExport("; ".join(f"{st.expression()}: {why}" for st, why in p.not_symbolic))
@@ -339,8 +340,25 @@ def _probe_shape(tr, sym_name):
     return None
 
 
+def _refuse_writes(tr, target) -> None:
+    """An in-place write (sot.ir.ops_write) has no ONNX form: into an
+    argument or a weight the file has no memory to write into; into a local
+    array the functional lowering is not done yet."""
+    from sot.ir.ops_write import write_roots
+    ir = tr.graph.ir
+    lines = []
+    for st, roots in write_roots(ir):
+        names = [ir.hint(s) or s.name for s in ir.inputs if s.name in roots]
+        what = (f"writes in place into {', '.join(names)}, which the exported file has no memory for"
+                if names else "writes in place into a local array (not exported yet)")
+        lines.append(f"- {_location(tr, st)}: {st}: {what}")
+    if lines:
+        raise ExportError(f"{target.description} has {len(lines)} in-place write(s), so it cannot be "
+                          f"exported:\n" + "\n".join(lines))
+
+
 def _location(tr, st) -> str:
-    loc = tr.locations.get(st.outputs[0].name) if st.outputs else None
+    loc = tr.locations.get(st.outputs[0].name) if st.outputs else tr.locations.get(id(st))
     if not loc or loc[1] is None:
         return "<unknown location>"
     import linecache

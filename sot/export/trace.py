@@ -136,6 +136,7 @@ def _record_locations(graph: FunctionGraph, locations: dict) -> None:
             loc = None
         for s in ir.statements[-1].outputs:
             locations[s.name] = loc
+        locations[id(ir.statements[-1])] = loc  # a write has no outputs (sot.ir.ops_write)
         return result
     ir.add_op = recording_add_op
 

@@ -30,6 +30,10 @@ A StatementIR holds
       an attribute of the only argument that yields an array (``T``,
       ``mT``, ``real``, ``imag``), e.g. ``t3: f32[8, 4] = t0.T``.
 
+  A statement with no outputs is a *write* (``sot.ir.ops_write``): it
+  changes the memory of an array that exists (``i0[0] = t1``, ``i0 += t1``,
+  ``np.add(i0, i1, out=i2)``); later statements see the change.
+
 * **outputs** — the Symbols the graph returns, in order (inputs and repeated
   Symbols allowed).
 
@@ -105,6 +109,9 @@ class Statement:
         return f"{op.name}({', '.join(args + kwargs)})"
 
     def __str__(self) -> str:
+        if not self.outputs:  # a write (sot.ir.ops_write)
+            from .ops_write import listing
+            return listing(self) or self.expression()
         lhs = ", ".join(f"{s.name}: {s.meta}" for s in self.outputs)
         if self.multi_output:
             lhs = f"[{lhs}]"
@@ -219,6 +226,9 @@ class StatementIR:
         #: (to_static(freeze=True), sot/executor/freeze.py): a backend may
         #: take them as constants
         self.frozen: dict[str, object] = {}
+        #: pairs of input names whose memory overlapped when the graph was
+        #: recorded and that a write reaches (executor/writes.py guards them)
+        self.shared: list[tuple[str, str]] = []
 
     # -- building -----------------------------------------------------------
 

@@ -2,9 +2,10 @@
 import builtins
 
 from ...breaks.reasons import SIDE_EFFECT, FallbackError
-from .. import classes, dispatch
+from .. import classes, dispatch, writes
+from ...guards.tracker import AttrTracker
 from ..opcode_table import FACTS
-from ..variables import NULL, CellVariable, ConstVariable, Variable
+from ..variables import NULL, CellVariable, ConstVariable, ObjectVariable, Variable
 from ._registry import handler, unsupported
 
 
@@ -101,6 +102,9 @@ def load_deref(ex, instr):
 @handler("STORE_DEREF")
 def store_deref(ex, instr):
     cell = ex.cell(instr.argval)
+    if cell.preexisting and cell.contents is not None and writes.stores_back(ex.stack[-1], cell.contents.tracker):
+        ex.pop()   # `s += y` on an array of an enclosing function: the same object, written in place
+        return
     if cell.preexisting:
         raise FallbackError(SIDE_EFFECT, f"assignment to nonlocal {instr.argval!r} of an enclosing function")
     cell.contents = ex.pop()
@@ -149,11 +153,18 @@ def store_attr(ex, instr):
     if isinstance(obj, classes.NewObjectVariable):  # made in the trace: no side effect outside
         classes.store_attr(obj, instr.argval, ex.pop())
         return
+    if isinstance(obj, ObjectVariable) and type(obj.value).__setattr__ is object.__setattr__ and \
+            obj.tracker is not None and writes.stores_back(ex.stack[-1], AttrTracker(obj.tracker, instr.argval)):
+        ex.pop()   # `self.state += dt`: the same object, written in place
+        return
     raise FallbackError(SIDE_EFFECT, f"attribute assignment .{instr.argval} on {obj.describe()}")
 
 
 @handler("STORE_GLOBAL")
 def store_global(ex, instr):
+    if writes.stores_back(ex.stack[-1], ex.global_tracker(instr.argval)):
+        ex.pop()   # `G += y` on a global array: the same object, written in place
+        return
     raise FallbackError(SIDE_EFFECT, f"assignment to global {instr.argval!r}")
 
 
