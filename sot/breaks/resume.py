@@ -275,11 +275,7 @@ def compiled_prefix_code(original: types.CodeType, plan: BreakPlan, runner, used
     stack, run the breaking instruction natively, call the resume function."""
     bc, where = _abstract(original)
     new = _replacement_bytecode(original)
-    ins = codegen.prologue(original, cells=original.co_cellvars) + \
-        codegen.calling_instrs(original, runner, used_cells, original.co_cellvars)
-    ins += _restore(plan.layout_before, restored_locals, original.co_cellvars, functions)
-    ins += _unbind(original, plan.layout_before, local_names)
-    ins += codegen.release_frame_args()
+    ins = _run_and_restore(original, plan, runner, used_cells, restored_locals, functions, local_names)
     if plan.kind == "native":
         k = where[plan.instr.offset]
         ins += [_copy(i) for i in _call_preamble(bc, k)]
@@ -333,14 +329,22 @@ def loop_region_code(original: types.CodeType, plan: BreakPlan, runner, used_cel
     head = Label()
     items.insert(where[plan.instr.offset], head)
     new = _replacement_bytecode(original)
-    ins = codegen.prologue(original, cells=original.co_cellvars) + \
-        codegen.calling_instrs(original, runner, used_cells, original.co_cellvars)
-    ins += _restore(plan.layout_before, restored_locals, original.co_cellvars, functions)
-    ins += _unbind(original, plan.layout_before, None)
-    ins += codegen.release_frame_args()
+    ins = _run_and_restore(original, plan, runner, used_cells, restored_locals, functions, None)
     ins.append(Instr("JUMP_FORWARD", head))
     built = codegen.finish(new, ins + items, original.co_firstlineno)
     return _patch_closures(built, [resume], functions)
+
+
+def _run_and_restore(original, plan: BreakPlan, runner, used_cells, restored_locals, functions,
+                     unbind_names) -> list[Instr]:
+    """A replacement's entry: call the runner, restore locals, cells, rebuilt
+    functions and the stack, unbind what eager's frame no longer holds
+    (see _unbind), and let the unrun frame drop its arguments."""
+    cells = original.co_cellvars
+    ins = codegen.prologue(original, cells=cells) + codegen.calling_instrs(original, runner, used_cells, cells)
+    ins += _restore(plan.layout_before, restored_locals, cells, functions)
+    ins += _unbind(original, plan.layout_before, unbind_names)
+    return ins + codegen.release_frame_args()
 
 
 def _replacement_bytecode(original: types.CodeType) -> Bytecode:
