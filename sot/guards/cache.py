@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from .. import _hook
 from .._codemap import CodeMap
 from ..logs import vlog
-from .subsume import implies
 
 log = logging.getLogger("sot.cache")
 
@@ -82,6 +81,7 @@ def _drop_implied(rec: CodeRecord, pairs: list, info) -> None:
     new = getattr(getattr(info, "guard", None), "guards", None)
     if new is None:
         return
+    from .subsume import implies  # at translation time: `import sot` stays light (guard imports inspect)
     for k in range(len(rec.entries) - 1, -1, -1):
         old = rec.entries[k]
         guard = getattr(old, "guard", None)
