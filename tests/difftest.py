@@ -104,3 +104,25 @@ def python_env() -> dict:
     if env.get("PYTHONPATH"):
         env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p) for p in env["PYTHONPATH"].split(os.pathsep))
     return env
+
+
+_PLAIN_ORT = (
+    "import sys, numpy as np, onnxruntime as ort\n"
+    "s = ort.InferenceSession(sys.argv[1], providers=['CPUExecutionProvider'])\n"
+    "np.save(sys.argv[4], s.run(None, {sys.argv[2]: np.load(sys.argv[3])})[0])\n"
+    "assert 'sot' not in sys.modules\n"
+)
+
+
+def run_plain_onnxruntime(model_path, name: str, value, tmp_path):
+    """The first output of ``model_path`` run by onnxruntime alone in a fresh
+    process (no PYTHONPATH, so sot cannot be imported): what a deployment sees."""
+    import os
+    import subprocess
+    import sys
+    np.save(tmp_path / "plain_in.npy", value)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    subprocess.run([sys.executable, "-c", _PLAIN_ORT, str(model_path), name, str(tmp_path / "plain_in.npy"),
+                    str(tmp_path / "plain_out.npy")], check=True, env=env, cwd=str(tmp_path))
+    return np.load(tmp_path / "plain_out.npy")
+

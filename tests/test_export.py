@@ -1,12 +1,12 @@
 """sot.save / sot.load: a function traced as one graph, deployed as an .onnx file."""
 import os
-import subprocess
 import sys
 
 import numpy as np
 import pytest
 
 import sot
+from difftest import run_plain_onnxruntime
 from ort_tolerance import assert_ort_close
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
@@ -65,18 +65,7 @@ def test_saved_file_is_plain_onnx_with_symbolic_batch_and_weights(mlp, mlp_file)
 
 def test_plain_onnxruntime_without_sot_gives_the_same_outputs(mlp, mlp_file, tmp_path):
     x = f32(7, WIDTH, seed=3)
-    np.save(tmp_path / "x.npy", x)
-    script = (
-        "import sys, numpy as np, onnxruntime as ort\n"
-        "s = ort.InferenceSession(sys.argv[1], providers=['CPUExecutionProvider'])\n"
-        "x = np.load(sys.argv[2])\n"
-        "np.save(sys.argv[3], s.run(None, {'x': x})[0])\n"
-        "assert 'sot' not in sys.modules\n"
-    )
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    subprocess.run([sys.executable, "-c", script, mlp_file, str(tmp_path / "x.npy"), str(tmp_path / "y.npy")],
-                   check=True, env=env, cwd=str(tmp_path))
-    y = np.load(tmp_path / "y.npy")
+    y = run_plain_onnxruntime(mlp_file, "x", x, tmp_path)
     assert_ort_close(y, mlp(x))
     np.testing.assert_array_equal(y, sot.load(mlp_file)(x))
 

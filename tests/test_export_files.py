@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import sot
+from ort_tolerance import assert_ort_close
 from sot.export import ModelLoadError
 
 onnx = pytest.importorskip("onnx")
@@ -55,9 +56,9 @@ def test_external_weights_beside_the_model_load_from_any_working_directory(tmp_p
     (elsewhere / "weights" / "w.bin").write_bytes(b"\0" * 8 + (W * 0).tobytes())
     monkeypatch.chdir(elsewhere)
     run = sot.load(path)
-    np.testing.assert_allclose(run(X), X @ W, rtol=1e-6)
+    assert_ort_close(run(X), X @ W)
     monkeypatch.chdir(tmp_path)
-    np.testing.assert_allclose(sot.load(os.path.relpath(path)).__call__(X), X @ W, rtol=1e-6)
+    assert_ort_close(sot.load(os.path.relpath(path))(X), X @ W)
 
 
 def test_saved_model_converted_to_external_data_loads(tmp_path, monkeypatch):
@@ -76,7 +77,7 @@ def test_saved_model_converted_to_external_data_loads(tmp_path, monkeypatch):
     assert (tmp_path / "f.weights").exists()
     monkeypatch.chdir(tmp_path.parent)
     x = np.random.default_rng(1).standard_normal((5, 8)).astype(np.float32)
-    np.testing.assert_allclose(sot.load(path)(x), f(x), rtol=1e-5, atol=1e-6)
+    assert_ort_close(sot.load(path)(x), f(x))
 
 
 @pytest.mark.parametrize("where", ["parent", "absolute", "symlink", "missing", "outside-bounds"])

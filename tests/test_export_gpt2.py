@@ -3,14 +3,13 @@ integer ids, pre-norm causal self-attention, GELU MLP, tied output
 projection) saved by sot.save from int64 token ids of dynamic length to
 logits, and run by plain onnxruntime without sot: it matches eager within
 float32 tolerance at every length."""
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 import sot
+from difftest import run_plain_onnxruntime
+from ort_tolerance import assert_ort_close
 
 onnx = pytest.importorskip("onnx")
 ort = pytest.importorskip("onnxruntime")
@@ -99,29 +98,19 @@ def test_gpt_loaded_matches_eager_at_every_length(gpt_file, length):
     logits = sot.load(gpt_file)(ids)
     want = GPT()(ids)
     assert logits.dtype == np.float32 and logits.shape == (length, VOCAB)
-    np.testing.assert_allclose(logits, want, rtol=1e-4, atol=1e-4)
+    assert_ort_close(logits, want)
 
 
 def test_plain_onnxruntime_without_sot_matches_eager(gpt_file, tmp_path):
     ids = ids_of(7, seed=3)
-    np.save(tmp_path / "ids.npy", ids)
-    script = (
-        "import sys, numpy as np, onnxruntime as ort\n"
-        "s = ort.InferenceSession(sys.argv[1], providers=['CPUExecutionProvider'])\n"
-        "np.save(sys.argv[3], s.run(None, {'ids': np.load(sys.argv[2])})[0])\n"
-        "assert 'sot' not in sys.modules\n"
-    )
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    subprocess.run([sys.executable, "-c", script, gpt_file, str(tmp_path / "ids.npy"), str(tmp_path / "y.npy")],
-                   check=True, env=env, cwd=str(tmp_path))
-    np.testing.assert_allclose(np.load(tmp_path / "y.npy"), GPT()(ids), rtol=1e-4, atol=1e-4)
+    assert_ort_close(run_plain_onnxruntime(gpt_file, "ids", ids, tmp_path), GPT()(ids))
 
 
 def test_gpt_on_the_onnxruntime_backend_and_token_ids_out_of_range():
     model = GPT()
     static = sot.to_static(model, backend="onnxruntime")
     for t in (3, 6):
-        np.testing.assert_allclose(static(ids_of(t, seed=t)), model(ids_of(t, seed=t)), rtol=1e-4, atol=1e-4)
+        assert_ort_close(static(ids_of(t, seed=t)), model(ids_of(t, seed=t)))
     bad = np.array([1, VOCAB], np.int64)
     with pytest.raises(IndexError) as eager:
         model(bad)

@@ -10,6 +10,7 @@ import pytest
 
 import sot
 from difftest import assert_same, check
+from ort_tolerance import assert_ort_close
 
 F64 = np.arange(20, dtype=np.float64).reshape(4, 5) / 7 - 1
 F32 = F64.astype(np.float32)
@@ -168,7 +169,7 @@ def test_onnxruntime_runs_the_new_ops_in_numpy_segments_within_tolerance():
         got = static(F32, m)
         for e, t in zip(f(F32, m), got):
             assert type(e) is type(t) and e.dtype == t.dtype and e.shape == t.shape
-            np.testing.assert_allclose(t, e, rtol=1e-4, atol=1e-4)
+            assert_ort_close(t, e)
 
 
 def test_index_tricks_and_multi_operand_forms():

@@ -11,6 +11,7 @@ import pytest
 
 import sot
 from difftest import assert_same
+from ort_tolerance import assert_ort_close
 
 import scaleout_work as work
 
@@ -24,7 +25,7 @@ def test_spawn_pool_runs_the_decorated_function_in_its_workers():
     for chunk, got in zip(CHUNKS, by_reference):
         assert_same(work.gelu(chunk), got)   # NumPy backend: exact
     for chunk, (got, decorated, translations, options) in zip(CHUNKS, reports):
-        np.testing.assert_allclose(got, work.gelu(chunk), rtol=1e-10, atol=1e-12)
+        assert_ort_close(got, work.gelu(chunk))
         assert got.dtype == np.float64 and decorated and translations == 1
         assert options == work.gelu_on_ort.__sot_options__
 
@@ -72,8 +73,7 @@ def test_dask_map_blocks_with_a_local_function_on_onnxruntime_shares_the_cache_d
     x = np.linspace(-1, 1, 64 * 16, dtype=np.float32).reshape(64, 16)
     got = da.from_array(x, chunks=(16, 16)).map_blocks(local, chunks=(16, 16), dtype=np.float32).compute()
     want = np.concatenate([np.tanh(b @ b.T) * scale + 1 for b in np.split(x, 4)])
-    assert got.dtype == np.float32
-    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    assert_ort_close(got, want)
     # one graph, one shape: the workers share one entry
     assert [p for p in os.listdir(tmp_path) if p.endswith(".sotort")]
 
@@ -81,5 +81,5 @@ def test_dask_map_blocks_with_a_local_function_on_onnxruntime_shares_the_cache_d
 def test_dask_worker_receives_a_decorated_function_and_translates_it_once(dask_client):
     futures = [dask_client.submit(work.apply, work.gelu_on_ort, c, pure=False) for c in CHUNKS]
     for chunk, (got, decorated, translations, options) in zip(CHUNKS, dask_client.gather(futures)):
-        np.testing.assert_allclose(got, work.gelu(chunk), rtol=1e-10, atol=1e-12)
+        assert_ort_close(got, work.gelu(chunk))
         assert decorated and translations == 1 and options == work.gelu_on_ort.__sot_options__

@@ -17,6 +17,7 @@ import pytest
 
 import sot
 from difftest import assert_same, check
+from ort_tolerance import assert_ort_close
 
 BACKENDS = ["numpy", "onnxruntime"]
 
@@ -29,7 +30,7 @@ def _close(e, t, path):
     if isinstance(e, (np.ndarray, np.generic)):
         assert e.dtype == t.dtype and np.shape(e) == np.shape(t), f"{path}: dtype/shape"
         if e.dtype.kind in "fc":
-            np.testing.assert_allclose(t, e, rtol=1e-6, atol=1e-9, err_msg=path)
+            assert_ort_close(t, e, path)
         else:
             assert np.array_equal(e, t), f"{path}: values differ"
     elif isinstance(e, (list, tuple)):
