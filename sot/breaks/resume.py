@@ -285,13 +285,7 @@ def compiled_prefix_code(original: types.CodeType, plan: BreakPlan, runner, used
         ins.append(native)
     ins += _store_stack(len(plan.layout_after))
     ins += _resume_call(resume, len(plan.layout_after), local_names)
-    return _patch_closures(codegen.finish(new, ins, original.co_firstlineno), [resume], functions)
-
-
-def _patch_closures(built: types.CodeType, resumes, functions) -> types.CodeType:
-    """3.13: every closure `built` makes (the resume function's, rebuilt
-    functions', the original's own) loads its cells: see codegen."""
-    return codegen.patch_closure_loads(built)
+    return codegen.patch_closure_loads(codegen.finish(new, ins, original.co_firstlineno))
 
 
 CALL_PREAMBLE = ("KW_NAMES", "PRECALL")  # 3.11/3.12 instructions that belong to the CALL after them
@@ -332,7 +326,7 @@ def loop_region_code(original: types.CodeType, plan: BreakPlan, runner, used_cel
     ins = _run_and_restore(original, plan, runner, used_cells, restored_locals, functions, None)
     ins.append(Instr("JUMP_FORWARD", head))
     built = codegen.finish(new, ins + items, original.co_firstlineno)
-    return _patch_closures(built, [resume], functions)
+    return codegen.patch_closure_loads(built)
 
 
 def _run_and_restore(original, plan: BreakPlan, runner, used_cells, restored_locals, functions,

@@ -57,11 +57,11 @@ def _closure_of(code: types.CodeType, own_cells=()) -> list[Instr]:
     return ins + [Instr("BUILD_TUPLE", len(code.co_freevars))]
 
 
-def patch_closure_loads(built: types.CodeType, inner: types.CodeType | None = None) -> types.CodeType:
+def patch_closure_loads(built: types.CodeType) -> types.CodeType:
     """3.13: the LOAD_DEREFs feeding a closure tuple load the cells themselves
     (LOAD_FAST on the cell's slot, as the compiler emits it). Every function
-    made in `built` is patched (`inner` is accepted for the callers' clarity):
-    generated code and original code copied through `closures_as_derefs`."""
+    made in `built` is patched: generated code and original code copied
+    through `closures_as_derefs`."""
     if FACTS.load_closure_is_real:
         return built
     raw = bytearray(built.co_code)
