@@ -657,7 +657,11 @@ static PyObject *
 thread_swap_callback(sot_thread_state *ts, PyObject *next)
 {
     PyObject *prev = ts->callback;
-    if (prev == NULL && next != NULL && install_count++ == 0) {
+    if (prev == NULL && next != NULL) {
+        /* Also when other threads have callbacks: one of them may be in a
+         * quiet run (watch_begin), which took the hook out interpreter-wide;
+         * this thread's frames must reach it from its first call. */
+        install_count++;
         hook_install();
     }
     else if (prev != NULL && next == NULL && --install_count == 0) {
