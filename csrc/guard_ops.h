@@ -11,7 +11,7 @@
 enum {
     OP_ARG, OP_CELL, OP_GLOBAL, OP_BUILTINS, OP_ATTR, OP_ITEM, OP_CONST,
     OP_TYPE, OP_ID, OP_TENSOR, OP_VALUE, OP_LEN, OP_DICTKEYS, OP_ABSENT, OP_DIMEQ,
-    OP_SAME, OP_NOTIN, OP_TYPEVER,
+    OP_SAME, OP_NOTIN, OP_TYPEVER, OP_CLASS, OP_CALL, OP_OVERLAP,
 };
 
 typedef struct {
@@ -22,7 +22,7 @@ typedef struct {
     Py_ssize_t n;         /* index, length, or ndim (-1: no shape); dimeq: first axis */
     Py_ssize_t m;         /* dimeq: second axis */
     PyObject *a;          /* type, name, key, value, object (owned) */
-    PyObject *b;          /* dtype, keys (owned) */
+    PyObject *b;          /* dtype, keys, (mro, metaclass, snapshot), callable (owned) */
     Py_ssize_t *dims;     /* tensor shape, -1 for a symbolic dim */
 } guard_op;
 
@@ -33,7 +33,7 @@ typedef struct {
     int nregs;
     Py_ssize_t nops;
     guard_op *ops;
-    PyObject *fallback;   /* the generated Python guard: strict mode compares */
+    PyObject *fallback;   /* the Python reference of the same ops: strict mode compares */
     PyObject *spec;       /* the ops as given */
     vectorcallfunc vectorcall;
 } GuardProgram;
@@ -41,5 +41,13 @@ typedef struct {
 /* Parse op tuple t into op (its references owned by op); 0 on success, -1
  * with an exception set. */
 int sot_guard_parse_op(GuardProgram *p, PyObject *t, guard_op *op);
+
+/* guard_class.c: the "class" check (1 holds, 0 not, -1 error); it may
+ * update op->n, the tag last seen to hold. */
+int sot_check_class(guard_op *op);
+/* whether t's version tag is valid and equal to tag */
+int sot_tag_unchanged(PyObject *t, Py_ssize_t tag);
+/* t's version tag, assigned now if needed; 0 if CPython cannot give one */
+unsigned int sot_version_tag(PyTypeObject *t);
 
 #endif /* SOT_GUARD_OPS_H */

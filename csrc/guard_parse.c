@@ -10,11 +10,11 @@
 static const char *const op_names[] = {
     "arg", "cell", "global", "builtins", "attr", "item", "const",
     "type", "id", "tensor", "value", "len", "dictkeys", "absent", "dimeq",
-    "same", "notin", "typever", NULL,
+    "same", "notin", "typever", "class", "call", "overlap", NULL,
 };
 
 /* How many fields each op's tuple has, op name included. */
-static const int op_sizes[] = {3, 3, 3, 2, 4, 4, 3, 3, 3, 6, 3, 4, 4, 2, 6, 4, 3, 3};
+static const int op_sizes[] = {3, 3, 3, 2, 4, 4, 3, 3, 3, 6, 3, 4, 4, 2, 6, 4, 3, 3, 4, 3, 5};
 
 /* ------------------------------------------------------------ parsing */
 
@@ -63,7 +63,7 @@ sot_guard_parse_op(GuardProgram *p, PyObject *t, guard_op *op)
         return -1;
     }
     Py_ssize_t reg = -1, x;
-    int no_reg = op->op == OP_ABSENT || op->op == OP_TYPEVER;
+    int no_reg = op->op == OP_ABSENT || op->op == OP_TYPEVER || op->op == OP_CLASS || op->op == OP_CALL;
     if (!no_reg && parse_index(t, 1, p->nregs, "register", &reg) < 0) {
         return -1;
     }
@@ -114,6 +114,50 @@ sot_guard_parse_op(GuardProgram *p, PyObject *t, guard_op *op)
         }
         op->n = PyLong_AsSsize_t(PyTuple_GET_ITEM(t, 2));
         return op->n == -1 && PyErr_Occurred() ? -1 : 0;
+    case OP_CLASS: {
+        op->reg = -1;
+        if (parse_type(t, 1, &op->a) < 0) {
+            return -1;
+        }
+        op->n = PyLong_AsSsize_t(PyTuple_GET_ITEM(t, 2));
+        if (op->n == -1 && PyErr_Occurred()) {
+            return -1;
+        }
+        PyObject *spec = PyTuple_GET_ITEM(t, 3);
+        if (!PyTuple_Check(spec) || PyTuple_GET_SIZE(spec) != 4 || !PyTuple_Check(PyTuple_GET_ITEM(spec, 2))) {
+            PyErr_SetString(PyExc_TypeError, "guard program: class needs (mro, metaclass, snapshot, any)");
+            return -1;
+        }
+        PyObject *snapshot = PyTuple_GET_ITEM(spec, 2);
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(snapshot); i++) {
+            PyObject *pair = PyTuple_GET_ITEM(snapshot, i);
+            if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2 || !PyType_Check(PyTuple_GET_ITEM(pair, 0)) ||
+                !PyDict_CheckExact(PyTuple_GET_ITEM(pair, 1)) ||
+                !(((PyTypeObject *)PyTuple_GET_ITEM(pair, 0))->tp_flags & Py_TPFLAGS_HEAPTYPE)) {
+                PyErr_SetString(PyExc_TypeError, "guard program: a class snapshot is ((heap type, dict), ...)");
+                return -1;
+            }
+        }
+        op->b = Py_NewRef(spec);
+        return 0;
+    }
+    case OP_CALL:
+        op->reg = -1;
+        op->b = Py_NewRef(PyTuple_GET_ITEM(t, 1));
+        op->a = Py_NewRef(PyTuple_GET_ITEM(t, 2));
+        if (!PyCallable_Check(op->b)) {
+            PyErr_SetString(PyExc_TypeError, "guard program: call needs a callable");
+            return -1;
+        }
+        return 0;
+    case OP_OVERLAP:
+        if (parse_index(t, 2, p->nregs, "register", &x) < 0) {
+            return -1;
+        }
+        op->src = (int)x;
+        op->b = Py_NewRef(PyTuple_GET_ITEM(t, 3));
+        op->n = PyObject_IsTrue(PyTuple_GET_ITEM(t, 4));
+        return op->n < 0 ? -1 : 0;
     case OP_DIMEQ: {
         if (parse_index(t, 3, p->nregs, "register", &x) < 0) {
             return -1;

@@ -35,6 +35,15 @@
  *                                    version tag is still valid and == tag
  *                                    (any attribute set on T or a base
  *                                    invalidates it; see type_version())
+ *           ("class", T, tag, spec)  what the trace read of class T holds:
+ *                                    the tag as a fast path, else a precise
+ *                                    check of T's dicts (guard_class.c)
+ *           ("call", fn, value)      fn() (a builtin that runs no user
+ *                                    code, e.g. abc.get_cache_token) is
+ *                                    still value (compared like "value")
+ *           ("overlap", r, s, fn, expect)
+ *                                    bool(fn(regs[r], regs[s])) == expect
+ *                                    (fn is numpy.may_share_memory)
  *
  * Everything reads the frame's borrowed argument vector; registers own
  * their values and are released on every path. The tuples are parsed in
@@ -282,44 +291,6 @@ builtins_of(PyObject *g)
     return b;
 }
 
-/* Whether t's version tag is valid: 3.13 drops a tag by setting it to 0
- * (the flag is no longer kept); before, PyType_Modified clears the flag. */
-static int
-version_valid(PyTypeObject *t)
-{
-#if PY_VERSION_HEX >= 0x030D0000
-    return t->tp_version_tag != 0;
-#else
-    return (t->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) && t->tp_version_tag != 0;
-#endif
-}
-
-/* The version tag of type t, assigned now if t has none; 0 when CPython
- * cannot give it one (tags exhausted, or too many changes of t): a guard
- * on 0 never holds. */
-static unsigned int
-type_version(PyTypeObject *t)
-{
-#if PY_VERSION_HEX >= 0x030C0000
-    if (!PyUnstable_Type_AssignVersionTag(t)) {
-        return 0;
-    }
-#else
-    if (!version_valid(t)) {
-        /* a method-cache lookup assigns a tag as a side effect */
-        (void)_PyType_Lookup(t, str_builtins);
-    }
-#endif
-    return version_valid(t) ? t->tp_version_tag : 0;
-}
-
-static int
-type_unchanged(PyObject *t, Py_ssize_t tag)
-{
-    PyTypeObject *tp = (PyTypeObject *)t;
-    return tag != 0 && version_valid(tp) && (Py_ssize_t)tp->tp_version_tag == tag;
-}
-
 /* -------------------------------------------------------- evaluation */
 
 #define SMALL_REGS 16
@@ -439,8 +410,27 @@ run_program(GuardProgram *p, PyObject *const *vec, Py_ssize_t n)
             }
             break;
         case OP_TYPEVER:
-            ok = type_unchanged(op->a, op->n);
+            ok = sot_tag_unchanged(op->a, op->n);
             break;
+        case OP_CLASS:
+            ok = sot_check_class((guard_op *)op);
+            break;
+        case OP_CALL: {
+            PyObject *r = PyObject_CallNoArgs(op->b);
+            ok = r == NULL ? -1 : value_equal(r, op->a);
+            Py_XDECREF(r);
+            break;
+        }
+        case OP_OVERLAP: {
+            PyObject *pair[2] = {v, regs[op->src]};
+            PyObject *r = PyObject_Vectorcall(op->b, pair, 2, NULL);
+            ok = r == NULL ? -1 : PyObject_IsTrue(r);
+            Py_XDECREF(r);
+            if (ok >= 0) {
+                ok = ok == (op->n != 0);
+            }
+            break;
+        }
         }
     }
     for (int r = 0; r < p->nregs; r++) {
@@ -479,7 +469,7 @@ sot_guard_program_holds(PyObject *program, PyObject *const *vec, Py_ssize_t n)
         int py = call_fallback(p, vec, n);
         if (py != hold) {
             strict_mismatches++;
-            hold = py;  /* the Python guard is the reference */
+            hold = py;  /* the Python evaluator is the reference */
         }
     }
     return hold;
@@ -578,7 +568,7 @@ gp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         guard_op *op = &self->ops[k];
         int is_load = op->op <= OP_CONST;
         int reads = is_load ? ((op->op == OP_ATTR || op->op == OP_ITEM) ? op->src : -1) : op->reg;
-        int reads2 = (op->op == OP_DIMEQ || op->op == OP_SAME) ? op->src : -1;
+        int reads2 = (op->op == OP_DIMEQ || op->op == OP_SAME || op->op == OP_OVERLAP) ? op->src : -1;
         if ((reads >= 0 && !written[reads]) || (reads2 >= 0 && !written[reads2]) ||
             (is_load && written[op->reg])) {
             PyMem_Free(written);
@@ -623,7 +613,7 @@ gp_repr(GuardProgram *self)
 
 static PyMemberDef gp_members[] = {
     {"fallback", T_OBJECT, offsetof(GuardProgram, fallback), READONLY,
-     "the generated Python guard this program mirrors"},
+     "the Python reference evaluator of the same ops (sot.guards.program_ref), for strict mode"},
     {"ops", T_OBJECT, offsetof(GuardProgram, spec), READONLY, "the program, as given"},
     {NULL, 0, 0, 0, NULL},
 };
@@ -704,7 +694,7 @@ sot_type_version(PyObject *module, PyObject *t)
         PyErr_SetString(PyExc_TypeError, "type_version() takes a type");
         return NULL;
     }
-    return PyLong_FromUnsignedLong(type_version((PyTypeObject *)t));
+    return PyLong_FromUnsignedLong(sot_version_tag((PyTypeObject *)t));
 }
 
 /* type_unchanged(T, tag) -> the "typever" check, for the Python reference. */
@@ -720,7 +710,7 @@ sot_type_unchanged(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (tag == -1 && PyErr_Occurred()) {
         return NULL;
     }
-    return PyBool_FromLong(type_unchanged(args[0], tag));
+    return PyBool_FromLong(sot_tag_unchanged(args[0], tag));
 }
 
 PyMethodDef sot_guard_methods[] = {

@@ -1,14 +1,16 @@
 /*
  * guard_program.h -- guards evaluated in C on the hook's warm path.
  *
- * A GuardProgram is a compiled guard function (sot/guards/cguard.py builds
- * it from the same Guard objects as the generated Python guard): a short
+ * A GuardProgram is a compiled guard function (sot/guards/program.py assembles
+ * it from the Guard objects; sot/guards/program_ref.py runs the same ops
+ * in Python): a short
  * list of loads into registers (argument, cell contents, global, builtins,
  * attribute, item, constant) and checks on registers (exact type, identity,
  * ndarray type/dtype/shape, value, length, dict keys, global or key absent,
- * identity relation of two registers, a class's version tag unchanged).
+ * identity relation of two registers, a class unchanged, a builtin's result,
+ * two arrays' memory overlap).
  * Loads and checks run in the order given; any exception means "does not
- * hold" and is cleared, exactly like the Python guard.
+ * hold" and is cleared, exactly like the Python reference.
  */
 #ifndef SOT_GUARD_PROGRAM_H
 #define SOT_GUARD_PROGRAM_H

@@ -160,11 +160,11 @@ def test_int_subclass_with_same_repr_is_explained_by_type():
     assert failure(ValueGuard(X, 3), MyInt(3)).startswith("x changed from 3 to <")
 
 
-def test_big_ints_are_bound_not_spliced():
+def test_big_ints_compare_by_value():
     big = 10 ** 40
     gf = arg_guard(ValueGuard(X, big))
-    assert str(big) not in gf.source
     assert gf({}, 10 ** 40) and not gf({}, 10 ** 40 + 1)
+    assert c_decision(gf, {}, 10 ** 40) and not c_decision(gf, {}, 10 ** 40 + 1)
 
 
 def test_nan_guard_passes_for_the_same_nan_only():
@@ -389,7 +389,10 @@ def test_each_path_is_read_once_and_after_its_base_guard():
     gf = compile_guards(guards, 1, 0)
     assert gf({}, Cfg())
     assert reads == [1]
-    assert gf.source.count(".inner") == 1
+    assert [op[0] for op in gf.ops].count("attr") == 3  # .inner loaded once, then .a and .b
+    reads.clear()
+    assert c_decision(gf, {}, Cfg())
+    assert reads == [1]
 
     class Other(Cfg):
         pass
@@ -469,7 +472,6 @@ def test_closure_cell_value():
 def test_arguments_and_cells_are_numbered_separately():
     guards = [ValueGuard(LocalTracker(1, "b"), "b"), ValueGuard(CellTracker(1, "d"), "d")]
     gf = compile_guards(guards, 2, 2)
-    assert gf.source.splitlines()[0] == "def guard(g, a0, a1, c0, c1):"
     assert gf({}, "a", "b", cell_of("c"), cell_of("d"))
     assert not gf({}, "a", "b", cell_of("d"), cell_of("c"))
     with pytest.raises(IndexError):
@@ -528,15 +530,13 @@ def assert_nothing_ran(canary):
     assert not hasattr(builtins, "_sot_canary")
 
 
-def test_hostile_dict_key_and_value_are_bound_not_spliced(tmp_path):
+def test_hostile_dict_key_and_value_run_nothing(tmp_path):
     strings, canary = hostile_strings(tmp_path)
     for s in strings:
         d = {s: s}
         guards = [DictKeysGuard(X, d), ValueGuard(ItemTracker(X, s), s),
                   ValueGuard(GlobalTracker(s), s), ValueGuard(LocalTracker(1, s), (s, s))]
         gf = compile_guards(guards, 2, 0)
-        for bad in (s, "__import__", "system", "_sot_canary"):
-            assert bad not in gf.source
         assert gf({s: s}, {s: s}, (s, s))
         assert not gf({s: s + "!"}, {s: s}, (s, s))
         assert not gf({s: s}, {s + "!": s}, (s, s))
@@ -547,14 +547,13 @@ def test_hostile_dict_key_and_value_are_bound_not_spliced(tmp_path):
         assert_nothing_ran(canary)
 
 
-def test_hostile_attribute_name_uses_getattr_with_a_bound_name(tmp_path):
+def test_hostile_attribute_name_is_read_with_getattr(tmp_path):
     strings, canary = hostile_strings(tmp_path)
     for s in strings + ["class", "ﬁ", "x.y"]:
         obj = types.SimpleNamespace()
         setattr(obj, s, 7)
         t = AttrTracker(SELF, s)
         gf = compile_guards([ValueGuard(t, 7)], 1, 0)
-        assert s not in gf.source and "getattr" in gf.source
         assert gf({}, obj)
         setattr(obj, s, 8)
         assert not gf({}, obj)
@@ -608,8 +607,9 @@ def test_loader_fetches_values_sharing_sub_paths():
 def test_guard_function_interface():
     gf = compile_guards([ValueGuard(X, 1)], 1, 0)
     assert isinstance(gf, GuardFunction)
-    assert gf.source.startswith("def guard(g, a0):")
-    assert gf.fn({}, 1) is True and gf.fn({}, 2) is False
+    assert gf.ops == (("arg", 0, 0), ("value", 0, 1))
+    assert gf.reference({}, 1) is True and gf.reference({}, 2) is False
+    assert gf.hot is (gf.program if gf.program is not None else gf.reference)
 
 
 # ---------------------------------------------------------------- randomized

@@ -47,14 +47,14 @@ class Counting:
             raise AttributeError(name) from None
 
 
-def test_program_reads_each_path_once_like_the_python_guard():
+def test_program_reads_each_path_once_like_the_python_reference():
     obj = Counting(w=np.ones(3), k=2)
     guards = [TypeGuard(X, Counting), TensorGuard(AttrTracker(X, "w"), obj.attrs["w"]),
               ValueGuard(AttrTracker(X, "k"), 2)]
     gf = compile_guards(guards, 1, 0)
     assert gf.program is not None
     obj.reads = 0
-    assert gf.fn({}, obj) is True
+    assert gf.reference({}, obj) is True
     py_reads, obj.reads = obj.reads, 0
     assert gf.program({}, obj) is True
     assert obj.reads == py_reads == 2

@@ -1,32 +1,25 @@
-"""Guards as a C program: the warm path of the hook checks them without
+"""A guard program in C: the warm path of the hook checks guards without
 calling Python.
 
-``compile_program(guards, nargs, ncells, fallback)`` assembles the same
-Guard objects the Python guard function is generated from into a
-``sot._C.GuardProgram`` (the op set is documented in
-``csrc/guard_program.c``): each guard gives its ops (``Guard.c_ops``), each
-tracker its load (``Tracker.load_op``), loaded once into a register, bases
-before what is read through them; the checks run in the order given, as in
-the generated Python function. Returns None when some guard or tracker has
-no C form; the entry then keeps the Python function.
-
-The Python function stays the reference: ``SOT_GUARD_STRICT=1`` (or
-``sot._C.set_guard_strict(True)``) makes the hook evaluate both and count
-disagreements (``sot._C.guard_counters()``), and the tests compare the two
-on randomized guard sets.
+``to_c(program)`` hands an assembled program (``sot.guards.program``; the
+op set is documented in ``csrc/guard_program.c``) to ``sot._C.GuardProgram``,
+with the Python reference evaluator of the same ops
+(``program_ref.Reference``) as its twin: ``SOT_GUARD_STRICT=1`` (or
+``sot._C.set_guard_strict(True)``) makes the hook evaluate both on every
+call and count disagreements (``sot._C.guard_counters()``); the tests
+compare the two on randomized guard sets.
 """
 from __future__ import annotations
 
 import os
-from typing import Any, Iterable
 
 import numpy as np
 
 from .. import _C
-from .guard import Guard
-from .tracker import Tracker
+from .program import Program
+from .program_ref import Reference
 
-__all__ = ["compile_program", "C_GUARDS"]
+__all__ = ["to_c", "C_GUARDS"]
 
 
 def _layout_ok() -> bool:
@@ -35,63 +28,16 @@ def _layout_ok() -> bool:
     return bool(_C.array_layout_ok(a, a.shape, a.dtype))
 
 
-#: whether guards are compiled to C at all (env SOT_C_GUARDS=0 turns it off)
+#: whether guards run in C at all (env SOT_C_GUARDS=0 turns it off)
 C_GUARDS = os.environ.get("SOT_C_GUARDS", "1") != "0" and _layout_ok()
 
 if os.environ.get("SOT_GUARD_STRICT"):
     _C.set_guard_strict(True)
 
 
-class _NoCForm(Exception):
-    pass
-
-
-class _Program:
-    """Assembles a program: each guard gives its ops (``Guard.c_ops``),
-    each tracker its load (``Tracker.load_op``), into a register given
-    once, bases before what is read through them."""
-
-    def __init__(self, nargs: int, ncells: int):
-        self.nargs, self.ncells = nargs, ncells
-        self.ops: list[tuple] = []
-        self.regs: dict[Tracker, int] = {}
-
-    def arg_index(self, i: int) -> int:
-        if not 0 <= i < self.nargs:
-            raise IndexError("argument index %d out of range (nargs=%d)" % (i, self.nargs))
-        return i
-
-    def cell_index(self, i: int) -> int:
-        if not 0 <= i < self.ncells:
-            raise IndexError("cell index %d out of range (ncells=%d)" % (i, self.ncells))
-        return i
-
-    def reg(self, t: Tracker) -> int:
-        r = self.regs.get(t)
-        if r is not None:
-            return r
-        op = t.load_op(self)  # its base's load first
-        if op is None:
-            raise _NoCForm(type(t).__name__)
-        r = self.regs[t] = len(self.regs)
-        self.ops.append((op[0], r) + op[1:])
-        return r
-
-    def check(self, gd: Guard) -> None:
-        ops = gd.c_ops(self)
-        if ops is None:
-            raise _NoCForm(type(gd).__name__)
-        self.ops += ops
-
-
-def compile_program(guards: Iterable[Guard], nargs: int, ncells: int, fallback: Any = None):
-    """A GuardProgram checking ``guards`` in order, or None if one has no C form."""
+def to_c(program: Program, twin: Reference):
+    """The program as a ``sot._C.GuardProgram`` (``twin`` its Python
+    reference, for strict mode), or None when guards do not run in C."""
     if not C_GUARDS:
         return None
-    prog = _Program(nargs, ncells)
-    try:
-        for gd in guards:
-            prog.check(gd)
-    except _NoCForm:
-        return None
-    return _C.GuardProgram(nargs, ncells, len(prog.regs), tuple(prog.ops), fallback)
+    return _C.GuardProgram(program.nargs, program.ncells, program.nregs, program.ops, twin)

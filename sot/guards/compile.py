@@ -1,28 +1,19 @@
-"""Compile guards (and input loaders) into one generated Python function.
+"""Compile guards into one guard program, and input loaders into one
+generated Python function.
 
-``compile_guards(guards, nargs, ncells)`` generates, for the C hook's
-calling convention ``guard(f_globals, *args, *free_cells)``::
-
-    def guard(g, a0, a1, c0):
-        try:
-            if not (type(a0) is k0):
-                return False
-            v0 = a0.w
-            if not (type(v0) is k1 and v0.dtype == k2 and v0.shape == (8, 16)):
-                return False
-            return True
-        except Exception:
-            return False
+``compile_guards(guards, nargs, ncells)`` assembles the guards into a
+guard program (``sot.guards.program``: one list of ops, the single form
+of the guards) and returns a ``GuardFunction`` holding its two evaluators:
+the C ``sot._C.GuardProgram`` the hook runs on the warm path, and the
+Python reference (``program_ref``) it falls back to, compares with in
+strict mode, and explains failures with. Both take the C hook's calling
+convention ``guard(f_globals, *args, *free_cells)``.
 
 * Guards are checked in the order given (equal guards are kept once).
-* Each tracker's value is loaded once, into a local ``v<n>``, at the first
-  guard that needs it -- so a base's own guards (given earlier) are checked
+* Each tracker's value is loaded once, into a register, at the first guard
+  that needs it -- so a base's own guards (given earlier) are checked
   before any attribute or item of it is read.
-* Any exception means "does not hold": a guard function never raises.
-* Constants live in the function's namespace (``k<n>``, see
-  ``LoadContext.bind``); the source contains no user data. The builtins the
-  source uses (``type``, ``len``, ...) are the real ones, captured when this
-  module is imported, so a monkeypatched ``builtins`` cannot change them.
+* Any exception means "does not hold": a guard never raises.
 
 Ordering contract for callers (the simulator): reading an attribute or item
 in a guard may run user code (properties, ``__getattr__``,
@@ -32,7 +23,9 @@ tracker below it. The compiler does not reorder.
 
 ``make_loader(trackers, nargs, ncells)`` generates the runner's input
 fetch, ``load(g, a0, ..., c0, ...) -> tuple`` (exceptions propagate: it runs
-after the guards held).
+after the guards held). Constants are bound in its namespace, never
+spliced into its source; the builtins the source uses (``type``, ``len``,
+...) are the real ones, captured when this module is imported.
 """
 
 from __future__ import annotations
@@ -43,8 +36,10 @@ import linecache
 import weakref
 from typing import Any, Callable, Iterable, Sequence
 
-from .cguard import compile_program
+from .cguard import to_c
 from .guard import DictKeysGuard, Guard, IdGuard, LenGuard, TensorGuard, TypeGuard, ValueGuard
+from .program import assemble
+from .program_ref import LOADS, Reference, execute
 from .tracker import (
     AttrTracker,
     BuiltinsDictTracker,
@@ -105,58 +100,32 @@ def _build(kind: str, ctx: LoadContext, body: list[str]) -> tuple[Callable, str]
 class GuardFunction:
     """The compiled guard of one cache entry.
 
-    Calling it evaluates every guard (True/False, never raises). ``program``
-    is the guards as a ``sot._C.GuardProgram`` (None when one has no C
-    form), which the hook evaluates without calling Python; ``fn`` the
-    generated Python function with ``source`` its text -- the reference
-    the program is checked against, generated on first use when there is
-    a program (the warm path never needs it); ``hot`` is what the cache
-    entry holds (the program if there is one); ``guards`` the guards in
-    order."""
+    ``program`` is the guards as a ``sot._C.GuardProgram`` (None when
+    guards do not run in C), ``reference`` the Python evaluator of the same
+    ops; ``hot`` is what the cache entry holds (the C program if there is
+    one). Calling the GuardFunction runs the reference (True/False, never
+    raises). ``guards`` are the guards in order, ``ops`` the program."""
 
-    __slots__ = ("_fn", "_source", "_namespace", "program", "guards", "nargs", "ncells",
-                 "__weakref__")
+    __slots__ = ("_prog", "program", "reference", "guards", "nargs", "ncells", "__weakref__")
 
     def __init__(self, guards: tuple, nargs: int, ncells: int):
         self.guards = guards
         self.nargs = nargs
         self.ncells = ncells
-        self._fn = self._source = self._namespace = None
-        self.program = None
+        self._prog = assemble(guards, nargs, ncells)
+        self.reference = Reference(self._prog.ops, nargs, ncells)
+        self.program = to_c(self._prog, self.reference)
 
-    def _generate(self) -> None:
-        ctx = _CachingContext(self.nargs, self.ncells)
-        for gd in self.guards:
-            check = gd.emit(ctx)  # may append loads to ctx.lines first
-            ctx.lines.append("if not (%s):" % check)
-            ctx.lines.append("    return False")
-        ctx.lines.append("return True")
-        body = ["    try:"] + ["        " + ln for ln in ctx.lines] + [
-            "    except Exception:",
-            "        return False",
-        ]
-        self._fn, self._source = _build("guard", ctx, body)
-        self._namespace = ctx.namespace
-        _skip_code(self._fn.__code__)
-
-    def _generated(self) -> "GuardFunction":
-        if self._fn is None:
-            self._generate()
-        return self
-
-    fn = property(lambda self: self._generated()._fn, doc="the generated Python guard")
-    source = property(lambda self: self._generated()._source, doc="its source text")
-    namespace = property(lambda self: self._generated()._namespace, doc="what its source names")
+    @property
+    def ops(self) -> tuple:
+        return self._prog.ops
 
     @property
     def hot(self) -> Callable:
-        return self.program if self.program is not None else self.fn
+        return self.program if self.program is not None else self.reference
 
     def __call__(self, g: dict, *values: Any) -> bool:
-        try:
-            return self.fn(g, *values)
-        except Exception:  # wrong arity: does not hold
-            return False
+        return self.reference(g, *values)
 
     def describe(self) -> list[str]:
         return [gd.describe() for gd in self.guards]
@@ -167,27 +136,29 @@ class GuardFunction:
         want = self.nargs + self.ncells
         if len(values) != want:
             return "guard expects %d arguments and cells, got %d" % (want, len(values))
-        args, cells = values[: self.nargs], values[self.nargs:]
-        for gd in self.guards:
-            msg = gd.failure(g, args, cells)
-            if msg is not None:
-                return msg
-        return None
+        prog = self._prog
+        k, regs, error = execute(prog.ops, self.nargs, g, values)
+        if k is None:
+            return None
+        return _explain(prog, k, regs, error)
 
     def __repr__(self) -> str:
         return "<GuardFunction: %d guards>" % len(self.guards)
 
 
-def _skip_code(code) -> None:
-    # the hook never translates our generated guards (imported late: the
-    # guards package works without the C extension's hook being used)
-    from .._hook import skip_code
-    skip_code(code)
+def _explain(prog, k: int, regs: dict, error) -> str:
+    """Op ``k`` of ``prog`` failed: why, in the words of its guard."""
+    op, gd = prog.ops[k], prog.owners[k]
+    if op[0] in LOADS:
+        subject = prog.register_tracker(op[1]).subject()
+        return "%s could not be read (%s)" % (subject, type(error).__name__)
+    if error is not None:
+        return "%s could not be checked (%s)" % (gd.describe(), type(error).__name__)
+    return gd.explain(lambda t: regs[prog.trackers[t]])
 
 
 def compile_guards(guards: Iterable[Guard], nargs: int, ncells: int) -> GuardFunction:
-    """The guards, checked in order, as a C program and (generated when
-    first needed) a Python function."""
+    """The guards, checked in order, as one program (C and Python)."""
     unique: list[Guard] = []
     seen: set = set()
     for gd in guards:
@@ -196,26 +167,7 @@ def compile_guards(guards: Iterable[Guard], nargs: int, ncells: int) -> GuardFun
         if gd not in seen:
             seen.add(gd)
             unique.append(gd)
-    gf = GuardFunction(tuple(unique), nargs, ncells)
-    # the program's reference twin, for strict mode: builds the function lazily
-    gf.program = compile_program(unique, nargs, ncells, _Twin(gf))
-    if gf.program is None:
-        gf._generate()
-    return gf
-
-
-class _Twin:
-    """Calls a GuardFunction's Python function (weakly: the program must
-    not keep the GuardFunction alive)."""
-
-    __slots__ = ("_ref",)
-
-    def __init__(self, gf: GuardFunction):
-        self._ref = weakref.ref(gf)
-
-    def __call__(self, g, *values):
-        gf = self._ref()
-        return gf(g, *values) if gf is not None else False
+    return GuardFunction(tuple(unique), nargs, ncells)
 
 
 def load_statements(trackers: Sequence[Tracker], nargs: int, ncells: int):

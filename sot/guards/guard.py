@@ -1,20 +1,19 @@
 """Guard kinds: one check each on a value reached through a Tracker.
 
 Every guard is built from a tracker and what was observed at trace time,
-and knows five things about itself, side by side:
+and knows three things about itself, side by side:
 
-* ``code(v, ctx)`` -- a Python expression over the name ``v`` (holding the
-  tracker's value) for the compiled guard function; constants are bound
-  with ``ctx.bind``/``ctx.const``, never spliced;
-* ``check(value)`` -- the same test, interpreted (the reference the
-  compiled function must agree with);
-* ``c_ops(prog)`` -- the same test as ops of the C guard program
-  (``csrc/guard_program.c``; ``sot.guards.cguard`` assembles them);
+* ``c_ops(prog)`` -- the check as ops of the guard program (registers from
+  ``prog.reg(tracker)``; the op set is documented in
+  ``csrc/guard_program.c``). This is the check's only form: C runs the
+  ops on the warm path, ``program_ref`` runs the same ops in Python
+  (fallback, strict-mode twin, failure search); see ``program.py``;
 * ``describe()`` -- one line for logs and ``sot.explain``;
-* ``explain_failure(value)`` -- why a new value fails, in words.
+* ``explain_failure(value)`` (or ``explain(read)`` for a guard on two
+  values) -- why its ops failed on a new value, in words.
 
 =========================  =============================================  =================================
-kind                       compiled check                                 ``describe()``
+kind                       ops check                                      ``describe()``
 =========================  =============================================  =================================
 ``TensorGuard(t, arr)``    ``type(v) is T and same_dtype(v.dtype, D)      ``x: ndarray float32 (8, 16)``
                            and v.shape == (8, 16)`` (NumPy scalar:        ``s: float32 scalar``
@@ -41,7 +40,6 @@ can never be reused while the guard lives.
 from __future__ import annotations
 
 import builtins as _bi
-import math
 from types import BuiltinFunctionType, FunctionType, MethodType, ModuleType
 from typing import Any
 
@@ -49,9 +47,7 @@ import numpy as np
 
 from .tracker import (
     GlobalTracker,
-    LoadContext,
     Tracker,
-    _float_key,
     _qualname,
     _short,
     value_key,
@@ -116,10 +112,10 @@ class Guard:
     on_const = False
 
     # -- to override -----------------------------------------------------
-    def code(self, v: str, ctx: LoadContext) -> str:
-        raise NotImplementedError
-
-    def check(self, value: Any) -> bool:
+    def c_ops(self, prog) -> list:
+        """The check as ops of the guard program (registers from
+        ``prog.reg(tracker)``; the op set is in ``csrc/guard_program.c``).
+        C and the Python reference (``program_ref``) both run these ops."""
         raise NotImplementedError
 
     def describe(self) -> str:
@@ -131,35 +127,18 @@ class Guard:
     def _key(self) -> tuple:
         raise NotImplementedError
 
-    def c_ops(self, prog) -> list | None:
-        """The same check as ops of the C guard program (registers from
-        ``prog.reg(tracker)``; see ``csrc/guard_program.c``), or None if
-        it has no C form."""
-        return None
-
     # -- shared ------------------------------------------------------------
-    def emit(self, ctx: LoadContext) -> str:
-        """The whole check as an expression (loads through ``ctx.ref``)."""
-        return self.code(ctx.ref(self.tracker), ctx)
+    def explain(self, read) -> str:
+        """Why this guard's ops failed, in words; ``read(tracker)`` is a
+        value the program loaded. Guards on two values override it."""
+        return self.explain_failure(read(self.tracker))
 
     def evaluate(self, g: dict, args: tuple, cells: tuple) -> bool:
-        """Reference evaluation on a frame; False if anything raises."""
-        try:
-            return bool(self.check(self.tracker.load(g, args, cells)))
-        except Exception:
-            return False
-
-    def failure(self, g: dict, args: tuple, cells: tuple) -> str | None:
-        """None if the guard holds on this frame, else why not, in words."""
-        try:
-            value = self.tracker.load(g, args, cells)
-        except Exception as e:
-            return "%s could not be read (%s)" % (self.tracker.subject(), type(e).__name__)
-        try:
-            ok = self.check(value)
-        except Exception as e:  # pragma: no cover - checks are type-first
-            return "%s could not be checked (%s)" % (self.tracker.subject(), type(e).__name__)
-        return None if ok else self.explain_failure(value)
+        """This guard alone, run by the reference evaluator (tests, tools)."""
+        from .program import assemble
+        from .program_ref import execute
+        prog = assemble([self], len(args), len(cells))
+        return execute(prog.ops, len(args), g, tuple(args) + tuple(cells))[0] is None
 
     def _type_changed(self, expected: type, value: Any) -> str:
         return "type of %s changed from %s to %s" % (
@@ -204,27 +183,6 @@ class TensorGuard(Guard):
                 raise TypeError("a NumPy scalar has no symbolic dims")
             self.shape = tuple(None if i in symbolic else d for i, d in enumerate(self.shape))
 
-    def code(self, v, ctx):
-        d = ctx.bind(self.dtype)  # builtin dtypes are singletons: `is` first, `==` for the rest
-        parts = ["type(%s) is %s" % (v, ctx.bind(self.type)),
-                 "%s(%s.dtype, %s)" % (ctx.helper("_same_dtype", same_dtype), v, d)]
-        if self.shape is not None and None not in self.shape:
-            parts.append("%s.shape == %s" % (v, ctx.const(self.shape)))
-        elif self.shape is not None:
-            parts.append("len(%s.shape) == %d" % (v, len(self.shape)))
-            parts += ["%s.shape[%d] %s %d" % (v, i, ">=" if d is None else "==", 2 if d is None else d)
-                      for i, d in enumerate(self.shape)]
-        return " and ".join(parts)
-
-    def check(self, value):
-        if type(value) is not self.type or not same_dtype(value.dtype, self.dtype):
-            return False
-        if self.shape is None:
-            return True
-        shape = value.shape
-        return len(shape) == len(self.shape) and all(
-            n >= 2 if d is None else n == d for n, d in zip(shape, self.shape))
-
     def _shape_text(self) -> str:
         if None not in self.shape:
             return str(self.shape)
@@ -243,12 +201,12 @@ class TensorGuard(Guard):
         s = self.tracker.subject()
         if not same_dtype(value.dtype, self.dtype):
             return "%s.dtype changed from %s to %s" % (s, self.dtype, value.dtype)
-        if self.shape is not None and not self.check(value):
+        if self.shape is not None:
             msg = "%s.shape changed from %s to %s" % (s, self._shape_text(), value.shape)
             if None in self.shape and len(value.shape) == len(self.shape):
                 msg += " (a symbolic dim matches sizes >= 2)"
             return msg
-        return "%s still matches %s" % (s, self.describe())  # pragma: no cover
+        return "%s no longer matches %s" % (s, self.describe())  # pragma: no cover
 
     def c_ops(self, prog):
         return [("tensor", prog.reg(self.tracker), self.type, self.dtype, self.shape,
@@ -266,12 +224,6 @@ class TypeGuard(Guard):
             raise TypeError("TypeGuard needs a type")
         self.tracker = tracker
         self.type = type_
-
-    def code(self, v, ctx):
-        return "type(%s) is %s" % (v, ctx.bind(self.type))
-
-    def check(self, value):
-        return type(value) is self.type
 
     def describe(self):
         return "type(%s) is %s" % (self.tracker.name(), _type_name(self.type))
@@ -297,37 +249,6 @@ def _check_value_type(value: Any) -> None:
                         % _type_name(t))
 
 
-_MAX_INLINE_TUPLE = 16
-
-
-def _value_code(v: str, value: Any, ctx: LoadContext) -> str:
-    """Expression true iff ``v`` holds a value interchangeable with
-    ``value`` (same exact type; floats bit-exact; NaN matches NaN)."""
-    t = type(value)
-    if value is None or t is bool:
-        return "%s is %r" % (v, value)
-    tt = "type(%s) is %s" % (v, t.__name__)
-    if t is int:
-        return "%s and %s == %s" % (tt, v, ctx.const(value))
-    if t is float:
-        if value != value:  # a NaN: the same sign and payload
-            return "%s and %s != %s and %s(%s) == %s" % (
-                tt, v, v, ctx.helper("_float_key", _float_key), v, ctx.bind(_float_key(value)))
-        if value == 0.0:
-            sign = "1.0" if math.copysign(1.0, value) > 0 else "-1.0"
-            return "%s and %s == 0.0 and %s(1.0, %s) == %s" % (
-                tt, v, ctx.helper("_copysign", math.copysign), v, sign)
-        return "%s and %s == %s" % (tt, v, ctx.bind(value))
-    if t in (str, bytes):
-        return "%s and %s == %s" % (tt, v, ctx.bind(value))
-    if t is tuple and len(value) <= _MAX_INLINE_TUPLE:
-        parts = [tt, "len(%s) == %d" % (v, len(value))]
-        parts += ["(%s)" % _value_code("%s[%d]" % (v, i), x, ctx) for i, x in enumerate(value)]
-        return " and ".join(parts)
-    # complex, long tuples: compare the interchangeability key
-    return "%s(%s) == %s" % (ctx.helper("_value_key", value_key), v, ctx.bind(value_key(value)))
-
-
 class ValueGuard(Guard):
     """Value of an int/float/complex/str/bytes/bool/None or a tuple of
     those; the exact type is checked first, so ``1``, ``1.0`` and ``True``
@@ -340,12 +261,6 @@ class ValueGuard(Guard):
         self.tracker = tracker
         self.value = value
         self._vkey = value_key(value)
-
-    def code(self, v, ctx):
-        return _value_code(v, self.value, ctx)
-
-    def check(self, value):
-        return value_key(value) == self._vkey
 
     def describe(self):
         n = self.tracker.name()
@@ -375,12 +290,6 @@ class IdGuard(Guard):
     def __init__(self, tracker: Tracker, obj: Any):
         self.tracker = tracker
         self.obj = obj
-
-    def code(self, v, ctx):
-        return "%s is %s" % (v, ctx.bind(self.obj))
-
-    def check(self, value):
-        return value is self.obj
 
     def describe(self):
         return "%s is %s" % (self.tracker.name(), _obj_desc(self.obj))
@@ -415,12 +324,6 @@ class LenGuard(Guard):
         self.type = t
         self.n = n
 
-    def code(self, v, ctx):
-        return "type(%s) is %s and len(%s) == %d" % (v, ctx.bind(self.type), v, self.n)
-
-    def check(self, value):
-        return type(value) is self.type and len(value) == self.n
-
     def describe(self):
         return "len(%s) == %d (%s)" % (self.tracker.name(), self.n, _type_name(self.type))
 
@@ -451,15 +354,6 @@ class DictKeysGuard(Guard):
         self.type = t
         self.keys = tuple(value)  # strong refs: identity-keyed keys stay alive
         self._kkey = value_key(self.keys)
-
-    def code(self, v, ctx):
-        return "type(%s) is %s and len(%s) == %d and %s(tuple(%s)) == %s" % (
-            v, ctx.bind(self.type), v, len(self.keys),
-            ctx.helper("_value_key", value_key), v, ctx.bind(self._kkey))
-
-    def check(self, value):
-        return (type(value) is self.type and len(value) == len(self.keys)
-                and value_key(tuple(value)) == self._kkey)
 
     def describe(self):
         return "%s: %s keys %s" % (self.tracker.name(), _type_name(self.type),
@@ -497,36 +391,14 @@ class DimEqualGuard(Guard):
         self.tracker, self.axis = tracker, axis
         self.other, self.other_axis = other, other_axis
 
-    def emit(self, ctx):
-        return "%s.shape[%d] == %s.shape[%d]" % (ctx.ref(self.tracker), self.axis,
-                                                  ctx.ref(self.other), self.other_axis)
-
-    def code(self, v, ctx):  # pragma: no cover - emit() is used instead
-        raise TypeError("DimEqualGuard reads two values")
-
-    def evaluate(self, g, args, cells):
-        return self.failure(g, args, cells) is None
-
-    def failure(self, g, args, cells):
-        try:
-            a = self.tracker.load(g, args, cells).shape[self.axis]
-            b = self.other.load(g, args, cells).shape[self.other_axis]
-        except Exception as e:
-            return "%s could not be read (%s)" % (self.describe(), type(e).__name__)
-        if a == b:
-            return None
-        return "%s.shape[%d] (%d) no longer equals %s.shape[%d] (%d)" % (
-            self.tracker.subject(), self.axis, a, self.other.subject(), self.other_axis, b)
-
-    def check(self, value):  # pragma: no cover - evaluate() is used instead
-        raise TypeError("DimEqualGuard reads two values")
-
     def describe(self):
         return "%s.shape[%d] == %s.shape[%d]" % (self.tracker.name(), self.axis,
                                                   self.other.name(), self.other_axis)
 
-    def explain_failure(self, value):  # pragma: no cover - failure() is used instead
-        return self.describe()
+    def explain(self, read):
+        a, b = read(self.tracker).shape[self.axis], read(self.other).shape[self.other_axis]
+        return "%s.shape[%d] (%d) no longer equals %s.shape[%d] (%d)" % (
+            self.tracker.subject(), self.axis, a, self.other.subject(), self.other_axis, b)
 
     def c_ops(self, prog):
         return [("dimeq", prog.reg(self.tracker), self.axis, prog.reg(self.other), self.other_axis,
@@ -544,30 +416,10 @@ class GlobalAbsentGuard(Guard):
         self.tracker = GlobalTracker(name)
         self.global_name = name
 
-    def emit(self, ctx):
-        return "%s not in g" % ctx.bind(self.global_name)
-
-    def code(self, v, ctx):  # pragma: no cover - emit() is used instead
-        raise TypeError("GlobalAbsentGuard reads no value")
-
-    def evaluate(self, g, args, cells):
-        try:
-            return self.global_name not in g
-        except Exception:
-            return False
-
-    def failure(self, g, args, cells):
-        if self.evaluate(g, args, cells):
-            return None
-        return "global %s is now defined (it shadows the builtin)" % self.global_name
-
-    def check(self, value):  # the value is the globals dict
-        return self.global_name not in value
-
     def describe(self):
         return "global %s is not defined" % self.global_name
 
-    def explain_failure(self, value):
+    def explain(self, read):
         return "global %s is now defined (it shadows the builtin)" % self.global_name
 
     def c_ops(self, prog):

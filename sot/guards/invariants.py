@@ -5,7 +5,8 @@ kind                           compiled check                               ``de
 =============================  ===========================================  ==============================
 ``SameGuard(t, u, same)``      ``(v is u) == same``                         ``act is Act.RELU``
 ``KeyAbsentGuard(t, key)``     ``type(v) is dict and key not in v``         ``'sum' not in f.__globals__``
-``ClassUnchangedGuard(T)``     T's version tag still valid and equal        ``class Foo is unchanged``
+``ClassUnchangedGuard(T)``     what the trace read of T holds               ``class Foo is unchanged``
+``AbcTokenGuard()``            ``abc.get_cache_token()`` unchanged          ``no class was registered...``
 =============================  ===========================================  ==============================
 
 * ``SameGuard``: a trace that decided ``x is y`` on two objects whose
@@ -17,21 +18,31 @@ kind                           compiled check                               ``de
 * ``ClassUnchangedGuard``: the trace read a user class (an attribute, a
   method, that it has no ``__bool__``/``__len__``/``__getattr__``, which
   names are data descriptors). CPython gives a class a new version tag
-  whenever an attribute of it or of a base is set or deleted; the check
-  compares the tag (``sot._C.type_version``), so it costs no lookup.
+  whenever an attribute of it or of a base is set or deleted: while the
+  tag is the one last seen to hold, the check costs no lookup; when it
+  differs, the class's dicts are compared with the trace's snapshot, name
+  by name, so a class that only rebinds a plain attribute the trace read
+  through a guarded tracker (``Counter.calls += 1``) keeps its entry.
+  A user metaclass is covered the same way (``__instancecheck__``,
+  ``__getattr__`` or a descriptor added to it later).
+* ``AbcTokenGuard``: ``isinstance(x, SomeABC)`` also depends on what was
+  registered with the ABC (``SomeABC.register(X)``); every registration
+  changes ``abc.get_cache_token()``.
 
 None of these reads anything that runs user code: identity, an exact
-dict's membership, a field of the type struct.
+dict's membership, fields of the type struct, a builtin counter.
 """
 from __future__ import annotations
 
-from typing import Any
+import abc
 
 from .. import _C
 from .guard import Guard, _qualname
+from .program import ANY
+from .program_ref import _is_descriptor
 from .tracker import ConstTracker, Tracker, _short
 
-__all__ = ["SameGuard", "KeyAbsentGuard", "ClassUnchangedGuard"]
+__all__ = ["SameGuard", "KeyAbsentGuard", "ClassUnchangedGuard", "AbcTokenGuard"]
 
 
 class SameGuard(Guard):
@@ -40,34 +51,12 @@ class SameGuard(Guard):
     def __init__(self, tracker: Tracker, other: Tracker, same: bool):
         self.tracker, self.other, self.same = tracker, other, bool(same)
 
-    def emit(self, ctx):
-        return "(%s is %s) is %s" % (ctx.ref(self.tracker), ctx.ref(self.other), self.same)
-
-    def code(self, v, ctx):  # pragma: no cover - emit() is used instead
-        raise TypeError("SameGuard reads two values")
-
-    def evaluate(self, g, args, cells):
-        return self.failure(g, args, cells) is None
-
-    def failure(self, g, args, cells):
-        try:
-            a = self.tracker.load(g, args, cells)
-            b = self.other.load(g, args, cells)
-        except Exception as e:
-            return "%s could not be read (%s)" % (self.describe(), type(e).__name__)
-        if (a is b) == self.same:
-            return None
-        return "%s %s %s no longer" % (self.tracker.subject(), "is" if self.same else "is not",
-                                       self.other.subject())
-
-    def check(self, value):  # pragma: no cover - evaluate() is used instead
-        raise TypeError("SameGuard reads two values")
-
     def describe(self):
         return "%s %s %s" % (self.tracker.name(), "is" if self.same else "is not", self.other.name())
 
-    def explain_failure(self, value):  # pragma: no cover - failure() is used instead
-        return self.describe()
+    def explain(self, read):
+        return "%s %s %s no longer" % (self.tracker.subject(), "is" if self.same else "is not",
+                                       self.other.subject())
 
     def c_ops(self, prog):
         return [("same", prog.reg(self.tracker), prog.reg(self.other), self.same)]
@@ -81,12 +70,6 @@ class KeyAbsentGuard(Guard):
 
     def __init__(self, tracker: Tracker, key: str):
         self.tracker, self.key = tracker, key
-
-    def code(self, v, ctx):
-        return "type(%s) is dict and %s not in %s" % (v, ctx.bind(self.key), v)
-
-    def check(self, value):
-        return type(value) is dict and self.key not in value
 
     def describe(self):
         return "%s not in %s" % (_short(self.key), self.tracker.name())
@@ -103,8 +86,12 @@ class KeyAbsentGuard(Guard):
 
 
 class ClassUnchangedGuard(Guard):
-    """No attribute of class ``cls`` (or of a base) was set or deleted
-    since the trace: its version tag is the one seen then."""
+    """What the trace read of class ``cls`` still holds: no name of it or
+    of a base (or of a user metaclass) was added or removed, and no
+    descriptor or protocol name bound to another object; a plain value
+    (``Counter.calls``) may change, since the trace reads those only through
+    trackers whose own guards check them (see ``_free``). The version tag
+    is the fast path (the "class" op, ``csrc/guard_class.c``)."""
 
     on_const = True
 
@@ -113,32 +100,74 @@ class ClassUnchangedGuard(Guard):
             raise TypeError("ClassUnchangedGuard needs a class")
         self.tracker = ConstTracker(cls)
         self.cls = cls
-        self.tag = _C.type_version(cls)  # 0: CPython gives no tag; the guard never holds
-
-    def emit(self, ctx):
-        return "%s(%s, %d)" % (ctx.helper("_type_unchanged", _C.type_unchanged), ctx.bind(self.cls),
-                               self.tag)
-
-    def code(self, v, ctx):  # pragma: no cover - emit() is used instead
-        raise TypeError("ClassUnchangedGuard reads no value")
-
-    def evaluate(self, g, args, cells):
-        return bool(_C.type_unchanged(self.cls, self.tag))
-
-    def failure(self, g, args, cells):
-        return None if self.evaluate(g, args, cells) else self.explain_failure(None)
-
-    def check(self, value):  # pragma: no cover - evaluate() is used instead
-        return self.evaluate(None, (), ())
+        self.tag = _C.type_version(cls)  # 0: no tag; the precise check decides
+        meta = type(cls)
+        self._states = [_state(cls)] + ([_state(meta)] if meta.__flags__ & _HEAPTYPE else [])
 
     def describe(self):
         return "class %s is unchanged" % _qualname(self.cls)
 
-    def explain_failure(self, value: Any):
-        return "class %s (or a base) was changed" % _qualname(self.cls)
+    def explain(self, read):
+        return "class %s (or a base, or its metaclass) was changed" % _qualname(self.cls)
 
     def c_ops(self, prog):
-        return [("typever", self.cls, self.tag)]
+        ops = []
+        for t, tag, mro, meta, dicts in self._states:
+            read = prog.read_names(t)
+            snapshot = tuple((k, {n: ANY if _free(n, v, read) else v for n, v in d.items()})
+                             for k, d in dicts)
+            ops.append(("class", t, tag, (mro, meta, snapshot, ANY)))
+        return ops
 
     def _key(self):
         return (id(self.cls), self.tag)
+
+
+_HEAPTYPE = 1 << 9
+
+
+def _state(t: type) -> tuple:
+    """(t, its tag, its MRO, its metaclass, (heap type, copy of its dict)
+    for each heap type of the MRO): what the "class" op compares."""
+    mro = type.__dict__["__mro__"].__get__(t)
+    dicts = tuple((k, dict(type.__dict__["__dict__"].__get__(k))) for k in mro
+                  if k.__flags__ & _HEAPTYPE)
+    return (t, _C.type_version(t), mro, type(t), dicts)
+
+
+def _free(name, value, read: frozenset) -> bool:
+    """Whether the "class" op lets ``name`` hold another object: a plain
+    (non-descriptor) value that the trace either read through a guarded
+    tracker (its guards check it) or did not read at all. The simulator
+    reads a class's values only through trackers, except protocol names
+    (``__bool__``, ``__init__``, namedtuple's ``_fields``): a name starting
+    with ``_`` stays pinned unless a tracker read it, a dunder always."""
+    if _is_descriptor(value) or type(name) is not str:
+        return False
+    if name[:2] == name[-2:] == "__" and len(name) > 4:
+        return False
+    return name in read or not name.startswith("_")
+
+
+class AbcTokenGuard(Guard):
+    """No class was registered with any ABC since the trace
+    (``abc.get_cache_token()`` is unchanged): the trace decided
+    ``isinstance(x, SomeABC)`` from the ABC's registry."""
+
+    on_const = True
+
+    def __init__(self):
+        self.tracker = ConstTracker(abc.get_cache_token)
+        self.token = abc.get_cache_token()
+
+    def describe(self):
+        return "no class was registered with an ABC (abc cache token %r)" % (self.token,)
+
+    def explain(self, read):
+        return "a class was registered with an ABC (ABC.register) since the trace"
+
+    def c_ops(self, prog):
+        return [("call", abc.get_cache_token, self.token)]
+
+    def _key(self):
+        return (self.token,)
