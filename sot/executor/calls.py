@@ -17,7 +17,7 @@ from ..breaks.reasons import (
 from ..guards.tracker import AttrTracker, ConstTracker
 from .. import psdb
 from ..ir import registry
-from . import classes, dispatch, functional, introspect, list_data, numpy_forms, sets, writes
+from . import classes, dispatch, functional, introspect, metaclass, list_data, numpy_forms, sets, writes
 from .generators import GeneratorVariable
 from .dispatch import SEQUENCES, const
 from .variables.base import RealObjectVariable
@@ -306,7 +306,7 @@ def b_isinstance(executor, obj, classinfo):
     if isinstance(obj, ObjectVariable) and _class_attribute(t) is not _OBJECT_CLASS:
         # isinstance() also asks obj.__class__: a property there is user code
         raise FallbackError(UNSUPPORTED_OBJECT, f"isinstance() of {obj.describe()}, whose class overrides __class__")
-    return const(issubclass(t, cls))
+    return const(metaclass.is_subclass(executor.graph, t, cls, instance=True))
 
 
 def b_issubclass(executor, cls, classinfo):
@@ -315,7 +315,7 @@ def b_issubclass(executor, cls, classinfo):
     sub, sup = getattr(cls, "value", None), getattr(classinfo, "value", None)
     if not isinstance(sub, type) or not isinstance(sup, type):
         raise FallbackError(UNSUPPORTED_OBJECT, "issubclass() of values that are not known classes")
-    return const(dispatch._python(issubclass, sub, sup))
+    return const(dispatch._python(metaclass.is_subclass, executor.graph, sub, sup, False))
 
 
 _OBJECT_CLASS = object.__dict__["__class__"]

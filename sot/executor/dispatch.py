@@ -19,7 +19,7 @@ from ..breaks.reasons import (
 from ..guards.guard import DictKeysGuard
 from ..guards.tracker import AttrTracker, ConstTracker, ItemTracker
 from ..ir import registry
-from . import classes, list_data, pyidentity, sets
+from . import classes, list_data, metaclass, pyidentity, sets
 from .generators import GeneratorVariable
 from .function_graph import is_user_class
 from .variables import (
@@ -461,6 +461,7 @@ def class_getattr(executor, cls_var: ClassVariable, name: str) -> Variable:
         attr = inspect.getattr_static(cls_var.value, name)
     except AttributeError:
         raise FallbackError(UNSUPPORTED_OBJECT, f"{cls_var.describe()} has no attribute {name!r}") from None
+    metaclass.check_class_attribute(cls_var.value, name)
     return classes.class_level(executor, cls_var.value, name, attr, None, cls_var.tracker)
 
 
