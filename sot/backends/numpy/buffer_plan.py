@@ -47,7 +47,7 @@ from sot._quiet import quietly
 from sot.ir.registry import probe_shape, probe_value, substitute
 from sot.ir.statement_ir import StatementIR, Statement, Symbol
 
-from . import numpy_buffers
+from . import buffers as numpy_buffers
 
 __all__ = ["BufferPlan", "Write", "plan_buffers"]
 
