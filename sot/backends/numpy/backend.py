@@ -43,9 +43,9 @@ import numpy as np
 from sot import _hook
 from sot.ir.statement_ir import StatementIR, Symbol
 
-from .numpy_buffer_plan import BufferPlan, Write, plan_buffers
-from .numpy_buffers import BufferPool
-from .numpy_writes import GraphWriteError, first_commit, guard_commit, is_write, write_source
+from .buffer_plan import BufferPlan, Write, plan_buffers
+from .buffers import BufferPool
+from .writes import GraphWriteError, first_commit, guard_commit, is_write, write_source
 
 __all__ = ["compile_numpy", "CompiledGraph"]
 
