@@ -18,6 +18,7 @@ pointer compares against the state last found plain (``csrc/fp_state.c``).
 When it is not plain the call goes through ``run_careful``:
 
 * the NumPy graph runs with every error that is not ignored set to raise,
+  and every Python warning (NumPy's own ``warnings.warn``) made an error,
   so it emits nothing at all: if no error happens, the result is eager's and
   nothing was missed; if one does, the frame reruns natively and the user's
   code emits everything once, in order;
@@ -26,6 +27,7 @@ When it is not plain the call goes through ``run_careful``:
 """
 from __future__ import annotations
 
+import contextlib
 import warnings
 
 import numpy as np
@@ -95,9 +97,30 @@ def _current() -> tuple[bool, bool]:
     return _LAST_VERDICT[0] if fp_plain(_LAST) else state()
 
 
+_ERROR_ALL = ("error", None, Warning, None, 0)
+
+
+@contextlib.contextmanager
 def _raising():
-    """np.errstate with every error NumPy would report made to raise."""
-    return np.errstate(**{k: ("ignore" if v == "ignore" else "raise") for k, v in np.geterr().items()})
+    """Every error NumPy would report made to raise (np.errstate), and every
+    Python warning too: NumPy's own ``warnings.warn`` ("Mean of empty
+    slice") would otherwise be shown by the graph and again by the native
+    rerun that a later error causes. An "error" filter raises before the
+    warning is shown or entered in a registry, so the rerun shows it once,
+    in order. The filter is put at the front of ``warnings.filters`` in
+    place, not with catch_warnings (which would empty every module's
+    ``__warningregistry__``; see ``sot/_quiet.py``)."""
+    filters = warnings.filters
+    entry = tuple(_ERROR_ALL)  # a fresh tuple: removed by identity
+    filters.insert(0, entry)
+    try:
+        with np.errstate(**{k: ("ignore" if v == "ignore" else "raise") for k, v in np.geterr().items()}):
+            yield
+    finally:
+        for i, f in enumerate(filters):
+            if f is entry:
+                del filters[i]
+                break
 
 
 class CarefulCall:
