@@ -17,20 +17,25 @@ import warnings
 
 import numpy as np
 
-_IGNORE_ALL = ("ignore", None, Warning, None, 0)
-
-
 @contextlib.contextmanager
-def quietly():
-    """NumPy's floating-point errors and every Python warning are silenced."""
+def first_filter(action: str):
+    """Every Python warning gets ``action`` ("ignore", "error"): one filter
+    at the front of ``warnings.filters``, put in place and taken out again
+    (the filters' version, so every registry, is left alone)."""
     filters = warnings.filters
-    entry = tuple(_IGNORE_ALL)  # a fresh tuple: removed by identity, not by value
+    entry = (action, None, Warning, None, 0)  # a fresh tuple: removed by identity, not by value
     filters.insert(0, entry)
     try:
-        with np.errstate(all="ignore"):
-            yield
+        yield
     finally:
         for i, f in enumerate(filters):
             if f is entry:
                 del filters[i]
                 break
+
+
+@contextlib.contextmanager
+def quietly():
+    """NumPy's floating-point errors and every Python warning are silenced."""
+    with first_filter("ignore"), np.errstate(all="ignore"):
+        yield

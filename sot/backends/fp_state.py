@@ -33,6 +33,7 @@ import warnings
 import numpy as np
 
 from sot import _hook
+from sot._quiet import first_filter
 from sot._C import fp_plain
 
 __all__ = ["TOKEN", "fp_plain", "run_careful", "state"]
@@ -97,9 +98,6 @@ def _current() -> tuple[bool, bool]:
     return _LAST_VERDICT[0] if fp_plain(_LAST) else state()
 
 
-_ERROR_ALL = ("error", None, Warning, None, 0)
-
-
 @contextlib.contextmanager
 def _raising():
     """Every error NumPy would report made to raise (np.errstate), and every
@@ -107,20 +105,11 @@ def _raising():
     slice") would otherwise be shown by the graph and again by the native
     rerun that a later error causes. An "error" filter raises before the
     warning is shown or entered in a registry, so the rerun shows it once,
-    in order. The filter is put at the front of ``warnings.filters`` in
-    place, not with catch_warnings (which would empty every module's
-    ``__warningregistry__``; see ``sot/_quiet.py``)."""
-    filters = warnings.filters
-    entry = tuple(_ERROR_ALL)  # a fresh tuple: removed by identity
-    filters.insert(0, entry)
-    try:
-        with np.errstate(**{k: ("ignore" if v == "ignore" else "raise") for k, v in np.geterr().items()}):
-            yield
-    finally:
-        for i, f in enumerate(filters):
-            if f is entry:
-                del filters[i]
-                break
+    in order (put in place, not with catch_warnings, which would empty
+    every module's ``__warningregistry__``; see ``sot/_quiet.py``)."""
+    with first_filter("error"), \
+            np.errstate(**{k: ("ignore" if v == "ignore" else "raise") for k, v in np.geterr().items()}):
+        yield
 
 
 class CarefulCall:
