@@ -51,7 +51,7 @@ def test_an_always_filter_does_not_show_a_warning_twice():
         warnings.simplefilter("ignore")
         static(X)
     seen = _seen(static, "always", calls=1)
-    assert [m for _, m, _, _ in seen].count("Mean of empty slice") == 1
+    assert sum(m.startswith("Mean of empty slice") for _, m, _, _ in seen) == 1
 
 
 def test_the_warnings_filters_are_left_as_they_were():
