@@ -28,7 +28,7 @@ from collections import OrderedDict
 from sot.ir.errors import UnsupportedOp
 from sot.ir.meta import TensorMeta
 from sot.ir.registry import DIM_OP
-from sot.ir.statement_ir import StatementIR, Symbol
+from sot.ir.statement_ir import StatementIR, Symbol, map_symbols
 
 __all__ = ["PerShapeCompiledGraph", "concretize", "check_sizes", "infer_at", "MAX_SHAPES", "PYTHON_INT_LIMIT"]
 
@@ -39,17 +39,8 @@ PYTHON_INT_LIMIT = 2 ** 53
 
 
 def _map(tree, env):
-    if isinstance(tree, Symbol):
-        return env[tree.name]
-    if isinstance(tree, tuple):
-        return tuple(_map(v, env) for v in tree)
-    if isinstance(tree, list):
-        return [_map(v, env) for v in tree]
-    if isinstance(tree, dict):
-        return {k: _map(v, env) for k, v in tree.items()}
-    if isinstance(tree, slice):
-        return slice(*(_map(v, env) for v in (tree.start, tree.stop, tree.step)))
-    return tree
+    """``tree`` with each Symbol replaced by its value in ``env``."""
+    return map_symbols(tree, lambda s: env[s.name])
 
 
 def concretize(graph: StatementIR, inputs) -> tuple[StatementIR, list]:

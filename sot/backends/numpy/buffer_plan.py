@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from sot.ir.registry import probe_shape, probe_value, substitute
-from sot.ir.statement_ir import StatementIR, Statement, Symbol
+from sot.ir.statement_ir import StatementIR, Statement, Symbol, symbols_in
 
 from . import buffers as numpy_buffers
 
@@ -205,8 +205,7 @@ def _groups_and_lifetimes(graph: StatementIR):
             last.setdefault(o.name, i)
         if st.op.aliases:
             viewed = st.args[:1] if st.op.name in _FIRST_ARG_ALIASES else (st.args, st.kwargs)
-            found: list[Symbol] = []
-            _collect(viewed, found)
+            found = symbols_in(viewed)
             for o in st.outputs:
                 for s in found:
                     groups.union(o.name, s.name)
@@ -216,19 +215,6 @@ def _groups_and_lifetimes(graph: StatementIR):
         group_last[root] = max(group_last.get(root, -1), i)
     escaping = {groups.find(s.name) for s in graph.outputs}
     return groups, group_last, escaping
-
-
-def _collect(value, found: list) -> None:
-    if isinstance(value, Symbol):
-        found.append(value)
-    elif isinstance(value, (tuple, list)):
-        for v in value:
-            _collect(v, found)
-    elif isinstance(value, dict):
-        for v in value.values():
-            _collect(v, found)
-    elif isinstance(value, slice):
-        _collect((value.start, value.stop, value.step), found)
 
 
 # ----------------------------------------------------------------------------
