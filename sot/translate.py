@@ -511,7 +511,7 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
             # Python objects themselves (NEP 50 weak scalars, bitwise as eager).
             backend = "numpy" if graph.ir.has_number_inputs else options.backend
             compiled = compile_graph(graph.ir, backend, options.device if backend != "numpy" else "cpu")
-        run = getattr(compiled, "_fn", compiled)  # the NumPy backend's function itself: one call less
+        run = compiled.fn  # the backend's function itself: one call less
         if hasattr(run, "__code__"):
             _hook.skip_code(run.__code__)
         namespace["__graph"] = run
@@ -563,7 +563,7 @@ def _numpy_twin(ir):
     """The NumPy backend's function for ``ir`` (an onnxruntime graph run on
     NumPy where onnxruntime cannot reproduce NumPy's error handling)."""
     from .backends import compile_numpy
-    fn = compile_numpy(ir)._fn
+    fn = compile_numpy(ir).fn
     _hook.skip_code(fn.__code__)
     return fn
 

@@ -15,8 +15,9 @@ or, where a statement lowers only at static sizes (the log at verbosity 1
 says which and why), compiled once per tuple of input shapes
 (``symbolic_shapes``).
 
-Every compiled graph is callable with the input values and returns the tuple
-of outputs, and has ``.source``, ``.backend`` and ``.explain()``.  onnx and
+Every compiled graph is a ``CompiledGraph`` (``compiled.py``): callable with
+the input values, it returns the tuple of outputs, and has ``.fn`` (the
+same, one call less), ``.source``, ``.backend`` and ``.explain()``.  onnx and
 onnxruntime are imported only when an ONNX graph is compiled.
 """
 
@@ -25,7 +26,8 @@ import logging
 from sot.ir.statement_ir import StatementIR
 from sot.logs import vlog
 
-from .numpy.backend import CompiledGraph, compile_numpy
+from .compiled import CompiledGraph
+from .numpy.backend import NumpyCompiledGraph, compile_numpy
 from .numpy.writes import GraphWriteError
 from .onnx.writes import whole_graph_reason
 
@@ -103,11 +105,8 @@ def _compile_static(graph: StatementIR, backend: str, device: str):
     return compile_auto(graph, device)
 
 
-def numpy_compiled(graph: StatementIR, onnx_report: dict | None = None) -> CompiledGraph:
+def numpy_compiled(graph: StatementIR, onnx_report: dict | None = None) -> NumpyCompiledGraph:
     compiled = compile_numpy(graph)
-    compiled.backend = "numpy"
-    report = {"backend": "numpy", "device": "cpu", "statements": len(graph)}
-    if onnx_report is not None:
-        report["not_lowered"] = onnx_report["not_lowered"]
-    compiled.explain = lambda: dict(report)
+    if onnx_report is not None:   # why nothing lowered to ONNX
+        compiled.not_lowered = onnx_report["not_lowered"]
     return compiled

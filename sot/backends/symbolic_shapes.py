@@ -143,7 +143,7 @@ class PerShapeCompiledGraph:
         self.graph = graph
         self._compile_static = compile_static
         self.reference = numpy_compiled(graph)
-        self._reference_fn = self.reference._fn
+        self._reference_fn = self.reference.fn
         self._compiled: OrderedDict = OrderedDict()
         self.backend = f"{backend} (per shape)"
 
@@ -173,6 +173,10 @@ class PerShapeCompiledGraph:
             except UnsupportedOp:
                 return _REFERENCE   # raises (or differs) at these sizes: NumPy replays the user's ops exactly
             return self._compile_static(ir), plan
+
+    @property
+    def fn(self):
+        return self   # no plain function: each call dispatches on its shapes
 
     @property
     def source(self) -> str:

@@ -47,7 +47,7 @@ from .buffer_plan import BufferPlan, Write, plan_buffers
 from .buffers import BufferPool
 from .writes import GraphWriteError, first_commit, guard_commit, is_write, write_source
 
-__all__ = ["compile_numpy", "CompiledGraph"]
+__all__ = ["compile_numpy", "NumpyCompiledGraph"]
 
 _BINARY = {
     "add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%",
@@ -60,14 +60,20 @@ _UNARY = {"neg": "-{}", "pos": "+{}", "invert": "~{}", "abs": "abs({})"}
 _COUNTER = count()
 
 
-class CompiledGraph:
-    """A StatementIR compiled to a Python function over NumPy.
+class NumpyCompiledGraph:
+    """A StatementIR compiled to a Python function over NumPy (a
+    ``backends.CompiledGraph``).
 
-    ``source`` is the generated code, ``graph`` the IR it came from; calling
-    it with the input values returns the tuple of output values.
-    ``buffers`` is the ``BufferPool`` of the intermediates it keeps between
-    calls (``None`` when it keeps none).
+    ``source`` is the generated code, ``graph`` the IR it came from, ``fn``
+    the generated function; calling either with the input values returns
+    the tuple of output values.  ``buffers`` is the ``BufferPool`` of the
+    intermediates it keeps between calls (``None`` when it keeps none).
+    ``not_lowered``: set where it runs a graph compiled for onnxruntime of
+    which nothing lowered, with why (``explain``).
     """
+
+    backend = "numpy"
+    not_lowered = None
 
     def __init__(self, graph: StatementIR, source: str, fn, constants: dict,
                  buffers: BufferPool | None = None):
@@ -75,10 +81,16 @@ class CompiledGraph:
         self.source = source
         self.constants = constants
         self.buffers = buffers
-        self._fn = fn
+        self.fn = fn
 
     def __call__(self, *inputs) -> tuple:
-        return self._fn(*inputs)
+        return self.fn(*inputs)
+
+    def explain(self) -> dict:
+        report = {"backend": "numpy", "device": "cpu", "statements": len(self.graph)}
+        if self.not_lowered is not None:
+            report["not_lowered"] = self.not_lowered
+        return report
 
     def __repr__(self) -> str:
         return f"<CompiledGraph {self.graph.name}: {len(self.graph)} ops>"
@@ -228,7 +240,7 @@ def _function_name(name: str) -> str:
     return ident
 
 
-def compile_numpy(graph: StatementIR, min_buffer_bytes: int | None = None) -> CompiledGraph:
+def compile_numpy(graph: StatementIR, min_buffer_bytes: int | None = None) -> NumpyCompiledGraph:
     """Generate and compile the NumPy source of ``graph``; intermediates of
     ``min_buffer_bytes`` or more (default ``numpy_buffers.MIN_BYTES``) may be
     kept in buffers between calls."""
@@ -296,7 +308,7 @@ def compile_numpy(graph: StatementIR, min_buffer_bytes: int | None = None) -> Co
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         fn = namespace.pop(fname)  # no cycle through its globals: the graph, and its buffers, go as soon as unused
         weakref.finalize(fn, linecache.cache.pop, filename, None)  # the source lives as long as the graph
-    return CompiledGraph(graph, source, fn, dict(emitter.constants), pool)
+    return NumpyCompiledGraph(graph, source, fn, dict(emitter.constants), pool)
 
 
 def user_locations(statements):

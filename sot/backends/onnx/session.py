@@ -309,7 +309,7 @@ class OnnxCompiledGraph:
         self.kept = self._keep()
         from .checked import rerun_on_numpy_when_onnxruntime_fails
         from ..numpy.backend import compile_numpy
-        self._fn = rerun_on_numpy_when_onnxruntime_fails(graph, self._build_fn(), lambda: compile_numpy(graph)._fn)
+        self.fn = rerun_on_numpy_when_onnxruntime_fails(graph, self._build_fn(), lambda: compile_numpy(graph).fn)
 
     def _keep(self) -> list[str]:
         """Values one onnxruntime segment hands to a later one, which no NumPy
@@ -395,7 +395,7 @@ class OnnxCompiledGraph:
         return run_graph
 
     def __call__(self, *inputs) -> tuple:
-        return self._fn(*inputs)
+        return self.fn(*inputs)
 
     @property
     def models(self) -> list:
