@@ -39,11 +39,11 @@ arrays over them, named ``b0, b1, ...`` in the generated code.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from sot._quiet import quietly
 from sot.ir.registry import probe_shape, probe_value, substitute
 from sot.ir.statement_ir import StatementIR, Statement, Symbol, symbols_in
 
@@ -222,8 +222,7 @@ def _groups_and_lifetimes(graph: StatementIR):
 
 def plan_buffers(graph: StatementIR, min_bytes: int | None = None) -> BufferPlan:
     """Decide which statements of ``graph`` write into which buffer."""
-    with np.errstate(all="ignore"), warnings.catch_warnings():  # probes may overflow, divide by 0...
-        warnings.simplefilter("ignore")
+    with quietly():  # probes may overflow, divide by 0...
         return _plan(graph, min_bytes)
 
 
