@@ -127,40 +127,24 @@ class Lowered:
 
     def __init__(self, tr, target, inputs, output_names, fuse=True, names=None):
         from onnx import helper, numpy_helper
-        from sot.backends.onnx.builder import GraphBuilder
-        from sot.backends.onnx.lowering import OnnxSegment, plan
-        fuse_patterns = None
-        if fuse:
-            from sot.backends.onnx.fusion import fuse_patterns
+        from sot.backends.onnx import to_model
+        from sot.backends.onnx.model import NotOneModel
 
         ir = tr.graph.ir
         _copy_returned_views(tr)
         unique = list(dict.fromkeys(tr.outputs))
         ir.set_outputs(unique)
         _refuse_writes(tr, target)
-        p = plan(ir, fuse_patterns, names)
-        if p.not_symbolic:
-            raise NotSymbolicExport("; ".join(f"{st.expression()}: {why}" for st, why in p.not_symbolic))
-        if p.not_lowered:
-            lines = []
-            for st, why in p.not_lowered:
-                loc = _location(tr, st)
-                lines.append(f"- {loc}: {st.expression()}: {why}")
-            raise ExportError(f"{target.description} has {len(p.not_lowered)} operation(s) with no exact "
-                              f"ONNX lowering, so it cannot be exported:\n" + "\n".join(lines))
-        segments = [s for s in p.segments if isinstance(s, OnnxSegment)]
-        if len(segments) > 1:   # pragma: no cover - all lowered gives one segment
-            raise ExportError(f"{target.description}: the graph lowered to {len(segments)} ONNX segments")
-        b = segments[0].builder if segments else GraphBuilder(ir.name, names)
-        seeded = [sym.name for _, sym in b.inputs if sym.meta.is_python]
-        if seeded:
-            raise NotSymbolicExport(f"the Python numbers {', '.join(seeded)} are not computed in the model")
-        out_values = []
-        for sym in tr.outputs:
-            v = b.env.get(sym.name) or b.value(sym)
-            b.shape[v] = sym.meta.shape
-            out_values.append(v)
-        model, finals = b.to_model(out_values)
+        try:
+            model, finals = to_model(ir, names, fuse=fuse, outputs=tr.outputs)
+        except NotOneModel as e:
+            if e.not_lowered:
+                lines = [f"- {_location(tr, st)}: {st.expression()}: {why}" for st, why in e.not_lowered]
+                raise ExportError(f"{target.description} has {len(e.not_lowered)} operation(s) with no exact "
+                                  f"ONNX lowering, so it cannot be exported:\n" + "\n".join(lines)) from None
+            if e.segments > 1:   # pragma: no cover - all lowered gives one segment
+                raise ExportError(f"{target.description}: {e}") from None
+            raise NotSymbolicExport(str(e)) from None
         g = model.graph
         # names: arguments from the spec, weights from where they were reached
         renames = {}

@@ -8,3 +8,10 @@ results written into arrays of ours, ``checked`` eager's errors where
 onnxruntime fails; ``auto`` times this backend against NumPy.  onnx and
 onnxruntime are imported only when a graph is compiled.
 """
+
+
+def to_model(ir, dim_names=None, *, fuse=True, outputs=None):
+    """``ir`` as one ONNX model: see ``model.to_model`` (imported only when
+    called, as onnx is)."""
+    from .model import to_model as build
+    return build(ir, dim_names, fuse=fuse, outputs=outputs)
