@@ -55,23 +55,19 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from sot.ir.errors import UnsupportedOp
 from sot.ir.statement_ir import Statement, StatementIR, Symbol
 
 from sot.ir.registry import DIM_OP, statement_aliases
 
 from .builder import GraphBuilder, NotLowered, NotSymbolic, meta_dtype
-from .lowering_array import ARRAY_RULES, PYTHON_SIZE_OPS, SIZE_AWARE_RULES, SIZE_FREE_RULES
-from .lowering_elementwise import (OPERATOR_UFUNCS, lower_clip, lower_nan_to_num, lower_round,
-                                   lower_ufunc_statement, lower_where)
 from .lowering_shapes import lower_dim, lower_python_operator, statement_is_symbolic
 from .lowering_writes import lower_empty, lower_write
+from .rules import rule_for
 from .writes import fallen_back, forced_by_writes, writeback
 from sot.ir.ops_write import allocation, is_write, write_target
 
-__all__ = ["lower_statement", "plan", "Plan", "OnnxSegment", "NumpySegment", "INPLACE_OPERATORS"]
+__all__ = ["lower_statement", "try_lower", "plan", "Plan", "OnnxSegment", "NumpySegment", "INPLACE_OPERATORS"]
 
 INPLACE_OPERATORS = frozenset(
     ["iadd", "isub", "imul", "itruediv", "ifloordiv", "imod", "ipow", "iand", "ior", "ixor",
@@ -83,7 +79,8 @@ def is_inplace(st: Statement) -> bool:
 
 
 def lower_statement(b: GraphBuilder, st: Statement) -> list[str]:
-    """ONNX values of the statement's outputs (nodes added to ``b``)."""
+    """ONNX values of the statement's outputs (nodes added to ``b``): by its
+    rule in the table (``rules``); writes and allocations by their kind."""
     op = st.op
     if is_write(st):
         return lower_write(b, st, lower_statement)
@@ -91,54 +88,30 @@ def lower_statement(b: GraphBuilder, st: Statement) -> list[str]:
         return lower_empty(b, st)
     if statement_is_symbolic(st):
         return _lower_symbolic(b, st)
-    rule = ARRAY_RULES.get((op.kind, op.name))
-    if rule is not None:
-        return rule(b, st)
-    if op.kind == "operator" and op.name in OPERATOR_UFUNCS:
-        return lower_ufunc_statement(b, st)
-    if op.kind == "function" and isinstance(op.target, np.ufunc):
-        return lower_ufunc_statement(b, st)
-    return _lower_special(b, st)
-
-
-def _lower_special(b: GraphBuilder, st: Statement) -> list[str]:
-    """The rules outside the array table and the ufuncs (static or symbolic)."""
-    op = st.op
-    if op.kind == "function" and op.name == "where":
-        return lower_where(b, st)
-    if op.name == "clip":
-        return lower_clip(b, st)
-    if op.name in ("round", "around"):
-        return lower_round(b, st)
-    if op.kind == "function" and op.name == "nan_to_num":
-        return lower_nan_to_num(b, st)
-    raise NotLowered(f"no ONNX lowering for {op.kind} {op.name}")
+    rule = rule_for(op)
+    if rule is None:
+        raise NotLowered(f"no ONNX lowering for {op.kind} {op.name}")
+    return rule.lower(b, st)
 
 
 def _lower_symbolic(b: GraphBuilder, st: Statement) -> list[str]:
     """A statement touching symbolic dims: only through the rules that are
-    size independent (see onnx_lowering_shapes); Python numbers of the graph
-    are taken as sizes only by the ops that take sizes, and as operands of
-    ufuncs (weak, as NumPy takes them)."""
+    size independent (``Rule.symbolic``, see lowering_shapes); Python numbers
+    of the graph are taken as sizes only by the ops that take sizes, and as
+    operands of ufuncs (weak, as NumPy takes them): ``Rule.python_numbers``."""
     op = st.op
     if op is DIM_OP:
         return lower_dim(b, st)
     if st.outputs and all(s.meta.is_python for s in st.outputs):
         return lower_python_operator(b, st)
-    python_args = any(s.meta.is_python for s in st.symbols_used())
-    rule = ARRAY_RULES.get((op.kind, op.name))
-    if rule is not None:
-        if python_args and (op.kind, op.name) not in PYTHON_SIZE_OPS:
-            raise NotSymbolic(f"{op.name} of a Python number computed from shapes")
-        if rule in SIZE_AWARE_RULES or rule in SIZE_FREE_RULES:
-            return rule(b, st)
-        raise NotSymbolic(f"{op.name} with symbolic dims is not lowered")  # pragma: no cover
-    if (op.kind == "operator" and op.name in OPERATOR_UFUNCS) or \
-            (op.kind == "function" and isinstance(op.target, np.ufunc)):
-        return lower_ufunc_statement(b, st)
-    if python_args:
+    rule = rule_for(op)
+    if any(s.meta.is_python for s in st.symbols_used()) and not (rule is not None and rule.python_numbers):
         raise NotSymbolic(f"{op.name} of a Python number computed from shapes")
-    return _lower_special(b, st)
+    if rule is None:
+        raise NotLowered(f"no ONNX lowering for {op.kind} {op.name}")
+    if not rule.symbolic:
+        raise NotSymbolic(f"{op.name} with symbolic dims is not lowered")  # pragma: no cover
+    return rule.lower(b, st)
 
 
 # ----------------------------------------------------------------------------
@@ -317,14 +290,11 @@ def _plan(graph: StatementIR, fuse, names, on_numpy) -> Plan:
                 continue
             if current is None:
                 current = OnnxSegment(GraphBuilder(f"{graph.name}_{len(segments)}", names, graph.frozen), groups=groups)
-            snap = current.builder.snapshot(), dict(current.defined)
-            try:
-                _bind(current, item, list(item.outputs), lower_statement(current.builder, item))
+            e = try_lower(current, item)
+            if e is None:
                 current.statements.append(item)
                 lowered += 1
-            except (NotLowered, UnsupportedOp) as e:
-                current.builder.restore(snap[0])
-                current.defined = snap[1]
+            else:
                 seeded.append((item, str(e) or type(e).__name__))
                 if isinstance(e, NotSymbolic):
                     not_symbolic.append((item, str(e)))
@@ -333,27 +303,18 @@ def _plan(graph: StatementIR, fuse, names, on_numpy) -> Plan:
         if reason is None:
             if current is None:
                 current = OnnxSegment(GraphBuilder(f"{graph.name}_{len(segments)}", names, graph.frozen), groups=groups)
-            snap = current.builder.snapshot(), dict(current.defined)
-            try:
-                if fused:
-                    values = item.lower(current.builder)
-                    _bind(current, None, list(item.outputs), values)
-                else:
-                    values = lower_statement(current.builder, item)
-                    _bind(current, item, list(item.outputs), values)
+            e = try_lower(current, item)
+            if e is None:
                 current.statements.extend(group)
                 current.patterns += [item] if fused else []
                 lowered += len(group)
                 continue
-            except (NotLowered, UnsupportedOp) as e:
-                current.builder.restore(snap[0])
-                current.defined = snap[1]
-                if fused:
-                    queue.extendleft(reversed(group))
-                    continue
-                reason = str(e) or type(e).__name__
-                if isinstance(e, NotSymbolic):
-                    not_symbolic.append((item, reason))
+            if fused:
+                queue.extendleft(reversed(group))
+                continue
+            reason = str(e) or type(e).__name__
+            if isinstance(e, NotSymbolic):
+                not_symbolic.append((item, reason))
         if current is not None and current.statements:
             segments.append(current)
         current = None
@@ -367,6 +328,25 @@ def _plan(graph: StatementIR, fuse, names, on_numpy) -> Plan:
         segments.append(current)
     _exports(segments, graph)
     return Plan(segments, not_lowered, lowered, seeded, not_symbolic)
+
+
+def try_lower(segment: OnnxSegment, item) -> Exception | None:
+    """Lower ``item`` (a Statement, or a fused pattern with ``outputs`` and
+    ``lower(builder)``) into ``segment`` and bind its outputs: None when it
+    lowered; else the NotLowered/UnsupportedOp, and ``segment`` is as it
+    was before (nodes, inputs, names)."""
+    b = segment.builder
+    snap = b.snapshot(), dict(segment.defined)
+    try:
+        if isinstance(item, Statement):
+            _bind(segment, item, list(item.outputs), lower_statement(b, item))
+        else:
+            _bind(segment, None, list(item.outputs), item.lower(b))
+    except (NotLowered, UnsupportedOp) as e:
+        b.restore(snap[0])
+        segment.defined = snap[1]
+        return e
+    return None
 
 
 def _bind(segment: OnnxSegment, st, outs, values) -> None:
