@@ -18,8 +18,7 @@ import os
 
 import numpy as np
 
-from sot.ir.registry import substitute
-from sot.ir.statement_ir import StatementIR, Symbol
+from sot.ir.statement_ir import StatementIR, Symbol, map_symbols
 
 from ..disk_cache import create_session
 from .buffers import OutputSlots
@@ -259,9 +258,9 @@ def _as_numpys(results, metas) -> list:
 
 def _run_numpy(statements, env: dict) -> None:
     for st in statements:
-        fn = env.__getitem__
-        args = substitute(st.args, lambda s: fn(s.name))
-        kwargs = substitute(st.kwargs, lambda s: fn(s.name))
+        fn = env.__getitem__   # slices too: a bound may be a Python number of a symbolic graph
+        args = map_symbols(st.args, lambda s: fn(s.name))
+        kwargs = map_symbols(st.kwargs, lambda s: fn(s.name))
         result = st.op.call(args, kwargs)
         if not st.outputs:  # a write (sot.ir.ops_write): done in place
             continue
