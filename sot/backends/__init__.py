@@ -2,7 +2,7 @@
 
 ``compile_graph(graph, backend, device)`` is the one entry point:
 
-* ``"numpy"`` — generated NumPy source (``numpy_backend``), the reference;
+* ``"numpy"`` — generated NumPy source (``numpy.backend``), the reference;
 * ``"onnxruntime"`` — the graph lowered to ONNX and run by onnxruntime
   (``onnx_*`` modules); statements without an exact lowering run on NumPy
   (``.backend == "numpy+onnxruntime"``) or, when none lowers, the whole
@@ -10,7 +10,7 @@
 * ``"auto"`` — both, timed on the first calls, the faster kept.
 
 A graph with symbolic dims runs as it is on NumPy; on onnxruntime and auto
-it is lowered once to ONNX models with symbolic dims (``onnx_symbolic``),
+it is lowered once to ONNX models with symbolic dims (``onnx.symbolic``),
 or, where a statement lowers only at static sizes (the log at verbosity 1
 says which and why), compiled once per tuple of input shapes
 (``symbolic_shapes``).
@@ -46,7 +46,7 @@ def compile_graph(graph: StatementIR, backend: str = "numpy", device: str = "cpu
     if device not in DEVICES:
         raise ValueError(f"unknown device {device!r}; expected one of {DEVICES}")
     why = whole_graph_reason(graph) if backend != "numpy" else None
-    if why is not None:  # see onnx_writes
+    if why is not None:  # see onnx.writes
         return numpy_compiled(graph, {"not_lowered": [
             {"statement": str(st), "op": st.op.name, "reason": why} for st in graph.statements]})
     if backend != "numpy" and graph.is_symbolic:

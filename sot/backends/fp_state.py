@@ -5,7 +5,7 @@ Two things a compiled graph cannot do as eager does unless they are looked at:
 * A graph that raises part-way is rerun natively (the user's own code raises
   the error at the user's line).  What the graph emitted before raising is
   then emitted again: harmless for warnings shown once per line ("default",
-  "once", "module": the registry is the user module's, see numpy_backend),
+  "once", "module": the registry is the user module's, see ``numpy.backend``),
   but not for an "always" filter or an ``np.seterrcall`` callback
   (``errstate(call=...)``/``"log"``).
 * onnxruntime computes without NumPy's error checks: it neither warns nor

@@ -10,7 +10,7 @@ where the symbolic graph does not apply there: those sizes run on the NumPy
 backend, which replays the user's ops exactly (and raises as they do).
 
 The onnxruntime and auto backends run a symbolic graph as one ONNX model
-for every size (``onnx_symbolic``) when it lowers with symbolic dims, and
+for every size (``onnx.symbolic``) when it lowers with symbolic dims, and
 check each new tuple of shapes once.  Otherwise (a statement is not
 lowered symbolically, the log says which) the graph is compiled once per
 tuple of input shapes (``PerShapeCompiledGraph``): the IR is replayed at

@@ -11,8 +11,8 @@ inline.  An intermediate is deleted (``del t3``) after its last use so that
 peak memory matches eager execution.
 
 Large intermediates computed by an elementwise ufunc are written into
-buffers the graph keeps between calls (``numpy_buffer_plan`` says which and
-why the result is the same; ``numpy_buffers`` keeps them).  Such a graph
+buffers the graph keeps between calls (``buffer_plan`` says which and
+why the result is the same; ``buffers`` keeps them).  Such a graph
 takes a set of buffers on entry and gives it back on exit::
 
     def softmax(i0):

@@ -3,7 +3,7 @@
 A fresh multi-megabyte intermediate costs page faults on every call (glibc
 hands large blocks back to the OS when they are freed).  The NumPy backend
 therefore computes some intermediates with ``ufunc(..., out=buffer)`` into
-memory a compiled graph keeps between calls (``numpy_buffers``).  This
+memory a compiled graph keeps between calls (``buffers``).  This
 module decides, at compile time, which statements may do so and into which
 buffer; the rules that keep results bitwise equal to eager NumPy:
 

@@ -1,6 +1,6 @@
 """Buffers a compiled NumPy graph keeps between calls, and the bound on them.
 
-A graph that writes intermediates into buffers (``numpy_buffer_plan``) gets
+A graph that writes intermediates into buffers (``buffer_plan``) gets
 one ``BufferPool``.  Each call takes a whole *set* of buffers from the
 pool's free list, or allocates a fresh set when the list is empty, and puts
 it back when it returns or raises.  ``list.pop`` and ``list.append`` are

@@ -47,7 +47,7 @@ Memory semantics that an ONNX value cannot have, and so stay on NumPy:
   operator on a fresh intermediate is lowered as its out-of-place op, and the
   target's name is rebound to the result (they are one object eagerly);
 * a **write** (``x[i] = v``, ``out=``...) and the memory it changes
-  (``onnx_writes``).
+  (``writes``).
 """
 
 from __future__ import annotations
@@ -241,7 +241,7 @@ def _is_python_statement(st) -> bool:
 
 def plan(graph: StatementIR, fuse=None, names: dict | None = None) -> Plan:
     """See ``_plan``; redone with the memory of a write that did not lower
-    on NumPy (``onnx_writes``)."""
+    on NumPy (``writes``)."""
     on_numpy: frozenset = frozenset()
     while True:
         p = _plan(graph, fuse, names, on_numpy)

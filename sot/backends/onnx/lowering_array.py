@@ -2,7 +2,7 @@
 shape ops (reshape and friends, transposes, broadcast_to), basic indexing,
 joining and splitting, astype/copy and creation from constants.
 
-Sizes are Dims (``onnx_lowering_shapes``): ints where static, so a static
+Sizes are Dims (``lowering_shapes``): ints where static, so a static
 graph's model holds every size as a constant, and values the model
 computes from its inputs' shapes where a dim is symbolic.  An op whose
 result is a rearrangement of its operand's elements in C order (reshape,

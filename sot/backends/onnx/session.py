@@ -1,6 +1,6 @@
 """onnxruntime sessions: a planned StatementIR becomes a callable.
 
-Each ONNX segment of the plan (``onnx_lowering.plan``) becomes one checked
+Each ONNX segment of the plan (``lowering.plan``) becomes one checked
 ``ModelProto`` and one ``InferenceSession``, created when the graph is
 compiled and reused on every call (graph optimisation level ALL).  NumPy
 segments replay their statements exactly as the NumPy backend does.
@@ -54,7 +54,7 @@ def providers_for(device: str) -> list[str]:
 #: results of at least this many bytes in all are written by onnxruntime
 #: into arrays of ours (IO binding) rather than copied out of its own: 20 %
 #: less time for a 16 MB softmax, but 7 us more per call; the arrays are
-#: reused across calls when no one else can see them (onnx_buffers)
+#: reused across calls when no one else can see them (``buffers``)
 BIND_BYTES = 1 << 20
 
 #: below this many multiply-adds (or elements) in its largest statement, a
@@ -156,7 +156,7 @@ def steps_source(steps, segment_type, header=()) -> str:
 class _RunnableSegment:
     """One ONNX segment with its session: reads env, writes its exports."""
 
-    writeback = ()   # graph inputs it writes (onnx_writes.writeback)
+    writeback = ()   # graph inputs it writes (``writes.writeback``)
 
     def __init__(self, seg: OnnxSegment, providers):
         self.segment = seg
@@ -363,7 +363,7 @@ class OnnxCompiledGraph:
             for step in steps:
                 if isinstance(step, NumpySegment):
                     _run_numpy(step.statements, env)
-                elif step.writeback:   # the caller's arrays it wrote take their new values (onnx_writes)
+                elif step.writeback:   # the caller's arrays it wrote take their new values (``writes``)
                     callers = [(name, env[name]) for name in step.writeback]
                     step.run(env)
                     if not all(array.flags.writeable for _, array in callers):
@@ -379,7 +379,7 @@ class OnnxCompiledGraph:
         def run_graph(*inputs):
             env = dict(zip(input_names, inputs))
             run_steps(before, env)
-            if after:  # from the first write into memory from outside the graph on (onnx_writes)
+            if after:  # from the first write into memory from outside the graph on (``writes``)
                 try:
                     run_steps(after, env)
                 except Exception as e:

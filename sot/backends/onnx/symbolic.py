@@ -1,8 +1,8 @@
 """A graph with symbolic dims on onnxruntime: one model for every size.
 
 ``SymbolicOnnxGraph`` plans the graph with symbolic dims
-(``onnx_lowering.plan``: sizes the model computes from its inputs' shapes,
-see ``onnx_lowering_shapes``) and creates one session per ONNX segment,
+(``lowering.plan``: sizes the model computes from its inputs' shapes,
+see ``lowering_shapes``) and creates one session per ONNX segment,
 once.  Each new tuple of input shapes is checked once (cached): by the
 graph's size relations compiled at the first accepted shapes
 (``size_check``, microseconds), else by ``check_sizes``.  Where the
