@@ -17,7 +17,7 @@ from ..breaks.reasons import (
 from ..guards.tracker import AttrTracker, ConstTracker
 from .. import psdb
 from ..ir import registry
-from . import classes, dispatch, functional, introspect, list_data, numpy_forms, sets, writes
+from . import classes, dispatch, exceptions, functional, introspect, list_data, numpy_forms, sets, writes
 from .generators import GeneratorVariable
 from .dispatch import SEQUENCES, const
 from .variables.base import RealObjectVariable
@@ -69,6 +69,8 @@ def call(executor, fn: Variable, args: list[Variable], kwargs: dict[str, Variabl
         if op is not None:
             return graph.call_op(op, args, kwargs)
     if isinstance(fn, ClassVariable):
+        if issubclass(fn.value, BaseException) and exceptions.can_model(fn.value):
+            return exceptions.create(fn.value, args, kwargs)
         known = introspect.class_call(fn.value, args, kwargs)
         if known is not None:
             return known
@@ -361,7 +363,7 @@ def b_next(executor, it, *default):
         if v is None:
             if default:
                 return default[0]
-            raise FallbackError(UNSUPPORTED_OBJECT, "next() of an exhausted iterator raises StopIteration")
+            raise exceptions.stop_iteration()
         return v
     raise FallbackError(UNSUPPORTED_OBJECT, f"next() of {it.describe()}")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import types
 
 from ..breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
-from .signals import YieldSignal
+from .signals import RaiseSignal, YieldSignal
 from .variables import ConstVariable, LazyIteratorVariable
 
 
@@ -22,6 +22,7 @@ class GeneratorVariable(LazyIteratorVariable):
         self.executor = executor  # the generator's own frame, not started yet
         self.name = name
         self._started = False
+        self.returned = None  # its return value once it returned (what `yield from` evaluates to)
         super().__init__(self._resume, types.GeneratorType)
 
     def _resume(self, sent=None):
@@ -30,10 +31,13 @@ class GeneratorVariable(LazyIteratorVariable):
             self.executor.push(sent if sent is not None else ConstVariable(None))
         self._started = True
         try:
-            self.executor.run()
+            self.returned = self.executor.run()
         except YieldSignal as y:
             return y.value
-        return None  # returned: exhausted (its return value is StopIteration's, unused by for/next)
+        except RaiseSignal:
+            self._done = True  # an exception it raised ends it, as eager's
+            raise
+        return None  # returned: exhausted
 
     def send(self, value) -> Variable:
         """g.send(value): resume with `value` as the result of the paused yield."""
