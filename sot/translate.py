@@ -22,7 +22,7 @@ from . import _hook, _skip
 from .backends import GraphWriteError, compile_graph, fp_state
 from .backends.numpy_writes import first_commit
 from .executor import writes
-from .breaks.reasons import DATA_DEPENDENT, INTERNAL, UNSUPPORTED_BREAK, BreakReason, FallbackError
+from .breaks.reasons import DATA_DEPENDENT, INTERNAL, UNSUPPORTED_BREAK, UNSUPPORTED_OBJECT, BreakReason, FallbackError
 from .breaks import describe, regions, resume as breaks
 from .executor import freeze
 from .executor.codegen import make_calling_code, uniform_arg_names
@@ -530,7 +530,15 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
         # would write twice: its error is raised as it is (GraphWriteError).
         namespace["__rerun"] = _hook.RerunNatively
         namespace["__written"] = GraphWriteError
-        if first_commit(ir) is not None:
+        if graph.fp_strict:
+            # an np.errstate block in the frame (executor/contexts.py): every
+            # error raises and the frame reruns natively, under its errstate
+            if first_commit(ir) is not None:
+                raise FallbackError(UNSUPPORTED_OBJECT, "a graph with an np.errstate block writes into "
+                                    "memory from outside (it could not be rerun natively)")
+            namespace["__fp_plain"] = fp_state.never_plain
+            namespace["__careful"] = fp_state.run_strict(run if compiled.backend == "numpy" else _numpy_twin(ir))
+        elif first_commit(ir) is not None:
             # never rerun once it wrote: errors are not made to raise; NumPy
             # handles them as eagerly (warn, call, log, raise), in order
             # (the twin is built here: building it during a call would offer

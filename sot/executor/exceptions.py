@@ -26,6 +26,7 @@ from __future__ import annotations
 import builtins
 
 from ..breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
+from ..guards.invariants import ClassUnchangedGuard
 from ..guards.tracker import ConstTracker
 from .opcode_table import FACTS, exception_entries
 from .signals import RaiseSignal
@@ -99,19 +100,21 @@ def can_model(cls: type) -> bool:
     return True
 
 
-def create(cls: type, args, kwargs) -> ExceptionVariable:
+def create(executor, cls: type, args, kwargs) -> ExceptionVariable:
+    if cls.__module__ != "builtins":
+        executor.graph.add_guard(ClassUnchangedGuard(cls))  # e.g. no __init__ added later
     if kwargs:
         raise FallbackError(UNSUPPORTED_OBJECT, f"{cls.__name__}() takes no keyword arguments (eager raises)")
     return ExceptionVariable(cls, list(args))
 
 
-def exception_of(value: Variable) -> ExceptionVariable:
+def exception_of(executor, value: Variable) -> ExceptionVariable:
     """What `raise value` raises: an instance, or a class called with no arguments."""
     if isinstance(value, ExceptionVariable):
         return value
     cls = getattr(value, "value", None)
     if isinstance(cls, type) and issubclass(cls, BaseException) and can_model(cls):
-        return ExceptionVariable(cls, [])
+        return create(executor, cls, [], {})
     raise FallbackError(UNSUPPORTED_OBJECT, f"raise of {value.describe()} is not simulated")
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import types
 
 from ..breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
+from .exceptions import ExceptionVariable, unwind
 from .signals import RaiseSignal, YieldSignal
 from .variables import ConstVariable, LazyIteratorVariable
 
@@ -34,10 +35,17 @@ class GeneratorVariable(LazyIteratorVariable):
             self.returned = self.executor.run()
         except YieldSignal as y:
             return y.value
-        except RaiseSignal:
-            self._done = True  # an exception it raised ends it, as eager's
-            raise
+        except RaiseSignal as sig:
+            self._raised(sig)
         return None  # returned: exhausted
+
+    def _raised(self, sig):
+        """An exception the generator's frame did not catch ends it, as eager's."""
+        self._done = True
+        if issubclass(sig.exc.python_type(), StopIteration):
+            raise FallbackError(UNSUPPORTED_OBJECT, "StopIteration raised inside a generator "
+                                "(eager turns it into RuntimeError)") from None
+        raise sig
 
     def send(self, value) -> Variable:
         """g.send(value): resume with `value` as the result of the paused yield."""
@@ -48,8 +56,27 @@ class GeneratorVariable(LazyIteratorVariable):
         item = self._resume(value)
         if item is None:
             self._done = True
-            raise FallbackError(UNSUPPORTED_OBJECT, "the generator returned under send() (eager raises StopIteration)")
+            raise RaiseSignal(ExceptionVariable(StopIteration, [self.returned] if self.returned else []))
         return item
+
+    def throw(self, exc) -> Variable | None:
+        """g.throw(exc): `exc` raised at the paused yield. The next item it
+        yields, or None when it returned; what it raises propagates."""
+        ex = self.executor
+        at = ex.instrs[ex.index_of[ex.current.offset] - 1] if self._started else None
+        if at is not None and (ex.current.opname == "YIELD_FROM" or at.opname == "SEND"):
+            raise FallbackError(UNSUPPORTED_OBJECT, "throw() into a generator paused in `yield from`")
+        if not self._started or self._done or not unwind(ex, exc):
+            self._done = True
+            raise RaiseSignal(exc)
+        try:
+            self.returned = ex.run()
+        except YieldSignal as y:
+            return y.value
+        except RaiseSignal as sig:
+            self._raised(sig)
+        self._done = True
+        return None
 
     def describe(self) -> str:
         return f"generator {self.name}"

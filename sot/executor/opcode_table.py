@@ -101,6 +101,7 @@ COMPARE_SYMBOLS = {"<": "lt", "<=": "le", "==": "eq", "!=": "ne", ">": "gt", ">=
 # CALL_INTRINSIC_1 operands (3.12+), by dis's name for them.
 INTRINSIC_LIST_TO_TUPLE = "INTRINSIC_LIST_TO_TUPLE"
 INTRINSIC_UNARY_POSITIVE = "INTRINSIC_UNARY_POSITIVE"
+INTRINSIC_STOPITERATION_ERROR = "INTRINSIC_STOPITERATION_ERROR"
 
 
 def binary_op_name(instr: dis.Instruction) -> str:

@@ -6,7 +6,8 @@ call `__exit__(None, None, None)` the compiler emits, and an exception
 raised in the trace reaches the handler code, whose WITH_EXCEPT_START calls
 `__exit__(type, value, tb)` (handlers/exceptions.py). Both are looked up on
 the type (special-method lookup), and only for plain Python classes whose
-methods are Python functions (inlined). An error raised by a graph op at run
+methods are Python functions (inlined); `@contextmanager` functions and
+`np.errstate` are modelled (executor/contexts.py). An error raised by a graph op at run
 time reruns the frame natively, and an uncapturable step inside the block
 splits the frame around the whole `with` statement (breaks/regions.py).
 """
@@ -14,7 +15,7 @@ import inspect
 import types
 
 from ...breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
-from .. import classes, exceptions
+from .. import classes, contexts, exceptions
 from ..variables import ObjectVariable
 from ._registry import handler
 
@@ -37,8 +38,11 @@ def _special(ex, manager, name: str):
 
 def _enter(ex, instr, setup_block: bool):
     manager = ex.pop()
-    exit_ = _special(ex, manager, "__exit__")
-    enter = _special(ex, manager, "__enter__")
+    if isinstance(manager, contexts.MODELLED):
+        exit_, enter = contexts.ContextMethodVariable(manager, "exit"), contexts.ContextMethodVariable(manager, "enter")
+    else:
+        exit_ = _special(ex, manager, "__exit__")
+        enter = _special(ex, manager, "__enter__")
     ex.push(exit_)
     entered = ex.call_function(enter, [], {})
     if setup_block:  # 3.10: the handler block starts above __exit__

@@ -21,7 +21,7 @@ def raise_varargs(ex, instr):
         raise RaiseSignal(exc)
     if instr.arg == 2:
         ex.pop()  # the cause: only visible on the exception object, which never leaves the trace
-    raise RaiseSignal(exceptions.exception_of(ex.pop()))
+    raise RaiseSignal(exceptions.exception_of(ex, ex.pop()))
 
 
 @handler("RERAISE")
