@@ -165,7 +165,7 @@ def _unwind_blocks(ex, exc) -> bool:
         kind, target, level = ex.blocks.pop()
         if kind == EXCEPT_HANDLER:  # leaving an except clause: restore the exception it saved
             del ex.stack[level + 3:]
-            ex.exc_info = ex.popn(3)[1]
+            ex.exc_info = restored(ex.popn(3)[1])
             continue
         del ex.stack[level:]
         ex.blocks.append((EXCEPT_HANDLER, None, len(ex.stack)))
@@ -181,11 +181,16 @@ def _unwind_blocks(ex, exc) -> bool:
     return False
 
 
+def restored(saved: Variable):
+    """What the frame handles again after an except clause: None for the frame's entry state."""
+    return None if saved is OUTER else saved
+
+
 def pop_except_310(ex) -> None:
     kind, _, level = ex.blocks.pop()
     if kind != EXCEPT_HANDLER:
         raise FallbackError(UNSUPPORTED_OBJECT, "POP_EXCEPT outside an except handler")
-    ex.exc_info = ex.popn(3)[1]
+    ex.exc_info = restored(ex.popn(3)[1])
 
 
 def class_variable(ex, exc: Variable) -> Variable:

@@ -125,6 +125,8 @@ class OpcodeExecutor:
             if self.depth == 0 and getattr(err, "top_instr", None) is None:
                 err.top_instr = self.current  # where a graph break would go
                 err.top_line = self.lines.get(self.current.offset)
+                if self.exc_info is not None:
+                    err.no_break = True  # in a handler of an exception raised in the trace: no split there
         return err
 
     def jump_to(self, offset: int) -> None:

@@ -46,7 +46,7 @@ def push_exc_info(ex, instr):
 @handler("POP_EXCEPT")
 def pop_except(ex, instr):
     if FACTS.exception_table:
-        ex.exc_info = ex.pop()
+        ex.exc_info = exceptions.restored(ex.pop())
     else:
         exceptions.pop_except_310(ex)
 
