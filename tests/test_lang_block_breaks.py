@@ -6,6 +6,7 @@ native instruction or after the break is caught by the same handler, a
 Each case runs with the compiled prefix (min_graph_size=0) and with the
 native prefix (a graph too small to compile)."""
 import contextlib
+import inspect
 
 import numpy as np
 import pytest
@@ -104,7 +105,9 @@ def test_break_inside_a_block_keeps_graphs_on_both_sides(fn):
     assert "print" in top.graph_break.message
     resumed = [e for e in report.entries if e.code_name.startswith(fn.__name__ + " (")]
     assert resumed and all(e.fallback is None for e in resumed), str(report)
-    assert "native(" in resumed[0].code_name, resumed[0].code_name  # resumed inside the block, not after it
+    lines, first = inspect.getsourcelines(fn)
+    line = first + next(k for k, text in enumerate(lines) if "native(" in text)
+    assert f"line {line})" in resumed[0].code_name, resumed[0].code_name  # inside the block, not after it
     assert report.graph_count >= 2
 
 
