@@ -23,7 +23,9 @@ from . import _hook, _skip
 from .backends import GraphWriteError, compile_graph, fp_state
 from .backends.numpy.writes import first_commit
 from .executor import writes
-from .breaks.reasons import DATA_DEPENDENT, INTERNAL, UNSUPPORTED_BREAK, UNSUPPORTED_OBJECT, BreakReason, FallbackError
+from .breaks.reasons import (
+    DATA_DEPENDENT, INTERNAL, UNSUPPORTED_BREAK, UNSUPPORTED_OBJECT, BreakReason, FallbackError,
+)
 from .breaks import describe, regions, resume as breaks, tries
 from .executor import freeze
 from .executor.codegen import make_calling_code, uniform_arg_names
@@ -428,7 +430,8 @@ def _split(frame, graph, executor, plan, region_live, reason, info: EntryInfo, o
         with _phase(info, "codegen"):
             runner = make_runner(code, graph, builder, "(" + "".join(e + ", " for e in exprs) + ")", info, options)
         used = _used_cell_indices(builder.trackers)
-        build = breaks.loop_region_code if plan.kind in ("loop", "region", "try") else breaks.compiled_prefix_code
+        build = breaks.loop_region_code if plan.kind in ("loop", "region", "try") else \
+            breaks.compiled_prefix_code
         replacement = build(code, plan, runner, used, live, restored, resume, functions)
     _hook.skip_code(replacement)
     return replacement, graph

@@ -393,3 +393,28 @@ def yield_from_passes_sent_values(x):
 def test_yield_from_is_one_graph(fn):
     check(fn, (X,))
     assert_captured_whole(fn, X)
+
+
+def _two():
+    yield 1
+    v = yield 2
+    if v == "ret":
+        return 5
+
+
+def stop_iteration_of_send_carries_the_return_value(x):
+    out = []
+    for sent in ("ret", "none"):
+        g = _two()
+        next(g)
+        next(g)
+        try:
+            g.send(sent)
+        except StopIteration as e:
+            out.append((e.args, e.value))
+    return x, out
+
+
+def test_stop_iteration_of_send_carries_the_return_value():
+    check(stop_iteration_of_send_carries_the_return_value, (X,))
+    assert_captured_whole(stop_iteration_of_send_carries_the_return_value, X)

@@ -20,6 +20,7 @@ from ..guards.tracker import AttrTracker, BuiltinTracker, GlobalTracker, ItemTra
 from ..logs import verbosity
 from .calls import call
 from .opcode_table import FACTS, instructions, line_table
+from .exceptions import unwind
 from .signals import RaiseSignal, YieldSignal
 from .variables import (
     CellVariable, ConstVariable, DictVariable, TupleVariable, UserFunctionVariable, Variable,
@@ -63,7 +64,7 @@ class OpcodeExecutor:
         self.current = None
         self.break_at = break_at  # offset to stop at, before running it
         self.dynamic_names = dynamic_names  # arguments computed from array data
-        self.exc_info = None      # the exception being handled (exceptions.py); set on first use
+        self.exc_info = None      # the exception raised in the trace being handled (exceptions.py)
         self.blocks: list = []    # 3.10's block stack (exceptions.py)
 
     # -- running -------------------------------------------------------------
@@ -92,7 +93,6 @@ class OpcodeExecutor:
                 try:
                     handler(self, instr)
                 except RaiseSignal as sig:
-                    from .exceptions import unwind
                     if not unwind(self, sig.exc):
                         raise
         except ReturnSignal as ret:
@@ -100,8 +100,8 @@ class OpcodeExecutor:
         except RaiseSignal as sig:
             if self.depth > 0:
                 raise  # the caller's call site may catch it
-            raise self._located(FallbackError(
-                UNSUPPORTED_OBJECT, f"the frame raises {sig.exc.python_type().__name__} (eager raises it)")) from None
+            raise self._located(FallbackError(UNSUPPORTED_OBJECT, "the frame raises "
+                                              f"{sig.exc.python_type().__name__} (eager raises it)")) from None
         except (BreakHere, SpecializeDims, YieldSignal):
             raise
         except FallbackError as e:

@@ -18,6 +18,10 @@ from .signals import RaiseSignal, YieldSignal
 from .variables import ConstVariable, LazyIteratorVariable
 
 
+def _is_none(v) -> bool:
+    return v is None or (isinstance(v, ConstVariable) and v.value is None)
+
+
 class GeneratorVariable(LazyIteratorVariable):
     def __init__(self, executor, name: str):
         self.executor = executor  # the generator's own frame, not started yet
@@ -56,7 +60,8 @@ class GeneratorVariable(LazyIteratorVariable):
         item = self._resume(value)
         if item is None:
             self._done = True
-            raise RaiseSignal(ExceptionVariable(StopIteration, [self.returned] if self.returned else []))
+            value = self.returned
+            raise RaiseSignal(ExceptionVariable(StopIteration, [] if _is_none(value) else [value]))
         return item
 
     def throw(self, exc) -> Variable | None:

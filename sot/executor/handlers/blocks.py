@@ -7,9 +7,10 @@ raised in the trace reaches the handler code, whose WITH_EXCEPT_START calls
 `__exit__(type, value, tb)` (handlers/exceptions.py). Both are looked up on
 the type (special-method lookup), and only for plain Python classes whose
 methods are Python functions (inlined); `@contextmanager` functions and
-`np.errstate` are modelled (executor/contexts.py). An error raised by a graph op at run
-time reruns the frame natively, and an uncapturable step inside the block
-splits the frame around the whole `with` statement (breaks/regions.py).
+`np.errstate` are modelled (executor/contexts.py). An error raised by a
+graph op at run time reruns the frame natively, and an uncapturable step
+inside the block splits the frame there, the resume function re-entering
+the block (breaks/tries.py).
 """
 import inspect
 import types
@@ -39,7 +40,8 @@ def _special(ex, manager, name: str):
 def _enter(ex, instr, setup_block: bool):
     manager = ex.pop()
     if isinstance(manager, contexts.MODELLED):
-        exit_, enter = contexts.ContextMethodVariable(manager, "exit"), contexts.ContextMethodVariable(manager, "enter")
+        exit_ = contexts.ContextMethodVariable(manager, "exit")
+        enter = contexts.ContextMethodVariable(manager, "enter")
     else:
         exit_ = _special(ex, manager, "__exit__")
         enter = _special(ex, manager, "__enter__")

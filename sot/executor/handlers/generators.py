@@ -43,7 +43,8 @@ def _send(receiver, value):
 
 
 def _returned(receiver):
-    return getattr(receiver, "returned", None) or ConstVariable(None)
+    value = getattr(receiver, "returned", None)  # a GeneratorVariable's return value
+    return value if value is not None else ConstVariable(None)
 
 
 @handler("SEND")
