@@ -30,7 +30,7 @@ class Log:
         return kind is IndexError  # suppresses IndexError only
 
 
-def native(v, fail=False):
+def native(v, *, fail=False):
     print("native", v.shape)   # a graph break inside the callers' blocks
     if fail:
         raise ValueError("the native step failed")
@@ -41,7 +41,7 @@ def try_body(x, fail_at):
     y = x * 2
     log = ()
     try:
-        y = native(y, fail_at == 1) + 1
+        y = native(y, fail=fail_at == 1) + 1   # a keyword call: entered at its KW_NAMES (3.11, 3.12)
         z = y * 3
         if fail_at == 2:
             raise KeyError("after the break")
@@ -61,7 +61,7 @@ def with_body(x, fail_at):
     y = x * 2
     try:
         with m as k:
-            y = native(y, fail_at == 1) + 1
+            y = native(y, fail=fail_at == 1) + 1
             z = y * 3
             if fail_at == 2:
                 raise KeyError("after the break")
@@ -77,7 +77,7 @@ def with_inside_try_inside_with(x, fail_at):
     with outer:
         try:
             with inner:
-                y = native(x * 2, fail_at == 1)
+                y = native(x * 2, fail=fail_at == 1)
                 if fail_at == 2:
                     raise KeyError("k")
                 y = y + 1
@@ -129,7 +129,7 @@ def test_break_inside_a_try_in_a_loop_keeps_eager_behaviour():
         out = []
         for i in range(3):
             try:
-                v = native(x * i, i == 1)
+                v = native(x * i, fail=i == 1)
             except ValueError:
                 v = x
             out.append(v)
@@ -150,7 +150,7 @@ def test_break_inside_a_contextmanager_block_keeps_eager_behaviour():
 
     def f(x, fail):
         with scope() as k:
-            y = native(x * k, fail)
+            y = native(x * k, fail=fail)
         return y
     static = sot.to_static(f, min_graph_size=0)
     for fail in (False, True):

@@ -367,7 +367,10 @@ def loop_region_code(original: types.CodeType, plan: BreakPlan, runner, used_cel
         items[exit_at:exit_at] = _splice_lines(_store_stack(n) + _resume_call(resume, n, local_names),
                                                bc[exit_at].lineno)
     head = Label()
-    items.insert(where[plan.instr.offset], head)
+    k = where[plan.instr.offset]
+    while plan.kind == "try" and isinstance(bc[k - 1], Instr) and bc[k - 1].name in CALL_PREAMBLE:
+        k -= 1  # a CALL is entered at its KW_NAMES/PRECALL
+    items.insert(k, head)
     new = _replacement_bytecode(original)
     ins = _run_and_restore(original, plan, runner, used_cells, restored_locals, functions, None,
                            block_setups(bc, where, plan.blocks))
