@@ -33,7 +33,7 @@ import numpy as np
 from sot import _hook
 from sot._C import fp_plain
 
-__all__ = ["TOKEN", "fp_plain", "run_careful", "state"]
+__all__ = ["TOKEN", "fp_plain", "never_plain", "run_careful", "run_strict", "state"]
 
 try:
     from numpy._core._ufunc_config import _extobj_contextvar as _EXTOBJ
@@ -130,6 +130,20 @@ class CarefulCall:
 
 def run_careful(graph, make_twin=None) -> CarefulCall:
     return CarefulCall(graph, make_twin)
+
+
+def run_strict(graph):
+    """``graph`` (NumPy code) run with every floating-point error raising,
+    whatever the state: for a frame with an ``np.errstate`` block inside,
+    whose settings the graph does not apply per statement."""
+    def strict(*inputs):
+        with np.errstate(all="raise"):
+            return graph(*inputs)
+    return strict
+
+
+def never_plain(token) -> bool:
+    return False
 
 
 state()
