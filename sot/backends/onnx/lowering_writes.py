@@ -36,9 +36,9 @@ from sot.ir import registry
 from sot.ir.ops_write import SETITEM, _base_name
 from sot.ir.statement_ir import Statement, Symbol
 
-from .onnx_builder import BOOL, NotLowered, NotSymbolic, meta_dtype
-from .onnx_lowering_shapes import statement_is_symbolic
-from .onnx_write_views import box_of, class_of
+from .builder import BOOL, NotLowered, NotSymbolic, meta_dtype
+from .lowering_shapes import statement_is_symbolic
+from .write_views import box_of, class_of
 
 __all__ = ["lower_write", "lower_empty", "POSITIONS_LIMIT"]
 
@@ -160,7 +160,7 @@ def _setitem(b, target: Symbol, index, value) -> str:
 def lower_write(b, st: Statement, lower_statement) -> list:
     """Lower the write ``st`` functionally and rebind its target (see the
     module docstring); returns ``[]`` (a write has no outputs).  A write into
-    memory with box views (``onnx_write_views``) rebinds the root and the
+    memory with box views (``write_views``) rebinds the root and the
     views read after it."""
     target = st.kwargs["out"] if st.op.kind == "function" and isinstance(st.op.target, np.ufunc) else st.args[0]
     if statement_is_symbolic(st) and not _size_free(st):
@@ -258,7 +258,7 @@ def _embed(b, root: str, new: str, box, shape, k=0):
 
 def lower_empty(b, st: Statement) -> list:
     """``np.empty``/``empty_like``: zeros of its shape and dtype."""
-    from .onnx_lowering_array import _creation_symbolic, _tensor
+    from .lowering_array import _creation_symbolic, _tensor
     out = st.outputs[0]
     if statement_is_symbolic(st):
         return _creation_symbolic(b, st, out.meta, st.op.name == "empty_like")

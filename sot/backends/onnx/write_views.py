@@ -1,6 +1,6 @@
 """Writes through views, lowered functionally: the memory as one ONNX value.
 
-A written *memory class* (``onnx_writes``: symbols joined by aliasing ops)
+A written *memory class* (``writes``: symbols joined by aliasing ops)
 is lowered functionally, as one value — its *root* — when
 
 * it has exactly one root: a graph input (overlapping no other input, not
@@ -16,7 +16,7 @@ the new value of the box, puts it into the root's value (``Concat`` of the
 root's slices around it: exact, any dtype) and rebinds the root; every
 member read after the write is sliced again from the new root
 (``refresh``).  A root that is a graph input is written back into the
-caller's array when its segment ends (``onnx_writes.writeback``).  Where a
+caller's array when its segment ends (``writes.writeback``).  Where a
 class does not qualify (a transposed or reshaped view, a flip, an index
 computed by the graph...), its writes run in place on NumPy as before.
 

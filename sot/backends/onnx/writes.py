@@ -5,7 +5,7 @@ partitioned graph:
 
 * a write into memory the graph sees as one value — an array and box views
   of it (``u[1:-1, 1:-1]``), no other input overlapping it
-  (``functional_classes``, ``onnx_write_views``) — is lowered as computing
+  (``functional_classes``, ``write_views``) — is lowered as computing
   the array's new value (``onnx_lowering_writes``); into a graph input,
   that value is copied into the caller's array when the segment ends
   (``writeback``); should one such write, or a view of that memory, not
@@ -35,7 +35,7 @@ from __future__ import annotations
 from sot.ir.ops_write import is_write, write_roots, write_target
 from sot.ir.statement_ir import StatementIR
 
-from .onnx_write_views import view_classes
+from .write_views import view_classes
 
 __all__ = ["forced_by_writes", "functional_classes", "functional_targets", "writeback", "fallen_back", "whole_graph_reason", "split_at_commit",
            "has_writes"]
@@ -78,7 +78,7 @@ def _written(graph: StatementIR):
 
 def functional_classes(graph: StatementIR):
     """(find, {class root: ViewClass}): the written classes lowered as one
-    value (``onnx_write_views``): a root alone (no view of it in the graph,
+    value (``write_views``): a root alone (no view of it in the graph,
     no other input overlapping it, not frozen), or a root and box views of it."""
     find, written = _written(graph)
     return find, view_classes(graph, find, written)
