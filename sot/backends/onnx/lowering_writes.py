@@ -175,6 +175,8 @@ def lower_write(b, st: Statement, lower_statement) -> list:
     root = vc.root
     dtype = meta_dtype(root.meta)
     region = box_of(root.meta.shape, vc.chains[target.name] + (st.args[1],)) if st.op is SETITEM else None
+    if region is not None and _same_memory(vc, st.args[2], region):
+        return []   # u[1:-1, 1:-1] = t where t is u[1:-1, 1:-1] (after ``u[1:-1, 1:-1] += v``): no change
     if region is not None:   # t[basic index] = v: the box of that index
         new = _converted(b, st.args[2], dtype, region.shape)
     else:
@@ -191,6 +193,14 @@ def lower_write(b, st: Statement, lower_statement) -> list:
             b.env[m.name] = value
             b.meta[value] = m.meta
     return []
+
+
+def _same_memory(vc, value, region) -> bool:
+    """Whether ``value`` is the view of ``region`` itself, as NumPy sees it
+    (same dtype, shape and box: assigning it copies the memory onto itself)."""
+    box = vc.boxes.get(value.name) if isinstance(value, Symbol) else None
+    return (box is not None and (box.starts, box.stops, box.shape) == (region.starts, region.stops, region.shape)
+            and value.meta.dtype == vc.root.meta.dtype)
 
 
 def _size_free(st: Statement) -> bool:
