@@ -81,13 +81,8 @@ def call_function(graph, fn, args: list, kwargs: dict) -> Variable | None:
 
 
 def _ufunc_out(graph, ufunc, args: list, kwargs: dict) -> Variable | None:
-    out = kwargs.pop("out", None)
-    if len(args) > ufunc.nin:
-        if out is not None:
-            raise FallbackError(UNSUPPORTED_CALL, f"np.{ufunc.__name__}: out given twice")
-        out = TupleVariable(args[ufunc.nin:])
-        del args[ufunc.nin:]
-    if out is None or (isinstance(out, ConstVariable) and out.value is None):
+    out = writes_out.ufunc_out_argument(ufunc, args, kwargs)
+    if out is None:
         return None
     if isinstance(out, TupleVariable):
         if len(out.items) != 1:

@@ -25,7 +25,7 @@ from ..breaks.reasons import UNSUPPORTED_CALL, FallbackError
 from ..ir import ops_write, registry
 from .variables import ConstVariable, ListVariable, TensorVariable, TupleVariable, Variable
 
-__all__ = ["multi_output_ufunc", "function_out", "method_out"]
+__all__ = ["multi_output_ufunc", "function_out", "method_out", "ufunc_out_argument"]
 
 #: function or method name -> position of ``out`` among its arguments
 #: (after the array for a method)
@@ -81,18 +81,25 @@ def multi_output_ufunc(graph, ufunc, args: list, kwargs: dict) -> Variable | Non
     if op is None or op.target is not ufunc:
         return None
     args, kwargs = list(args), dict(kwargs)
+    out = ufunc_out_argument(ufunc, args, kwargs)
+    if out is None:
+        return TupleVariable(graph.call_op(op, args, kwargs).items)
+    outs = list(out.items) if isinstance(out, (TupleVariable, ListVariable)) else None
+    if outs is None or len(outs) != ufunc.nout:
+        raise FallbackError(UNSUPPORTED_CALL, f"np.{ufunc.__name__}: out= must be a tuple of {ufunc.nout}")
+    return TupleVariable(_store(graph, op, args, kwargs, outs, f"np.{ufunc.__name__}(out=)"))
+
+
+def ufunc_out_argument(ufunc, args: list, kwargs: dict):
+    """A ufunc call's ``out`` (keyword, or the operands past ``nin`` as a
+    tuple), taken out of ``args``/``kwargs`` in place; None when absent."""
     out = kwargs.pop("out", None)
     if len(args) > ufunc.nin:
         if out is not None:
             raise FallbackError(UNSUPPORTED_CALL, f"np.{ufunc.__name__}: out given twice")
         out = TupleVariable(args[ufunc.nin:])
         del args[ufunc.nin:]
-    if _is_none(out):
-        return TupleVariable(graph.call_op(op, args, kwargs).items)
-    outs = list(out.items) if isinstance(out, (TupleVariable, ListVariable)) else None
-    if outs is None or len(outs) != ufunc.nout:
-        raise FallbackError(UNSUPPORTED_CALL, f"np.{ufunc.__name__}: out= must be a tuple of {ufunc.nout}")
-    return TupleVariable(_store(graph, op, args, kwargs, outs, f"np.{ufunc.__name__}(out=)"))
+    return None if _is_none(out) else out
 
 
 def _store(graph, op, args, kwargs, outs: list, what: str) -> list:

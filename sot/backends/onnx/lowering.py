@@ -70,7 +70,7 @@ from .lowering_shapes import lower_dim, lower_python_operator, statement_is_symb
 from .lowering_writes import lower_empty, lower_write
 from .write_views import rebound
 from .writes import fallen_back, forced_by_writes, functional_classes, writeback
-from sot.ir.ops_write import allocation, is_write, write_target
+from sot.ir.ops_write import allocation, is_write
 
 __all__ = ["lower_statement", "plan", "Plan", "OnnxSegment", "NumpySegment", "INPLACE_OPERATORS"]
 
