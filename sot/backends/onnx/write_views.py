@@ -136,7 +136,7 @@ def view_classes(graph: StatementIR, find, written: set) -> dict:
             members.setdefault(find(s.name), {})[s.name] = s
     for st in graph.statements:
         for s in st.outputs:
-            if find(s.name) in written:
+            if find(s.name) in written and not s.meta.is_scalar:   # x[i, j] is a NumPy scalar: a copy
                 members.setdefault(find(s.name), {})[s.name] = s
     found = {}
     for cid, syms in members.items():
