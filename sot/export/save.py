@@ -325,20 +325,24 @@ def _probe_shape(tr, sym_name):
 
 
 def _refuse_writes(tr, target) -> None:
-    """An in-place write (sot.ir.ops_write) has no ONNX form: into an
-    argument or a weight the file has no memory to write into; into a local
-    array the functional lowering is not done yet."""
+    """A write (sot.ir.ops_write) into an argument or a weight has no ONNX
+    form: the file has no memory to write into.  A write into an array the
+    function made (``np.empty`` then filled, ``out=`` into a local, ``y[m] =
+    v`` on a copy) is lowered as computing the array's new value
+    (``onnx_lowering_writes``); one that does not lower is refused by the
+    plan like any other statement with no exact lowering."""
     from sot.ir.ops_write import write_roots
     ir = tr.graph.ir
     lines = []
     for st, roots in write_roots(ir):
         names = [ir.hint(s) or s.name for s in ir.inputs if s.name in roots]
-        what = (f"writes in place into {', '.join(names)}, which the exported file has no memory for"
-                if names else "writes in place into a local array (not exported yet)")
-        lines.append(f"- {_location(tr, st)}: {st}: {what}")
+        if names:
+            lines.append(f"- {_location(tr, st)}: {st}: writes in place into {', '.join(names)}, which the "
+                         f"exported file has no memory for")
     if lines:
-        raise ExportError(f"{target.description} has {len(lines)} in-place write(s), so it cannot be "
-                          f"exported:\n" + "\n".join(lines))
+        raise ExportError(f"{target.description} has {len(lines)} in-place write(s) into its arguments or "
+                          f"weights, so it cannot be exported (write into a copy made in the function "
+                          f"instead):\n" + "\n".join(lines))
 
 
 def _location(tr, st) -> str:

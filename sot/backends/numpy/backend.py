@@ -20,7 +20,7 @@ takes a set of buffers on entry and gives it back on exit::
         try:
             (b0,) = bufs
             t0 = i0.max(-1, keepdims=True)
-            t1 = np.subtract(i0, t0, out=b0) if i0.flags.c_contiguous and t0.flags.c_contiguous else i0 - t0
+            t1 = np.subtract(i0, t0, out=b0) if c_ordered(i0) and c_ordered(t0) else i0 - t0
             ...
         finally:
             pool.release(bufs)
@@ -44,7 +44,7 @@ from sot._linetable import relocate
 from sot.ir.statement_ir import StatementIR, Symbol
 
 from .buffer_plan import BufferPlan, Write, plan_buffers
-from .buffers import BufferPool
+from .buffers import BufferPool, c_ordered
 from .writes import GraphWriteError, first_commit, guard_commit, is_write, write_source
 
 __all__ = ["compile_numpy", "NumpyCompiledGraph"]
@@ -217,12 +217,12 @@ class _Emitter:
 
     def buffered(self, write: Write, as_written: str) -> str:
         """The ufunc writing into its buffer, and the statement as written
-        for calls whose operands are not C-contiguous."""
+        for calls whose result eager would not make C-contiguous (``c_ordered``)."""
         call = (f"{self.function(write.ufunc, write.ufunc.__name__)}"
                 f"({self.call_args(write.operands, write.kwargs)}, out={write.out})")
         if not write.checks:
             return call
-        condition = " and ".join(f"{name}.flags.c_contiguous" for name in write.checks)
+        condition = " and ".join(f"c_ordered({name})" for name in write.checks)
         return f"{call} if {condition} else {as_written}"
 
 
@@ -235,7 +235,7 @@ def _function_name(name: str) -> str:
     ident = re.sub(r"\W", "_", name) or "graph"
     if ident[0].isdigit() or keyword.iskeyword(ident):
         ident = "_" + ident
-    if ident in ("np", "operator", "abs", "pool", "bufs") or re.fullmatch(r"[ictb]\d+", ident):
+    if ident in ("np", "operator", "abs", "pool", "bufs", "c_ordered") or re.fullmatch(r"[ictb]\d+", ident):
         ident += "_graph"  # would shadow a name the generated code uses
     return ident
 
@@ -289,7 +289,7 @@ def compile_numpy(graph: StatementIR, min_buffer_bytes: int | None = None) -> Nu
     params = ", ".join(s.name for s in graph.inputs)
     source = f"def {fname}({params}):\n" + "".join(f"    {line}\n" for line in body)
     namespace = {"np": types.SimpleNamespace(**emitter.numpy), "operator": operator, "pool": pool,
-                 "__GraphWriteError": GraphWriteError, **emitter.constants}
+                 "c_ordered": c_ordered, "__GraphWriteError": GraphWriteError, **emitter.constants}
     user = user_locations(statements)
     if user is not None:
         # Compiled as the user's code: a warning NumPy raises in it names the

@@ -29,8 +29,10 @@ buffer; the rules that keep results bitwise equal to eager NumPy:
   a view of one, and no other operand may share its memory.
 * **The same memory layout as eager.**  A ufunc result has its operands'
   layout (``order='K'``); a buffer is C-contiguous.  So a statement writes
-  into its buffer only when its array operands are C-contiguous, checked at
-  run time unless known (buffered results are); otherwise it runs as written.
+  into its buffer only when eager's result would be C-contiguous too: its
+  array operands are C-contiguous or C-ordered slices of such arrays
+  (``numpy_buffers.c_ordered``: ``4.0 * u[1:-1, 1:-1]``), checked at run
+  time unless known (buffered results are); otherwise it runs as written.
 
 The plan is data for the code generator: ``writes`` maps a statement index
 to a ``Write``; ``slots`` are the buffers' byte sizes; ``views`` the typed

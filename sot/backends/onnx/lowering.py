@@ -64,8 +64,9 @@ from .builder import GraphBuilder, NotLowered, NotSymbolic, meta_dtype
 from .lowering_shapes import lower_dim, lower_python_operator, statement_is_symbolic
 from .lowering_writes import lower_empty, lower_write
 from .rules import rule_for
-from .writes import fallen_back, forced_by_writes, writeback
-from sot.ir.ops_write import allocation, is_write, write_target
+from .write_views import rebound
+from .writes import fallen_back, forced_by_writes, functional_classes, writeback
+from sot.ir.ops_write import allocation, is_write
 
 __all__ = ["lower_statement", "try_lower", "plan", "Plan", "OnnxSegment", "NumpySegment", "INPLACE_OPERATORS"]
 
@@ -243,10 +244,13 @@ def plan(graph: StatementIR, fuse=None, names: dict | None = None) -> Plan:
     """See ``_plan``; redone with the memory of a write that did not lower
     on NumPy (``writes``)."""
     on_numpy: frozenset = frozenset()
+    not_symbolic = []   # a write that did not lower only because of symbolic dims stays reported
     while True:
         p = _plan(graph, fuse, names, on_numpy)
+        not_symbolic += [item for item in p.not_symbolic if item not in not_symbolic]
         fallen = fallen_back(graph, p.not_lowered) - on_numpy
         if not fallen:
+            p.not_symbolic = not_symbolic
             return p
         on_numpy |= fallen
 
@@ -271,6 +275,7 @@ def _plan(graph: StatementIR, fuse, names, on_numpy) -> Plan:
         return Plan([NumpySegment(statements)] if statements else [],
                     [(st, reason) for st in statements], 0)
     forced = {**forced_by_writes(graph, on_numpy), **numpy_only(graph)}
+    views = functional_classes(graph)   # read by lower_write (write_views)
     groups = object_groups(statements)
     index = {id(st): i for i, st in enumerate(statements)}
     queue = deque(fuse(statements, forced, graph.outputs) if fuse else statements)
@@ -289,7 +294,7 @@ def _plan(graph: StatementIR, fuse, names, on_numpy) -> Plan:
                 seeded.append((item, "not read by any statement"))
                 continue
             if current is None:
-                current = OnnxSegment(GraphBuilder(f"{graph.name}_{len(segments)}", names, graph.frozen), groups=groups)
+                current = _segment(graph, segments, names, groups, views)
             e = try_lower(current, item)
             if e is None:
                 current.statements.append(item)
@@ -302,7 +307,7 @@ def _plan(graph: StatementIR, fuse, names, on_numpy) -> Plan:
         reason = next((forced[index[id(st)]] for st in group if index[id(st)] in forced), None)
         if reason is None:
             if current is None:
-                current = OnnxSegment(GraphBuilder(f"{graph.name}_{len(segments)}", names, graph.frozen), groups=groups)
+                current = _segment(graph, segments, names, groups, views)
             e = try_lower(current, item)
             if e is None:
                 current.statements.extend(group)
@@ -349,6 +354,12 @@ def try_lower(segment: OnnxSegment, item) -> Exception | None:
     return None
 
 
+def _segment(graph, segments, names, groups, views) -> OnnxSegment:
+    builder = GraphBuilder(f"{graph.name}_{len(segments)}", names, graph.frozen)
+    builder.write_views = views
+    return OnnxSegment(builder, groups=groups)
+
+
 def _bind(segment: OnnxSegment, st, outs, values) -> None:
     b = segment.builder
     if len(values) != len(outs):
@@ -359,9 +370,9 @@ def _bind(segment: OnnxSegment, st, outs, values) -> None:
         b.env[s.name] = v
         b.meta[v] = s.meta
         segment.defined[s.name] = s
-    if st is not None and is_write(st):   # its target now names the new value (lower_write)
-        target = write_target(st)
-        segment.defined[target.name] = target
+    if st is not None and is_write(st):   # its target (its root, views of it) now name new values (lower_write)
+        for s in rebound(getattr(b, "write_views", None), st):
+            segment.defined[s.name] = s
     if st is not None and is_inplace(st):
         target = st.args[0]
         if isinstance(target, Symbol) and not target.meta.is_scalar:

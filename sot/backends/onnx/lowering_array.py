@@ -503,7 +503,9 @@ _FILLS = {"zeros": ("shape", "dtype", "order"), "ones": ("shape", "dtype", "orde
           "full": ("shape", "fill_value", "dtype", "order"),
           "zeros_like": ("a", "dtype", "order", "subok", "shape"),
           "ones_like": ("a", "dtype", "order", "subok", "shape"),
-          "full_like": ("a", "fill_value", "dtype", "order", "subok", "shape")}
+          "full_like": ("a", "fill_value", "dtype", "order", "subok", "shape"),
+          # np.empty is lowered as zeros (onnx_lowering_writes.lower_empty)
+          "empty": ("shape", "dtype", "order"), "empty_like": ("a", "dtype", "order", "subok", "shape")}
 
 
 def _creation_symbolic(b, st, meta, like):
