@@ -24,7 +24,7 @@ from .backends.numpy_writes import first_commit
 from .executor import writes
 from .breaks.reasons import DATA_DEPENDENT, INTERNAL, UNSUPPORTED_BREAK, BreakReason, FallbackError
 from .breaks import describe, regions, resume as breaks
-from .executor import freeze
+from .executor import cell_writes, freeze
 from .executor.codegen import make_calling_code, uniform_arg_names
 from .executor.executor import BreakHere, OpcodeExecutor
 from .executor.function_graph import FunctionGraph
@@ -272,6 +272,7 @@ def _simulate(frame, graph: FunctionGraph, break_at=None) -> OpcodeExecutor:
         cell = CellVariable(tracker=CellTracker(i, name), preexisting=True)
         cell.real_cell = real
         cells[name] = cell
+    cell_writes.register(graph, cells)
     if not FACTS.cells_made_by_instruction:
         for name in code.co_cellvars:
             value = None
@@ -295,10 +296,14 @@ def translate(frame, info: EntryInfo, options: Options, allow_break: bool = True
         with _phase(info, "codegen"):
             builder = OutputBuilder([t for t, _ in graph.inputs])
             ret = builder.expr(result)
+            written = cell_writes.written(graph, code)
+            if written:  # the runner returns (new cell contents..., result); see cell_writes
+                ret = "(" + "".join(builder.expr(cell_writes.contents(graph, n)) + ", " for n in written) + ret + ")"
             runner = make_runner(code, graph, builder, ret, info, options)
-            replacement = make_calling_code(code, runner, _used_cell_indices(builder.trackers))
+            replacement = make_calling_code(code, runner, _used_cell_indices(builder.trackers), written)
         _hook.skip_code(replacement)
-        info.direct = runner  # takes the hook's vector (globals, *args, *cells) as is
+        if not written:
+            info.direct = runner  # takes the hook's vector (globals, *args, *cells) as is
         return replacement, graph
     except FallbackError as e:
         error = e.with_traceback(None)  # its frames would keep the caller's arguments alive
@@ -393,6 +398,8 @@ def _split(frame, graph, executor, plan, region_live, reason, info: EntryInfo, o
     # function then takes those cells themselves (breaks/resume.py).
     cells = {n: executor.cells[n].contents for n in code.co_cellvars
              if n in executor.cells and executor.cells[n].contents is not None}
+    # Free variables the trace wrote (nonlocal): stored into the frame's cells.
+    cells.update((n, cell_writes.contents(graph, n)) for n in cell_writes.written(graph, code))
     restored += list(cells)
     resume = None
     if plan.resume_offset is not None:

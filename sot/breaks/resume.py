@@ -336,7 +336,7 @@ def _run_and_restore(original, plan: BreakPlan, runner, used_cells, restored_loc
     (see _unbind), and let the unrun frame drop its arguments."""
     cells = original.co_cellvars
     ins = codegen.prologue(original, cells=cells) + codegen.calling_instrs(original, runner, used_cells, cells)
-    ins += _restore(plan.layout_before, restored_locals, cells, functions)
+    ins += _restore(plan.layout_before, restored_locals, cells, functions, original.co_freevars)
     ins += _unbind(original, plan.layout_before, unbind_names)
     return ins + codegen.release_frame_args()
 
@@ -358,16 +358,18 @@ class RebuiltFunction:
     defaults: str | None  # the restored local holding its defaults tuple
 
 
-def _store(name: str, cells) -> Instr:
+def _store(name: str, cells, free=()) -> Instr:
+    if name in free:  # a nonlocal the graph before the break wrote (executor/cell_writes.py)
+        return Instr("STORE_DEREF", FreeVar(name))
     return Instr("STORE_DEREF", CellVar(name)) if name in cells else Instr("STORE_FAST", name)
 
 
-def _restore(layout: list[bool], restored_locals: list[str], cells=(), functions=()) -> list[Instr]:
+def _restore(layout: list[bool], restored_locals: list[str], cells=(), functions=(), free=()) -> list[Instr]:
     """Unpack the runner's tuple (locals and cell contents, then stack values),
     make the functions again, and push the stack."""
     stack_vals = [j for j, null in enumerate(layout) if not null]
     ins = [Instr("UNPACK_SEQUENCE", len(restored_locals) + len(stack_vals))]
-    ins += [_store(name, cells) for name in restored_locals]
+    ins += [_store(name, cells, free) for name in restored_locals]
     ins += [Instr("STORE_FAST", f"{STACK_PREFIX}{j}") for j in stack_vals]
     for f in functions:
         refs = [CellVar(n) if n in cells else FreeVar(n) for n in f.closure]

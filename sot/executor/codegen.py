@@ -206,11 +206,16 @@ def finish(bc: Bytecode, ins: list, lineno: int) -> types.CodeType:
     return bc.to_code()
 
 
-def make_calling_code(original: types.CodeType, target, used_cells: set[int]) -> types.CodeType:
+def make_calling_code(original: types.CodeType, target, used_cells: set[int], stores=()) -> types.CodeType:
     """Code with `original`'s uniform signature whose body is
-    `return target(globals(), *args, *cells)`."""
+    `return target(globals(), *args, *cells)`; with `stores` (free variable
+    names), `*new, result = target(...)`, each name's cell set to its value."""
     bc = new_bytecode(original, uniform_arg_names(original))
-    ins = prologue(original) + calling_instrs(original, target, used_cells) + [Instr("RETURN_VALUE")]
+    ins = prologue(original) + calling_instrs(original, target, used_cells)
+    if stores:
+        ins.append(Instr("UNPACK_SEQUENCE", len(stores) + 1))
+        ins += [Instr("STORE_DEREF", FreeVar(name)) for name in stores]
+    ins.append(Instr("RETURN_VALUE"))
     return finish(bc, ins, original.co_firstlineno)
 
 

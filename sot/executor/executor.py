@@ -18,6 +18,7 @@ from ..guards.guard import GlobalAbsentGuard
 from ..guards.invariants import KeyAbsentGuard
 from ..guards.tracker import AttrTracker, BuiltinTracker, GlobalTracker, ItemTracker, builtins_of
 from ..logs import verbosity
+from . import cell_writes
 from .calls import call
 from .opcode_table import FACTS, instructions, line_table
 from .signals import YieldSignal
@@ -158,6 +159,10 @@ class OpcodeExecutor:
 
     def load_cell_contents(self, name: str) -> Variable:
         cell = self.cell(name)
+        if cell.preexisting:  # one of the frame's own cells, reached through another closure
+            found = cell_writes.frame_cell(self.graph, cell)
+            if found is not None and found[1] is not cell and found[1].contents is not None:
+                cell.contents = found[1].contents
         if cell.contents is None and cell.preexisting:
             real = getattr(cell, "real_cell", None)
             try:
