@@ -416,6 +416,11 @@ def _split(frame, graph, executor, plan, region_live, reason, info: EntryInfo, o
         dynamic = {f"{breaks.STACK_PREFIX}{j}" for j in range(n - plan.pushed, n)} | plan.native_stores
         dynamic |= {n for n, v in executor.locals.items() if isinstance(v, DynamicScalarVariable)}
         breaks.RESUME_DYNAMIC[resume] = frozenset(breaks.RESUME_DYNAMIC.get(resume, frozenset()) | dynamic)
+        if plan.body is not None and plan.body.new:  # after a loop body that binds names read later
+            full = live + [n for n in plan.body.new if n not in live]
+            plan.body.live_full = full
+            plan.body.resume_full = breaks.resume_code(code, plan.resume_offset, plan.layout_after, full)
+            breaks.RESUME_DYNAMIC[plan.body.resume_full] = breaks.RESUME_DYNAMIC.get(resume)
     info.graph_break = reason
     if len(graph.ir) < options.min_graph_size:
         info.native_ops = len(graph.ir)

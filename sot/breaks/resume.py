@@ -42,6 +42,7 @@ from ..executor.opcode_table import (
     local_names_of, loop_ranges,
 )
 from .._codemap import CodeMap
+from . import loop_body
 from .reasons import DATA_DEPENDENT
 
 SOT_PREFIX = "__sot_"           # names of sot's own temporaries in generated code
@@ -60,6 +61,7 @@ class BreakPlan:
     layout_after: list[bool]      # stack slots the resume function receives
     pushed: int = 0               # values the native instruction leaves on top
     native_stores: frozenset = frozenset()  # locals the native part binds
+    body: object = None           # "loop": the loop body as a function (loop_body.LoopBody), or None
 
 
 def stop_offset(code: types.CodeType, instr: dis.Instruction):
@@ -88,8 +90,10 @@ def stop_offset(code: types.CodeType, instr: dis.Instruction):
 
 
 def plan_loop(code: types.CodeType, loop: tuple, stack_nulls: list[bool], bound: set):
-    """The whole loop [head, exit) runs natively, then the resume function
-    takes over at its exit. A BreakPlan, or a string saying why not."""
+    """The loop [head, exit) runs natively, then the resume function takes
+    over at its exit; its body, where it can, as a function of its own
+    (loop_body.py), so that the body keeps its graphs. A BreakPlan, or a
+    string saying why not."""
     instrs = instructions(code)
     real = [i for i in instrs if i.opname not in ("EXTENDED_ARG", "CACHE")]
     head = real[_at_or_after(real, loop[0])]
@@ -110,10 +114,13 @@ def plan_loop(code: types.CodeType, loop: tuple, stack_nulls: list[bool], bound:
         return "the loop around the graph break deletes a local"
     read_after = {n for i in real if i.offset >= exit_offset and i.opname in LOCAL_LOADS
                   for n in local_names_of(i)}
+    body = loop_body.plan(code, (head.offset, loop[1]), stack_nulls, bound)
+    if not isinstance(body, str):
+        return BreakPlan(head, "loop", exit_offset, stack_nulls, after, 0, body=body)
     maybe_unbound = (stored - bound) & read_after
     if maybe_unbound:
         return (f"the loop around the graph break binds {', '.join(sorted(maybe_unbound))}, "
-                "read after the loop")
+                f"read after the loop; its body cannot be a function: {body}")
     return BreakPlan(head, "loop", exit_offset, stack_nulls, after, 0)
 
 
@@ -316,17 +323,41 @@ def loop_region_code(original: types.CodeType, plan: BreakPlan, runner, used_cel
     bc, where = _abstract(original)
     items = list(bc)
     n = len(plan.layout_after)
+    entry = _with_body(items, bc, where, original, plan)
     if resume is not None:
-        exit_at = where[plan.resume_offset]
-        items[exit_at:exit_at] = _splice_lines(_store_stack(n) + _resume_call(resume, n, local_names),
-                                               bc[exit_at].lineno)
+        exit_at = _position(items, bc[where[plan.resume_offset]])
+        items[exit_at:exit_at] = _splice_lines(_exit_resume(plan, resume, n, local_names), bc[where[plan.resume_offset]].lineno)
     head = Label()
-    items.insert(where[plan.instr.offset], head)
+    items.insert(_position(items, entry), head)
     new = _replacement_bytecode(original)
     ins = _run_and_restore(original, plan, runner, used_cells, restored_locals, functions, None)
     ins.append(Instr("JUMP_FORWARD", head))
     built = codegen.finish(new, ins + items, original.co_firstlineno)
     return codegen.patch_closure_loads(built)
+
+
+def _position(items: list, obj) -> int:
+    return next(k for k, item in enumerate(items) if item is obj)
+
+
+def _with_body(items, bc, where, original, plan: BreakPlan):
+    """A loop whose body is a function: the body span of `items` replaced by its
+    call (loop_body.substitute). Returns the item where the loop is entered."""
+    if plan.body is None:
+        return bc[where[plan.instr.offset]]
+    return loop_body.substitute(items, bc, where, original, plan.body)[0]
+
+
+def _exit_resume(plan: BreakPlan, resume, n: int, local_names: list[str]) -> list:
+    """At the loop's exit: the resume call; with names only the loop body binds,
+    the resume function taking them when the body ran, the other when not."""
+    body = plan.body
+    if body is None or not body.new:
+        return _store_stack(n) + _resume_call(resume, n, local_names)
+    not_ran = Label()
+    return ([Instr("LOAD_FAST", loop_body.RAN), Instr(loop_body._FORWARD_IF + "FALSE", not_ran)]
+            + _store_stack(n) + _resume_call(body.resume_full, n, body.live_full)
+            + [not_ran] + _store_stack(n) + _resume_call(resume, n, local_names))
 
 
 def _run_and_restore(original, plan: BreakPlan, runner, used_cells, restored_locals, functions,
@@ -416,13 +447,16 @@ def native_prefix_code(original: types.CodeType, plan: BreakPlan, local_names: l
     items = list(bc)
     k = where[plan.instr.offset]
     n = len(plan.layout_after)
+    lineno = bc[k].lineno
     if plan.kind == "native":
         splice = _store_stack(n) + _resume_call(resume, n, local_names)
         items[k + 1:k + 1] = splice
     elif plan.kind in ("loop", "region"):
+        _with_body(items, bc, where, original, plan)
         if resume is not None:
-            k = where[plan.resume_offset]
-            splice = _store_stack(n) + _resume_call(resume, n, local_names)
+            lineno = bc[where[plan.resume_offset]].lineno
+            k = _position(items, bc[where[plan.resume_offset]])
+            splice = _exit_resume(plan, resume, n, local_names)
             items[k:k] = splice
         else:
             splice = []  # everything after the graph runs natively
@@ -432,7 +466,6 @@ def native_prefix_code(original: types.CodeType, plan: BreakPlan, local_names: l
         splice += codegen.call_const(bool, [Instr("LOAD_FAST", top)], 1) + [Instr("STORE_FAST", top)]
         splice += _resume_call(resume, n, local_names)
         items[k:k] = splice
-    lineno = bc[k].lineno
     for i in splice:
         if isinstance(i, Instr) and i.lineno is None:
             i.lineno = lineno
