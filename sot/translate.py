@@ -23,7 +23,9 @@ from . import _hook, _skip
 from .backends import GraphWriteError, compile_graph, fp_state
 from .backends.numpy_writes import first_commit
 from .executor import writes
-from .breaks.reasons import DATA_DEPENDENT, INTERNAL, UNSUPPORTED_BREAK, BreakReason, FallbackError
+from .breaks.reasons import (
+    INTERNAL, UNSUPPORTED_BREAK, BreakReason, DataDependent, FallbackError, InternalError, reason_for,
+)
 from .breaks import describe, regions, resume as breaks
 from .executor import cell_writes, freeze
 from .executor.codegen import make_calling_code, uniform_arg_names
@@ -167,7 +169,7 @@ class Translator:
         except Exception as e:  # a bug in sot must never become the user's exception
             log.warning("internal error translating %s; it runs natively: %s: %s",
                         name, type(e).__name__, e, exc_info=log.isEnabledFor(logging.DEBUG))
-            info.fallback = BreakReason(INTERNAL, f"{type(e).__name__}: {e}")
+            info.fallback = InternalError(f"{type(e).__name__}: {e}")
             for rec in _recorders:
                 rec.append(info)
             return None
@@ -312,8 +314,8 @@ def translate(frame, info: EntryInfo, options: Options, allow_break: bool = True
         return replacement, graph
     except FallbackError as e:
         error = e.with_traceback(None)  # its frames would keep the caller's arguments alive
-    instr = getattr(error, "top_instr", None)
-    if not allow_break or instr is None or getattr(error, "no_break", False):
+    instr = error.top_instr
+    if not allow_break or instr is None or error.no_break:
         info.fallback = error.reason
         return None, graph
     try:
@@ -340,11 +342,11 @@ def _numbers(code, options: Options, shapes):
 def _at_call_site(code, error: FallbackError) -> BreakReason:
     """A reason raised inside an inlined callee, restated at the caller's line."""
     inner = error.reason
-    line = getattr(error, "top_line", None)
+    line = error.top_line
     if (inner.filename, inner.lineno) == (code.co_filename, line) or line is None:
         return inner
-    outer = BreakReason(inner.category, f"{inner.message} (inside the call, at {inner.location}: "
-                                        f"{inner.source or '?'})", hint=inner.hint)
+    outer = reason_for(inner.category, f"{inner.message} (inside the call, at {inner.location}: "
+                                       f"{inner.source or '?'})", hint=inner.hint)
     return outer.located(code.co_filename, line)
 
 
@@ -497,7 +499,7 @@ def _region_break(frame, instr, why: str, reason: BreakReason, info: EntryInfo, 
     # Names the region binds from array data (`n = float(x.sum())`) are
     # typed-guarded only, so a new value does not retranslate; the rest are
     # guarded as any value is.
-    stores = region.stored | region.conditional if reason.category == DATA_DEPENDENT else frozenset()
+    stores = region.stored | region.conditional if isinstance(reason, DataDependent) else frozenset()
     plan = breaks.BreakPlan(head, "region", region.end, [], [], 0, native_stores=frozenset(stores))
     return graph, executor, plan, live
 

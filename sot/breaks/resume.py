@@ -43,7 +43,7 @@ from ..executor.opcode_table import (
 )
 from .._codemap import CodeMap
 from . import loop_body
-from .reasons import DATA_DEPENDENT
+from .reasons import DataDependent
 
 SOT_PREFIX = "__sot_"           # names of sot's own temporaries in generated code
 STACK_PREFIX = SOT_PREFIX + "s"
@@ -157,7 +157,7 @@ def plan_break(code: types.CodeType, instr: dis.Instruction, reason, stack_nulls
     off = instr.offset
     real = [i for i in instrs if i.opname not in ("EXTENDED_ARG", "CACHE")]
     pos = next(k for k, i in enumerate(real) if i.offset == off)
-    if instr.opname in TRUTH_JUMPS and reason.category == DATA_DEPENDENT:
+    if instr.opname in TRUTH_JUMPS and isinstance(reason, DataDependent):
         if any(stack_nulls):
             return "a NULL call slot is live at the break"
         return BreakPlan(instr, "bool", off, stack_nulls, stack_nulls)

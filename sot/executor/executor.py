@@ -111,7 +111,7 @@ class OpcodeExecutor:
     def _located(self, err: FallbackError) -> FallbackError:
         if self.current is not None:
             err.reason.located(self.code.co_filename, self.lines.get(self.current.offset))
-            if self.depth == 0 and getattr(err, "top_instr", None) is None:
+            if self.depth == 0 and err.top_instr is None:
                 err.top_instr = self.current  # where a graph break would go
                 err.top_line = self.lines.get(self.current.offset)
         return err
