@@ -299,3 +299,98 @@ EXTRA = [
 @pytest.mark.parametrize("fn,arg_sets", EXTRA, ids=[c[0].__name__ for c in EXTRA])
 def test_other_loops_with_a_break_match_eager(fn, arg_sets):
     check(fn, *arg_sets, static=static0(fn))
+
+
+def while_true_left_by_return(x):
+    y = x * 1
+    k = 0
+    while True:
+        y = y * 0.5
+        k += 1
+        if float(np.abs(y).max()) < 0.5:
+            return y, k
+
+
+def loop_variable_in_a_cell(x):
+    fns = []
+    for i in range(3):
+        print(i)
+        fns.append(lambda: x * i)
+    return [f() for f in fns], i
+
+
+def unpack_enumerate_zip_of_rows(x):
+    acc = x * 0
+    for k, (a, b) in enumerate(zip(x, x[::-1])):
+        acc = acc + a * b
+        print(k)
+    return acc
+
+
+def _callee_with_loop(x):
+    for i in range(2):
+        x = x + 1
+        print("callee", i)
+    return x
+
+
+def loop_in_an_inlined_callee(x):
+    y = x * 2
+    z = _callee_with_loop(y)
+    return z - 1
+
+
+class _Model:
+    def __init__(self):
+        self.w = np.ones((4, 4), np.float32)
+
+    def run(self, x):
+        for i in range(2):
+            x = x @ self.w
+            print(i)
+        return x
+
+
+def loop_in_a_method(x):
+    return _Model().run(x)
+
+
+def many_iterations_with_a_data_dependent_break(x):
+    y = x * 1
+    total = 0.0
+    for i in range(200):
+        y = y * 0.99 + 0.01
+        total += float(y.sum())
+    return y, total
+
+
+MORE = [
+    (while_true_left_by_return, [(X,)]),
+    (loop_variable_in_a_cell, [(X,)]),
+    (unpack_enumerate_zip_of_rows, [(X,)]),
+    (loop_in_an_inlined_callee, [(X,)]),
+    (loop_in_a_method, [(X,)]),
+    (many_iterations_with_a_data_dependent_break, [(X,)]),
+]
+
+
+@pytest.mark.parametrize("fn,arg_sets", MORE, ids=[c[0].__name__ for c in MORE])
+def test_more_loops_with_a_break_match_eager(fn, arg_sets):
+    check(fn, *arg_sets, static=static0(fn))
+
+
+@pytest.mark.parametrize("fn", [while_true_left_by_return, loop_in_an_inlined_callee, loop_in_a_method,
+                                many_iterations_with_a_data_dependent_break], ids=lambda f: f.__name__)
+def test_these_loop_bodies_are_functions_too(fn):
+    report = sot.explain(static0(fn), X)
+    assert not report.fallbacks, [str(f) for f in report.fallbacks]
+    assert _body_entries(report)
+
+
+def test_many_iterations_translate_the_body_a_bounded_number_of_times():
+    static = static0(many_iterations_with_a_data_dependent_break)
+    static(X)
+    n = sot.translation_count(static)
+    assert n < 20   # not one per iteration: the counter and the total become inputs
+    static(X)
+    assert sot.translation_count(static) == n

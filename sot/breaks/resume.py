@@ -103,11 +103,14 @@ def plan_loop(code: types.CodeType, loop: tuple, stack_nulls: list[bool], bound:
     else:
         k = _at_or_after(real, loop[1]) + 1
         after = list(stack_nulls)
-    if k >= len(real):
-        return "the loop around the graph break has no code after it"
-    exit_offset = real[k].offset
     if any(after):
         return "a NULL call slot is live around the loop"
+    if k >= len(real):  # left only by return (`while True:`): no resume function after it
+        body = loop_body.plan(code, (head.offset, loop[1]), stack_nulls, bound)
+        if isinstance(body, str) or body.break_target is not None:
+            return "the loop around the graph break has no code after it"
+        return BreakPlan(head, "loop", None, stack_nulls, after, 0, body=body)
+    exit_offset = real[k].offset
     inside = [i for i in real if loop[0] <= i.offset < exit_offset]
     stored = {n for i in inside if i.opname in LOCAL_STORES for n in local_names_of(i)}
     if any(i.opname == "DELETE_FAST" for i in inside):
