@@ -26,7 +26,7 @@ from .executor import writes
 from .breaks.reasons import (
     INTERNAL, UNSUPPORTED_BREAK, BreakReason, DataDependent, FallbackError, InternalError, reason_for,
 )
-from .breaks import describe, regions, resume as breaks
+from .breaks import describe, loop_body, regions, resume as breaks
 from .executor import cell_writes, freeze
 from .executor.codegen import make_calling_code, uniform_arg_names
 from .executor.executor import BreakHere, OpcodeExecutor
@@ -378,7 +378,8 @@ def make_break(frame, instr, reason: BreakReason, info: EntryInfo, options: Opti
             plan = breaks.plan_break(code, instr, reason, stack_nulls)
         else:
             bound = set(executor.locals) | set(executor.lazy_locals)
-            plan = breaks.plan_loop(code, loop, stack_nulls, bound)
+            plan = breaks.plan_loop(code, loop, stack_nulls, bound,
+                                    lambda body: loop_body.touches_arrays(body, executor, frame.f_globals))
         why = plan
         if not isinstance(plan, str):
             n_graphs = len(info.graphs)
@@ -387,8 +388,37 @@ def make_break(frame, instr, reason: BreakReason, info: EntryInfo, options: Opti
             except FallbackError as e:  # e.g. a value on the stack the runner cannot return
                 del info.graphs[n_graphs:]
                 why = e.reason.message
+                if plan.body is not None and plan.body.is_for:
+                    split = _loop_from_its_statement(frame, plan, reason, info, options, shapes)
+                    if split is not None:
+                        return split
     graph, executor, plan, region_live = _region_break(frame, instr, why, reason, info, options, shapes)
     return _split(frame, graph, executor, plan, region_live, reason, info, options)
+
+
+def _loop_from_its_statement(frame, plan, reason, info: EntryInfo, options: Options, shapes):
+    """A loop whose iterator the runner cannot hand over (a lazy iterator over
+    arrays): the graph stops where its `for` statement starts and the iterable
+    is computed natively, the body still a function. The replacement, or None."""
+    code = frame.f_code
+    start = loop_body.statement_start(code, plan.body.head)
+    if start is None:
+        return None
+    n_graphs = len(info.graphs)
+    try:
+        graph, executor = _simulate_to(frame, start, info, options, shapes)
+        if executor.stack:
+            return None
+        bound = set(executor.locals) | set(executor.lazy_locals)
+        body = loop_body.plan(code, (plan.body.head, plan.body.back_edge), [False], bound)
+        if isinstance(body, str):
+            return None
+        head = next(i for i in instructions(code) if i.offset == start)
+        early = breaks.BreakPlan(head, "loop", plan.resume_offset, [], plan.layout_after, 0, body=body)
+        return _split(frame, graph, executor, early, None, reason, info, options)
+    except FallbackError:
+        del info.graphs[n_graphs:]
+        return None
 
 
 def _split(frame, graph, executor, plan, region_live, reason, info: EntryInfo, options: Options):

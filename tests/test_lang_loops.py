@@ -394,3 +394,24 @@ def test_many_iterations_translate_the_body_a_bounded_number_of_times():
     assert n < 20   # not one per iteration: the counter and the total become inputs
     static(X)
     assert sot.translation_count(static) == n
+
+
+def python_values_only(x, n):
+    total = 0
+    for i in range(n):
+        total += len(str(i))
+        print(i)
+    return x * total
+
+
+def test_a_loop_over_python_values_only_runs_natively_whole():
+    # a body function would cost a call per iteration and save nothing
+    check(python_values_only, (X, 5), (X, 0), static=static0(python_values_only))
+    report = sot.explain(static0(python_values_only), X, 5)
+    assert not report.fallbacks and not _body_entries(report)
+
+
+def test_iterable_the_runner_cannot_hand_over_is_computed_natively():
+    # enumerate(zip(rows, rows)) is lazy: the graph stops before the `for` statement
+    report = sot.explain(static0(unpack_enumerate_zip_of_rows), X)
+    assert not report.fallbacks and _body_entries(report)

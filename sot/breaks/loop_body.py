@@ -209,6 +209,83 @@ def _names(code, span, start, exits, bound):
     return ins_, outs, new
 
 
+def statement_start(code: types.CodeType, head: int) -> int | None:
+    """The offset where the `for` statement of the loop at `head` starts (its
+    iterable about to be computed, the stack empty), or None: a graph stopped
+    there leaves the iterator to the native code (one the runner cannot
+    rebuild, such as a lazy zip over arrays)."""
+    real = real_instructions(code)
+    depth = stack_depths(code, real)
+    pos = next(k for k, i in enumerate(real) if i.offset == head)
+    start = next((k for k in range(pos - 1, -1, -1) if depth.get(real[k].offset) == 0), None)
+    if start is None:
+        return None
+    lo = real[start].offset
+    if any(_is_jump(i) and lo < i.argval < head for i in real):
+        return None   # entered in the middle
+    if any(i.opname in LOCAL_STORES or i.opname in _RETURNS or _is_jump(i) for i in real[start:pos]):
+        return None   # binds a name (walrus) or branches on the way to the loop
+    return lo
+
+
+def touches_arrays(body: LoopBody, executor, f_globals: dict) -> bool:
+    """Whether the body may compute on arrays, from what the simulation
+    holds at the loop head: its locals, the stack (the iterator), the
+    frame's cells, the globals it loads. A body of Python values only is
+    not worth a function call per iteration (its loop runs natively whole)."""
+    from ..executor.variables import TensorVariable
+    values = [executor.locals[n] for n in body.ins if n in executor.locals]
+    values += [c.contents for c in executor.cells.values() if c.contents is not None]
+    values += list(executor.stack)
+    if any(_may_hold_arrays(v, TensorVariable) for v in values):
+        return True
+    raw = [executor.lazy_locals[n][0] for n in body.ins if n in executor.lazy_locals]
+    code = executor.code
+    real = real_instructions(code)
+    raw += [f_globals[i.argval] for i in real if body.start <= i.offset <= body.back_edge
+            and i.opname == "LOAD_GLOBAL" and i.argval in f_globals]
+    return any(_raw_may_hold_arrays(v) for v in raw)
+
+
+_PLAIN = (int, float, bool, complex, str, bytes, type(None), range, slice,
+          type(iter(range(0))), type(iter(range(1 << 70))))   # range iterators yield ints
+
+
+def _may_hold_arrays(var, tensor_type, depth: int = 0) -> bool:
+    from ..executor.variables import (
+        BuiltinVariable, ClassVariable, ConstVariable, DictVariable, IteratorVariable, ListVariable, ModuleVariable,
+        NumpyCallableVariable, SymScalarVariable, TupleVariable, UserFunctionVariable,
+    )
+    if isinstance(var, tensor_type):
+        return True
+    if depth > 3 or isinstance(var, (ConstVariable, SymScalarVariable, BuiltinVariable, ModuleVariable,
+                                     NumpyCallableVariable, UserFunctionVariable, ClassVariable)):
+        return isinstance(var, ConstVariable) and not isinstance(var.value, _PLAIN) and depth <= 3
+    if isinstance(var, ListVariable) and not var.loaded:
+        return True   # a list from outside, not read yet: not loaded here (that would guard it)
+    if isinstance(var, (TupleVariable, ListVariable)):
+        return any(_may_hold_arrays(v, tensor_type, depth + 1) for v in var.items[:64])
+    if isinstance(var, DictVariable):
+        return any(_may_hold_arrays(v, tensor_type, depth + 1) for v in list(var.entries.values())[:64])
+    if isinstance(var, IteratorVariable):
+        rest = var.remaining()
+        return rest is None or any(_may_hold_arrays(v, tensor_type, depth + 1) for v in rest[:64])
+    return getattr(var, "value", None) is None or not isinstance(var.value, _PLAIN)
+
+
+def _raw_may_hold_arrays(value, depth: int = 0) -> bool:
+    if isinstance(value, _PLAIN) or callable(value) and not hasattr(value, "__dict__") \
+            or isinstance(value, (types.FunctionType, types.ModuleType, type)):
+        return False
+    if depth > 3:
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(_raw_may_hold_arrays(v, depth + 1) for v in value[:64])
+    if isinstance(value, dict):
+        return any(_raw_may_hold_arrays(v, depth + 1) for v in list(value.values())[:64])
+    return True   # arrays, and objects that may hold them
+
+
 # ---- the body function -------------------------------------------------------------------
 
 def body_code(original: types.CodeType, body: LoopBody) -> types.CodeType:

@@ -89,11 +89,12 @@ def stop_offset(code: types.CodeType, instr: dis.Instruction):
     return lo, (lo, hi)
 
 
-def plan_loop(code: types.CodeType, loop: tuple, stack_nulls: list[bool], bound: set):
+def plan_loop(code: types.CodeType, loop: tuple, stack_nulls: list[bool], bound: set, wants_body=None):
     """The loop [head, exit) runs natively, then the resume function takes
     over at its exit; its body, where it can, as a function of its own
     (loop_body.py), so that the body keeps its graphs. A BreakPlan, or a
-    string saying why not."""
+    string saying why not. `wants_body(body)`: whether a body function is
+    worth its call per iteration (default: always)."""
     instrs = instructions(code)
     real = [i for i in instrs if i.opname not in ("EXTENDED_ARG", "CACHE")]
     head = real[_at_or_after(real, loop[0])]
@@ -107,7 +108,7 @@ def plan_loop(code: types.CodeType, loop: tuple, stack_nulls: list[bool], bound:
         return "a NULL call slot is live around the loop"
     if k >= len(real):  # left only by return (`while True:`): no resume function after it
         body = loop_body.plan(code, (head.offset, loop[1]), stack_nulls, bound)
-        if isinstance(body, str) or body.break_target is not None:
+        if isinstance(body, str) or body.break_target is not None or (wants_body and not wants_body(body)):
             return "the loop around the graph break has no code after it"
         return BreakPlan(head, "loop", None, stack_nulls, after, 0, body=body)
     exit_offset = real[k].offset
@@ -118,6 +119,8 @@ def plan_loop(code: types.CodeType, loop: tuple, stack_nulls: list[bool], bound:
     read_after = {n for i in real if i.offset >= exit_offset and i.opname in LOCAL_LOADS
                   for n in local_names_of(i)}
     body = loop_body.plan(code, (head.offset, loop[1]), stack_nulls, bound)
+    if not isinstance(body, str) and wants_body is not None and not wants_body(body):
+        body = "it touches no arrays (it runs natively with the loop)"
     if not isinstance(body, str):
         return BreakPlan(head, "loop", exit_offset, stack_nulls, after, 0, body=body)
     maybe_unbound = (stored - bound) & read_after
@@ -348,7 +351,9 @@ def _with_body(items, bc, where, original, plan: BreakPlan):
     call (loop_body.substitute). Returns the item where the loop is entered."""
     if plan.body is None:
         return bc[where[plan.instr.offset]]
-    return loop_body.substitute(items, bc, where, original, plan.body)[0]
+    entry = loop_body.substitute(items, bc, where, original, plan.body)[0]
+    # entered at the loop head, or at its `for` statement (translate._loop_from_its_statement)
+    return entry if plan.instr.offset == plan.body.head else bc[where[plan.instr.offset]]
 
 
 def _exit_resume(plan: BreakPlan, resume, n: int, local_names: list[str]) -> list:
