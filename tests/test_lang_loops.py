@@ -415,3 +415,18 @@ def test_iterable_the_runner_cannot_hand_over_is_computed_natively():
     # enumerate(zip(rows, rows)) is lazy: the graph stops before the `for` statement
     report = sot.explain(static0(unpack_enumerate_zip_of_rows), X)
     assert not report.fallbacks and _body_entries(report)
+
+
+def arrays_made_by_numpy_in_the_body(n):
+    acc = 0.0
+    for i in range(n):
+        a = np.ones(3, np.float32) * i
+        print(i)
+        acc += float(np.tanh(a).sum())
+    return acc
+
+
+def test_a_body_that_makes_arrays_with_numpy_is_a_function():
+    check(arrays_made_by_numpy_in_the_body, (4,), (0,), static=static0(arrays_made_by_numpy_in_the_body))
+    report = sot.explain(static0(arrays_made_by_numpy_in_the_body), 4)
+    assert not report.fallbacks and _body_entries(report)

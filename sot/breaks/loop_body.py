@@ -37,6 +37,7 @@ import dis
 import types
 from dataclasses import dataclass, field
 
+import numpy as np
 from bytecode import Instr, Label
 
 from .._codemap import CodeMap
@@ -256,10 +257,10 @@ def _may_hold_arrays(var, tensor_type, depth: int = 0) -> bool:
         BuiltinVariable, ClassVariable, ConstVariable, DictVariable, IteratorVariable, ListVariable, ModuleVariable,
         NumpyCallableVariable, SymScalarVariable, TupleVariable, UserFunctionVariable,
     )
-    if isinstance(var, tensor_type):
+    if isinstance(var, (tensor_type, ModuleVariable, NumpyCallableVariable)):  # arrays, or what makes them
         return True
-    if depth > 3 or isinstance(var, (ConstVariable, SymScalarVariable, BuiltinVariable, ModuleVariable,
-                                     NumpyCallableVariable, UserFunctionVariable, ClassVariable)):
+    if depth > 3 or isinstance(var, (ConstVariable, SymScalarVariable, BuiltinVariable, UserFunctionVariable,
+                                     ClassVariable)):
         return isinstance(var, ConstVariable) and not isinstance(var.value, _PLAIN) and depth <= 3
     if isinstance(var, ListVariable) and not var.loaded:
         return True   # a list from outside, not read yet: not loaded here (that would guard it)
@@ -274,8 +275,10 @@ def _may_hold_arrays(var, tensor_type, depth: int = 0) -> bool:
 
 
 def _raw_may_hold_arrays(value, depth: int = 0) -> bool:
+    if isinstance(value, (types.ModuleType, np.ufunc)):   # np.zeros, np.tanh...: what makes arrays
+        return True
     if isinstance(value, _PLAIN) or callable(value) and not hasattr(value, "__dict__") \
-            or isinstance(value, (types.FunctionType, types.ModuleType, type)):
+            or isinstance(value, (types.FunctionType, type)):
         return False
     if depth > 3:
         return True
