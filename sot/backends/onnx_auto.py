@@ -18,6 +18,10 @@ onnxruntime's arena, the kernel's huge pages settle: attention on
 from about the tenth call), so the first calls alone can pick the backend
 that is slower for the rest of the run.
 
+A graph that mixes large float64 BLAS products with elementwise chains is
+first placed segment by segment (``onnx_segments``): its onnxruntime
+candidate is that segmented graph, timed as above once its segments chose.
+
 A graph that does not lower at all is NumPy from the start (no timing).
 ``explain()`` gives the times and the choice.
 """
@@ -68,8 +72,12 @@ class AutoCompiledGraph:
         self.graph = graph
         self.device = device
         self.numpy = numpy_compiled(graph)
-        # ``onnx``: the graph already compiled for onnxruntime (a symbolic one)
-        self.onnx = compile_onnxruntime(graph, device) if onnx is None else onnx
+        # ``onnx``: the graph already compiled for onnxruntime (a symbolic one);
+        # a graph mixing BLAS products and elementwise chains: per segment
+        if onnx is None:
+            from .onnx_segments import compile_segmented
+            onnx = compile_segmented(graph, device) or compile_onnxruntime(graph, device)
+        self.onnx = onnx
         self.times: dict[str, list[float]] = {"numpy": [], "onnxruntime": []}
         self.checks: list[dict] = []   # after the choice: each check's times and outcome
         self.chosen: str | None = None
@@ -114,6 +122,8 @@ class AutoCompiledGraph:
         return result, time.perf_counter() - t0
 
     def _measure(self, *inputs):
+        if getattr(self.onnx, "choosing", False):   # its segments time themselves first (onnx_segments)
+            return self._timed("onnxruntime", inputs)[0]
         n = self._calls
         self._calls += 1
         name = "numpy" if n % 2 == 0 else "onnxruntime"

@@ -266,19 +266,25 @@ def _is_python_statement(st) -> bool:
     return bool(st.outputs) and all(s.meta.is_python for s in st.outputs)
 
 
-def plan(graph: StatementIR, fuse=None, names: dict | None = None) -> Plan:
+def plan(graph: StatementIR, fuse=None, names: dict | None = None, *, prefer=None,
+         cuts: frozenset = frozenset()) -> Plan:
     """See ``_plan``; redone with the memory of a write that did not lower
-    on NumPy (``onnx_writes``)."""
+    on NumPy (``onnx_writes``).
+
+    ``prefer`` (statement -> reason or None): statements that lower but are
+    left to NumPy for speed (the runtime's choice, never export's: ``sot.save``
+    lowers everything that has an exact form).  ``cuts``: indices of
+    statements that start a new ONNX segment (``onnx_segments``)."""
     on_numpy: frozenset = frozenset()
     while True:
-        p = _plan(graph, fuse, names, on_numpy)
+        p = _plan(graph, fuse, names, on_numpy, prefer, cuts)
         fallen = fallen_back(graph, p.not_lowered) - on_numpy
         if not fallen:
             return p
         on_numpy |= fallen
 
 
-def _plan(graph: StatementIR, fuse, names, on_numpy) -> Plan:
+def _plan(graph: StatementIR, fuse, names, on_numpy, prefer=None, cuts: frozenset = frozenset()) -> Plan:
     """Lower what lowers; see the module docstring.  ``fuse`` (optional) maps
     the statements to items, each a Statement or a fused pattern (with
     ``statements``, ``outputs`` and ``lower(builder)``); a pattern that does
@@ -298,6 +304,8 @@ def _plan(graph: StatementIR, fuse, names, on_numpy) -> Plan:
         return Plan([NumpySegment(statements)] if statements else [],
                     [(st, reason) for st in statements], 0)
     forced = {**forced_by_writes(graph, on_numpy), **numpy_only(graph)}
+    if prefer is not None:
+        forced = {**{i: why for i, st in enumerate(statements) if st.outputs and (why := prefer(st))}, **forced}
     groups = object_groups(statements)
     index = {id(st): i for i, st in enumerate(statements)}
     queue = deque(fuse(statements, forced, graph.outputs) if fuse else statements)
@@ -311,6 +319,9 @@ def _plan(graph: StatementIR, fuse, names, on_numpy) -> Plan:
         item = queue.popleft()
         fused = not isinstance(item, Statement)
         group = list(item.statements) if fused else [item]
+        if current is not None and current.statements and any(index[id(st)] in cuts for st in group):
+            segments.append(current)
+            current = None
         if not fused and _is_python_statement(item):
             if not any(s.name in read for s in item.outputs):
                 seeded.append((item, "not read by any statement"))

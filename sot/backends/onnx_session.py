@@ -27,6 +27,7 @@ from .gpu_check import check_session
 from .numpy_writes import GraphWriteError
 from .onnx_writes import split_at_commit, writeback
 from .onnx_lowering import NumpySegment, OnnxSegment, plan
+from .onnx_lowering_array import matmul_prefers_numpy
 
 __all__ = ["OnnxCompiledGraph", "compile_onnxruntime", "providers_for", "GPU_HELP"]
 
@@ -280,7 +281,7 @@ class OnnxCompiledGraph:
     ``explain()`` lists the statements not lowered and why.
     """
 
-    def __init__(self, graph: StatementIR, device: str = "cpu", fuse=True):
+    def __init__(self, graph: StatementIR, device: str = "cpu", fuse=True, cuts: frozenset | None = None):
         self.graph = graph
         self.device = device
         providers = providers_for(device)
@@ -289,7 +290,9 @@ class OnnxCompiledGraph:
         if fuse:
             from .onnx_fusion import fuse_patterns
             fuser = fuse_patterns
-        self.plan = plan(graph, fuser)
+        # ``cuts`` (onnx_segments): the segments are measured, not preferred
+        self.plan = plan(graph, fuser, prefer=matmul_prefers_numpy) if cuts is None else \
+            plan(graph, fuser, cuts=cuts)
         self._steps = []
         for seg in self.plan.segments:
             if isinstance(seg, OnnxSegment):
