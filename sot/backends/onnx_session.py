@@ -28,6 +28,7 @@ from .numpy_writes import GraphWriteError
 from .onnx_writes import split_at_commit, writeback
 from .onnx_lowering import NumpySegment, OnnxSegment, plan
 from .onnx_lowering_array import matmul_prefers_numpy
+from .onnx_prebound import PreboundInputs, available as prebound_available
 
 __all__ = ["OnnxCompiledGraph", "compile_onnxruntime", "providers_for", "GPU_HELP"]
 
@@ -180,8 +181,10 @@ class _RunnableSegment:
         cpu = providers == ["CPUExecutionProvider"]
         self.bind = cpu and out_bytes >= BIND_BYTES
         self.outputs = OutputSlots(self.output_metas)
-        self.call = self._call_bound if self.bind else self._call
         self._run = _runner(self.session, cpu)
+        self.call = self._call_bound if self.bind else self._call
+        if not self.bind and cpu and prebound_available(self.session):   # inputs re-bound only when changed
+            self.call = PreboundInputs(self.session, [n for n, _ in self.inputs], names, self._call)
         self.device_type = "cpu" if cpu else "cuda"
         #: positions of the results handed to a later onnxruntime segment
         #: only: kept as OrtValues on the device (OnnxCompiledGraph._keep)
