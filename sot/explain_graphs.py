@@ -42,7 +42,7 @@ def _placement(report: dict) -> list[str]:
         else:
             lines.append("auto has not chosen yet (it times both backends on the first calls)")
         return lines + _placement(report.get("onnxruntime") or {})
-    for i, c in enumerate(report.get("segment_choices", ())):   # auto per segment (onnx_segments)
+    for i, c in enumerate(report.get("segment_choices", ())):   # auto per segment (onnx.segments)
         where = f"{c['chosen']}: {c['why']}" if c["chosen"] else "not chosen yet (timed on the first calls)"
         lines.append(f"segment {i} ({c['kind']}, {c['statements']} statements from {c['first']}): {where}")
     for item in report.get("not_lowered", ()):

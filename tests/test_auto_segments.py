@@ -1,4 +1,4 @@
-"""backend="auto" per segment (sot/backends/onnx_segments.py): a graph that
+"""backend="auto" per segment (sot/backends/onnx/segments.py): a graph that
 mixes large float64 BLAS products with elementwise chains is cut where the
 kind changes, and each segment is placed by timing it on both backends.
 Placements are made deterministic with onnx_segments.FORCE or a scripted
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import sot
-from sot.backends import onnx_auto, onnx_segments
-from sot.backends.onnx_segments import SegmentedOnnxGraph, segment_cuts
+from sot.backends.onnx import auto as onnx_auto, segments as onnx_segments
+from sot.backends.onnx.segments import SegmentedOnnxGraph, segment_cuts
 from sot.explain_graphs import placement
 
 from ort_tolerance import assert_ort_close

@@ -1,4 +1,4 @@
-"""Inputs bound to an onnxruntime session once (sot/backends/onnx_prebound.py):
+"""Inputs bound to an onnxruntime session once (sot/backends/onnx/prebound.py):
 re-bound only when a value no longer has the data pointer, dtype and shape
 it was bound with, so weights as inputs cost nothing per call and an
 in-place update of a weight is still seen."""
@@ -9,8 +9,8 @@ import pytest
 
 import sot
 from sot import _C
-from sot.backends import onnx_prebound
-from sot.backends.onnx_prebound import PreboundInputs
+from sot.backends.onnx import prebound as onnx_prebound
+from sot.backends.onnx.prebound import PreboundInputs
 
 from ort_tolerance import assert_ort_close
 

@@ -6,7 +6,7 @@ is timed on both backends and runs where it is faster.
 
 * ``segment_cuts(graph)``: the statement indices that start a segment, or
   None when the graph does not mix the two kinds (then auto times the
-  whole graph only, ``onnx_auto``).
+  whole graph only, ``auto``).
 * ``SegmentedOnnxGraph``: an ``OnnxCompiledGraph`` planned with those cuts
   (no value is kept in onnxruntime between segments: each segment's inputs
   and results are NumPy arrays, so either backend can run it).  Each ONNX
@@ -16,7 +16,7 @@ is timed on both backends and runs where it is faster.
   calls runs it for good (a tie goes to NumPy, the reference).  Either gives
   NumPy's results up to float rounding, as whole-graph auto does.
 
-``onnx_auto`` then compares this graph, once its segments have chosen, with
+``auto`` then compares this graph, once its segments have chosen, with
 the whole graph on the NumPy backend, as it does for any graph.
 
 Only a speed choice: ``sot.save`` lowers every statement with an exact
@@ -33,8 +33,8 @@ import numpy as np
 from sot.ir.ops_write import is_write
 from sot.ir.statement_ir import StatementIR
 
-from .onnx_lowering_array import MATMUL_OPS
-from .onnx_session import SMALL_WORK, OnnxCompiledGraph, _rejected, _run_numpy, _RunnableSegment, statement_work
+from .lowering_array import MATMUL_OPS
+from .session import SMALL_WORK, OnnxCompiledGraph, _rejected, _run_numpy, _RunnableSegment, statement_work
 
 __all__ = ["segment_cuts", "blas_heavy", "SegmentedOnnxGraph", "compile_segmented", "clock", "FORCE",
            "MAX_SEGMENTS"]
@@ -90,7 +90,7 @@ class SegmentChoice:
     """Where one ONNX segment of a SegmentedOnnxGraph runs, and why."""
 
     def __init__(self, step: _RunnableSegment, kind: str):
-        from .onnx_auto import TRIALS
+        from .auto import TRIALS
         self.kind = kind
         self.statements = list(step.segment.statements)
         self.runs = {"onnxruntime": step.run, "numpy": self._run_numpy}
@@ -102,7 +102,7 @@ class SegmentChoice:
         self._calls = 2 * (1 + TRIALS)
         forced = FORCE(kind, self.statements) if FORCE is not None else None
         if forced is not None:
-            self._choose(forced, "forced (onnx_segments.FORCE)")
+            self._choose(forced, "forced (segments.FORCE)")
         else:
             step.run = self._measure
 

@@ -21,7 +21,7 @@ import threading
 
 import numpy as np
 
-from .. import _C
+from ... import _C
 
 __all__ = ["PreboundInputs", "available"]
 

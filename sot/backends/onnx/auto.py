@@ -19,7 +19,7 @@ from about the tenth call), so the first calls alone can pick the backend
 that is slower for the rest of the run.
 
 A graph that mixes large float64 BLAS products with elementwise chains is
-first placed segment by segment (``onnx_segments``): its onnxruntime
+first placed segment by segment (``segments``): its onnxruntime
 candidate is that segmented graph, timed as above once its segments chose.
 
 A graph that does not lower at all is NumPy from the start (no timing).
@@ -56,7 +56,7 @@ SWITCH = 0.9
 
 
 def _is_onnxruntime_error(e: Exception) -> bool:
-    from .._skip import in_package
+    from ..._skip import in_package
     return in_package(type(e).__module__, "onnxruntime")
 
 
@@ -67,15 +67,15 @@ class AutoCompiledGraph:
     """
 
     def __init__(self, graph: StatementIR, device: str = "cpu", onnx=None):
-        from . import numpy_compiled
-        from .onnx_session import compile_onnxruntime
+        from .. import numpy_compiled
+        from .session import compile_onnxruntime
         self.graph = graph
         self.device = device
         self.numpy = numpy_compiled(graph)
         # ``onnx``: the graph already compiled for onnxruntime (a symbolic one);
         # a graph mixing BLAS products and elementwise chains: per segment
         if onnx is None:
-            from .onnx_segments import compile_segmented
+            from .segments import compile_segmented
             onnx = compile_segmented(graph, device) or compile_onnxruntime(graph, device)
         self.onnx = onnx
         self.times: dict[str, list[float]] = {"numpy": [], "onnxruntime": []}
@@ -122,7 +122,7 @@ class AutoCompiledGraph:
         return result, time.perf_counter() - t0
 
     def _measure(self, *inputs):
-        if getattr(self.onnx, "choosing", False):   # its segments time themselves first (onnx_segments)
+        if getattr(self.onnx, "choosing", False):   # its segments time themselves first (segments)
             return self._timed("onnxruntime", inputs)[0]
         n = self._calls
         self._calls += 1
