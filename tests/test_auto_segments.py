@@ -152,3 +152,27 @@ def test_a_large_float64_product_is_exported_though_the_runtime_leaves_it_to_num
     assert_ort_close(g(a, b), f(a, b))
     report = sot.explain(g, a, b)
     assert "runs faster on NumPy's BLAS" in str(report)
+
+
+def attention(q, k, v):
+    """float32 scores made float64 by np.sqrt(d): the softmax and p @ v are float64."""
+    scores = q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1])
+    scores = scores - scores.max(-1, keepdims=True)
+    p = np.exp(scores)
+    p = p / p.sum(-1, keepdims=True)
+    return p @ v
+
+
+def test_a_fused_pattern_never_joins_two_segments(forced):
+    """The attention pattern (q @ k', scale, softmax, @ v) would make one
+    fused item of both kinds: the cut splits it, the softmax still fuses."""
+    rng = np.random.default_rng(2)
+    q, k, v = (rng.standard_normal((4, 256, 32)).astype(np.float32) for _ in range(3))
+    g = sot.to_static(attention, backend="auto")
+    for _ in range(3):
+        assert_ort_close(g(q, k, v), attention(q, k, v))
+    compiled = auto_graph()
+    report = compiled.onnx.explain()
+    assert [(c["kind"], c["statements"]) for c in report["segment_choices"]][-1] == ("blas", 1)
+    assert [c["chosen"] for c in report["segment_choices"]] == ["onnxruntime", "numpy"]
+    assert "softmax" in report["fused"] and "attention" not in report["fused"]

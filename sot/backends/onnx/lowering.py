@@ -308,7 +308,12 @@ def _plan(graph: StatementIR, fuse, names, on_numpy, prefer=None, cuts: frozense
         forced = {**{i: why for i, st in enumerate(statements) if st.outputs and (why := prefer(st))}, **forced}
     groups = object_groups(statements)
     index = {id(st): i for i, st in enumerate(statements)}
-    queue = deque(fuse(statements, forced, graph.outputs) if fuse else statements)
+    if fuse is None:
+        queue = deque(statements)
+    elif cuts:
+        queue = deque(_fuse_between_cuts(fuse, statements, forced, graph.outputs, cuts))
+    else:
+        queue = deque(fuse(statements, forced, graph.outputs))
     segments: list = []
     not_lowered = []
     not_symbolic = []
@@ -378,6 +383,20 @@ def _plan(graph: StatementIR, fuse, names, on_numpy, prefer=None, cuts: frozense
         segments.append(current)
     _exports(segments, graph)
     return Plan(segments, not_lowered, lowered, seeded, not_symbolic)
+
+
+def _fuse_between_cuts(fuse, statements, forced, outputs, cuts) -> list:
+    """``fuse`` on each run of statements between two cuts, so that no
+    pattern joins two segments; what a later or earlier run reads counts as
+    returned (never fused away)."""
+    bounds = [0, *sorted(cuts), len(statements)]
+    items: list = []
+    for lo, hi in zip(bounds, bounds[1:]):
+        region = statements[lo:hi]
+        outside = {s.name for st in statements[:lo] + statements[hi:] for s in st.symbols_used()}
+        escaping = [s for st in region for s in st.outputs if s.name in outside]
+        items += fuse(region, {i - lo: why for i, why in forced.items() if lo <= i < hi}, [*outputs, *escaping])
+    return items
 
 
 def _bind(segment: OnnxSegment, st, outs, values) -> None:

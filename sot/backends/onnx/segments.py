@@ -118,7 +118,7 @@ class SegmentChoice:
         elapsed = clock() - t0
         if n >= 2:   # runs 0 and 1 are the warm-ups
             self.times[name].append(elapsed)
-        if self._n >= self._calls:
+        if self._n >= self._calls and all(self.times.values()):   # (threads may share the first runs)
             t_np, t_ort = min(self.times["numpy"]), min(self.times["onnxruntime"])
             if t_ort < t_np:
                 self._choose("onnxruntime", f"onnxruntime {t_ort * 1e6:.1f} us < numpy {t_np * 1e6:.1f} us")
