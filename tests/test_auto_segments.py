@@ -112,14 +112,30 @@ def test_segments_choose_by_the_clock_then_auto_times_the_whole(monkeypatch):
     run_calls(g, args, calls_to_choose)
     compiled = auto_graph()
     assert not compiled.onnx.choosing
-    assert compiled.times == {"numpy": [], "onnxruntime": []}   # the whole graph is timed after
     choices = compiled.onnx.explain()["segment_choices"]
     assert [c["chosen"] for c in choices] == ["numpy", "onnxruntime", "numpy"]
     assert all(len(c["times"]["numpy"]) == len(c["times"]["onnxruntime"]) == onnx_auto.TRIALS for c in choices)
     assert choices[0]["why"] == f"numpy {1e6:.1f} us <= onnxruntime {5e6:.1f} us"   # the clock's seconds
-    run_calls(g, args, 2 * (1 + onnx_auto.TRIALS))
-    assert compiled.chosen in ("numpy", "onnxruntime")   # then auto decided between the graphs
-    assert len(compiled.times["onnxruntime"]) == onnx_auto.TRIALS
+    # the segments' sums decide at once (all on NumPy: 1 + 5 + 1; as placed: 1 + 1 + 1) ...
+    assert compiled.chosen == "onnxruntime" and compiled.times == {"numpy": [], "onnxruntime": []}
+    assert compiled.why == f"per segment: {3e6:.1f} us < all on numpy {7e6:.1f} us"
+    assert any(line.startswith("auto chose onnxruntime: per segment") for line in placement(compiled))
+    # ... and the checks later time the two whole graphs
+    assert compiled.awaiting_first_check
+
+
+def test_all_segments_on_numpy_is_the_numpy_backend(monkeypatch):
+    monkeypatch.setattr(onnx_segments.SegmentChoice, "_choose", _always_numpy(onnx_segments.SegmentChoice._choose))
+    g = sot.to_static(mixed, backend="auto")
+    run_calls(g, arrays(), 2 * (1 + onnx_auto.TRIALS))
+    compiled = auto_graph()
+    assert compiled.chosen == "numpy" and compiled.why.startswith("per segment: every segment is faster on numpy")
+
+
+def _always_numpy(choose):
+    def always(self, name, why):
+        return choose(self, "numpy", why)
+    return always
 
 
 def test_per_segment_results_match_eager_for_every_placement(monkeypatch):

@@ -20,7 +20,9 @@ that is slower for the rest of the run.
 
 A graph that mixes large float64 BLAS products with elementwise chains is
 first placed segment by segment (``segments``): its onnxruntime
-candidate is that segmented graph, timed as above once its segments chose.
+candidate is that segmented graph.  Once its segments chose, the sums of
+their times (all on NumPy against as placed) make the first choice, and the
+checks then time the two whole graphs as above.
 
 A graph that does not lower at all is NumPy from the start (no timing).
 ``explain()`` gives the times and the choice.
@@ -123,7 +125,10 @@ class AutoCompiledGraph:
 
     def _measure(self, *inputs):
         if getattr(self.onnx, "choosing", False):   # its segments time themselves first (segments)
-            return self._timed("onnxruntime", inputs)[0]
+            result = self._timed("onnxruntime", inputs)[0]
+            if not self.onnx.choosing and not self._final:
+                self._choose_from_segments()
+            return result
         n = self._calls
         self._calls += 1
         name = "numpy" if n % 2 == 0 else "onnxruntime"
@@ -142,6 +147,19 @@ class AutoCompiledGraph:
             self._first_why = self.why
             self._arm()
         return result
+
+    def _choose_from_segments(self) -> None:
+        """The segments' times decide at once: all on NumPy is the NumPy
+        backend, else the segmented graph; the checks then time the two
+        whole graphs against each other."""
+        self._best = self.onnx.totals()
+        t_np, t_seg = self._best["numpy"], self._best["onnxruntime"]
+        if t_seg < t_np:
+            self._choose("onnxruntime", f"per segment: {t_seg * 1e6:.1f} us < all on numpy {t_np * 1e6:.1f} us")
+        else:
+            self._choose("numpy", f"per segment: every segment is faster on numpy ({t_np * 1e6:.1f} us)")
+        self._first_why = self.why
+        self._arm()
 
     # -- checking the choice --------------------------------------------------
 

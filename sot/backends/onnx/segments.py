@@ -16,8 +16,9 @@ is timed on both backends and runs where it is faster.
   calls runs it for good (a tie goes to NumPy, the reference).  Either gives
   NumPy's results up to float rounding, as whole-graph auto does.
 
-``auto`` then compares this graph, once its segments have chosen, with
-the whole graph on the NumPy backend, as it does for any graph.
+``auto`` then chooses between this graph and the whole graph on the NumPy
+backend from the segments' times, and checks that choice later by timing
+both whole graphs, as it does for any graph.
 
 Only a speed choice: ``sot.save`` lowers every statement with an exact
 ONNX form whatever was chosen here.  Deterministic in tests: ``clock`` (the
@@ -155,6 +156,13 @@ class SegmentedOnnxGraph(OnnxCompiledGraph):
     def choosing(self) -> bool:
         """Some segment is still being timed (auto waits before timing the graph)."""
         return any(c.chosen is None for c in self.choices)
+
+    def totals(self) -> dict:
+        """Seconds a call spends in the ONNX segments (best times): all on
+        NumPy ("numpy") and each where it was placed ("onnxruntime")."""
+        best = [{k: min(v) for k, v in c.times.items() if v} for c in self.choices]
+        return {"numpy": sum(b.get("numpy", 0.0) for b in best),
+                "onnxruntime": sum(b.get(c.chosen, 0.0) for b, c in zip(best, self.choices))}
 
     def explain(self) -> dict:
         return {**super().explain(), "segment_choices": [c.report() for c in self.choices]}
