@@ -51,12 +51,16 @@ def test_each_entry_reports_the_bytes_it_holds():
     assert "2 shape(s)" in line and f"at most {symbolic_shapes.MAX_SHAPES}" in line
 
 
-def test_least_recently_used_entries_are_dropped_past_the_byte_limit(monkeypatch):
-    monkeypatch.setattr(symbolic_shapes, "_held", lambda compiled: 100)
-    monkeypatch.setattr(symbolic_shapes, "MAX_SHAPES_BYTES", 250)
+def compiled_holding(monkeypatch, held: int, limit: int):
+    """The graph per shape (and its NumPy reference), each entry said to hold ``held`` bytes."""
+    monkeypatch.setattr(symbolic_shapes, "_held", lambda compiled: held)
+    monkeypatch.setattr(symbolic_shapes, "MAX_SHAPES_BYTES", limit)
     g = per_shape_graph()
-    compiled = compile_graph(g, "onnxruntime")
-    ref = compile_graph(g, "numpy")
+    return compile_graph(g, "onnxruntime"), compile_graph(g, "numpy")
+
+
+def test_least_recently_used_entries_are_dropped_past_the_byte_limit(monkeypatch):
+    compiled, ref = compiled_holding(monkeypatch, 100, 250)
     alive = []
     for rows in (2, 3, 4):
         assert_ort_close(compiled(x_of(rows)), ref(x_of(rows)))
@@ -72,11 +76,7 @@ def test_least_recently_used_entries_are_dropped_past_the_byte_limit(monkeypatch
 
 
 def test_the_newest_entry_is_kept_whatever_it_holds(monkeypatch):
-    monkeypatch.setattr(symbolic_shapes, "_held", lambda compiled: 10_000)
-    monkeypatch.setattr(symbolic_shapes, "MAX_SHAPES_BYTES", 1)
-    g = per_shape_graph()
-    compiled = compile_graph(g, "onnxruntime")
-    ref = compile_graph(g, "numpy")
+    compiled, ref = compiled_holding(monkeypatch, 10_000, 1)
     for rows in (2, 3, 2):
         assert_ort_close(compiled(x_of(rows)), ref(x_of(rows)))
         assert list(compiled._compiled) == [((rows, WIDTH),)]

@@ -138,28 +138,30 @@ class AutoCompiledGraph:
         if n >= 2:   # calls 0 and 1 are the warm-ups
             self.times[name].append(elapsed)
         if n + 1 >= 2 * (1 + TRIALS):
-            self._best = {k: min(v) for k, v in self.times.items()}
-            t_np, t_ort = self._best["numpy"], self._best["onnxruntime"]
-            if t_ort < t_np:
-                self._choose("onnxruntime", f"onnxruntime {t_ort * 1e6:.1f} us < numpy {t_np * 1e6:.1f} us")
-            else:
-                self._choose("numpy", f"numpy {t_np * 1e6:.1f} us <= onnxruntime {t_ort * 1e6:.1f} us")
-            self._first_why = self.why
-            self._arm()
+            best = {k: min(v) for k, v in self.times.items()}
+            t_np, t_ort = best["numpy"], best["onnxruntime"]
+            self._first_choice(best, f"onnxruntime {t_ort * 1e6:.1f} us < numpy {t_np * 1e6:.1f} us",
+                               f"numpy {t_np * 1e6:.1f} us <= onnxruntime {t_ort * 1e6:.1f} us")
         return result
+
+    def _first_choice(self, best: dict, why_onnx: str, why_numpy: str) -> None:
+        """The faster by ``best`` (seconds per backend), then the checks."""
+        self._best = best
+        if best["onnxruntime"] < best["numpy"]:
+            self._choose("onnxruntime", why_onnx)
+        else:
+            self._choose("numpy", why_numpy)
+        self._first_why = self.why
+        self._arm()
 
     def _choose_from_segments(self) -> None:
         """The segments' times decide at once: all on NumPy is the NumPy
         backend, else the segmented graph; the checks then time the two
         whole graphs against each other."""
-        self._best = self.onnx.totals()
-        t_np, t_seg = self._best["numpy"], self._best["onnxruntime"]
-        if t_seg < t_np:
-            self._choose("onnxruntime", f"per segment: {t_seg * 1e6:.1f} us < all on numpy {t_np * 1e6:.1f} us")
-        else:
-            self._choose("numpy", f"per segment: every segment is faster on numpy ({t_np * 1e6:.1f} us)")
-        self._first_why = self.why
-        self._arm()
+        best = self.onnx.totals()
+        t_np, t_seg = best["numpy"], best["onnxruntime"]
+        self._first_choice(best, f"per segment: {t_seg * 1e6:.1f} us < all on numpy {t_np * 1e6:.1f} us",
+                           f"per segment: every segment is faster on numpy ({t_np * 1e6:.1f} us)")
 
     # -- checking the choice --------------------------------------------------
 
