@@ -192,3 +192,15 @@ def test_a_fused_pattern_never_joins_two_segments(forced):
     assert [(c["kind"], c["statements"]) for c in report["segment_choices"]][-1] == ("blas", 1)
     assert [c["chosen"] for c in report["segment_choices"]] == ["onnxruntime", "numpy"]
     assert "softmax" in report["fused"] and "attention" not in report["fused"]
+
+
+def test_products_known_to_be_faster_on_numpy_are_not_timed():
+    """A float64 product past BIG_F64_MATMUL goes to NumPy at once (timing
+    onnxruntime's Eigen MatMul on it would cost more than it could tell)."""
+    n = 256
+    g = sot.to_static(mixed, backend="auto")
+    args = arrays(np.float64, n)
+    run_calls(g, args, 1)
+    choices = auto_graph().onnx.explain()["segment_choices"]
+    assert [c["chosen"] for c in choices] == ["numpy", None, "numpy"]
+    assert "runs faster on NumPy's BLAS" in choices[0]["why"] and choices[0]["times"]["onnxruntime"] == []

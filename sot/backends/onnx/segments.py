@@ -13,7 +13,9 @@ is timed on both backends and runs where it is faster.
   segment runs its first ``2 * (1 + TRIALS)`` calls alternately on NumPy
   (its statements replayed as the NumPy backend does) and on onnxruntime,
   the first of each a warm-up; then the faster by the best of its timed
-  calls runs it for good (a tie goes to NumPy, the reference).  Either gives
+  calls runs it for good (a tie goes to NumPy, the reference).  A segment
+  of float64 products so large that onnxruntime's Eigen MatMul is known to
+  lose (``matmul_prefers_numpy``) is placed on NumPy without timing.  Either gives
   NumPy's results up to float rounding, as whole-graph auto does.
 
 ``auto`` then chooses between this graph and the whole graph on the NumPy
@@ -34,7 +36,7 @@ import numpy as np
 from sot.ir.ops_write import is_write
 from sot.ir.statement_ir import StatementIR
 
-from .lowering_array import MATMUL_OPS
+from .lowering_array import MATMUL_OPS, matmul_prefers_numpy
 from .session import SMALL_WORK, OnnxCompiledGraph, _rejected, _run_numpy, _RunnableSegment, statement_work
 
 __all__ = ["segment_cuts", "blas_heavy", "SegmentedOnnxGraph", "compile_segmented", "clock", "FORCE",
@@ -102,8 +104,11 @@ class SegmentChoice:
         self._n = 0
         self._calls = 2 * (1 + TRIALS)
         forced = FORCE(kind, self.statements) if FORCE is not None else None
+        known = [matmul_prefers_numpy(st) for st in self.statements if _kind(st) is not None]
         if forced is not None:
             self._choose(forced, "forced (segments.FORCE)")
+        elif known and all(known):   # timing onnxruntime's float64 MatMul here costs seconds to learn this
+            self._choose("numpy", known[0])
         else:
             step.run = self._measure
 
