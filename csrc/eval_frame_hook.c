@@ -50,6 +50,7 @@
 #include "static_function.h"
 #include "fp_state.h"
 #include "hook_types.h"
+#include "array_binding.h"
 
 /* ------------------------------------------------------------ state */
 
@@ -802,7 +803,8 @@ PyInit__C(void)
         PyModule_AddObjectRef(m, "StaticFunction", (PyObject *)&StaticFunction_Type) < 0 ||
         PyModule_AddFunctions(m, sot_guard_methods) < 0 ||
         PyModule_AddFunctions(m, sot_code_state_methods) < 0 ||
-        PyModule_AddFunctions(m, sot_fp_state_methods) < 0) {
+        PyModule_AddFunctions(m, sot_fp_state_methods) < 0 ||
+        PyModule_AddFunctions(m, sot_array_binding_methods) < 0) {
         Py_DECREF(m);
         return NULL;
     }

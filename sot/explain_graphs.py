@@ -5,7 +5,7 @@ NumPy scalar.
 ``placement(compiled)``: lines on where the graph runs -- for onnxruntime,
 each statement that stays on NumPy with the reason it did not lower (the
 same reasons ``sot.save`` gives); for auto, the backend it chose and the
-times that decided; for symbolic graphs, how new shapes are checked.
+times that decided, and per segment where it placed them; for symbolic graphs, how new shapes are checked.
 
 ``promotion_hints(graph)``: statements whose float32 array operand meets a
 float64 NumPy scalar (``x / np.sqrt(d)``: ``np.sqrt`` of a Python number is
@@ -42,8 +42,17 @@ def _placement(report: dict) -> list[str]:
         else:
             lines.append("auto has not chosen yet (it times both backends on the first calls)")
         return lines + _placement(report.get("onnxruntime") or {})
+    for i, c in enumerate(report.get("segment_choices", ())):   # auto per segment (onnx.segments)
+        where = f"{c['chosen']}: {c['why']}" if c["chosen"] else "not chosen yet (timed on the first calls)"
+        lines.append(f"segment {i} ({c['kind']}, {c['statements']} statements from {c['first']}): {where}")
     for item in report.get("not_lowered", ()):
         lines.append(f"on NumPy: {item['statement']}: {item['reason']}")
+    per = report.get("per_shape_bytes")
+    if per:   # PerShapeCompiledGraph (symbolic_shapes)
+        sizes = ", ".join(f"{k}: {v['held_bytes'] / 1e6:.1f} MB" for k, v in report.get("per_shape", {}).items())
+        lines.append(f"compiled per input shape: {len(report.get('per_shape', {}))} shape(s) (at most "
+                     f"{per['max_shapes']}) holding {per['held'] / 1e6:.1f} MB (the least recently used "
+                     f"dropped past {per['limit'] / 1e6:.0f} MB): {sizes}")
     sc = report.get("size_check")
     if sc:
         if sc["compiled"]:

@@ -15,8 +15,11 @@ check each new tuple of shapes once.  Otherwise (a statement is not
 lowered symbolically, the log says which) the graph is compiled once per
 tuple of input shapes (``PerShapeCompiledGraph``): the IR is replayed at
 those shapes (``concretize``), every shape value becoming a constant, and
-compiled as a static graph.  Up to ``MAX_SHAPES`` compiled shapes are kept
-(least recently used dropped).
+compiled as a static graph.  Up to ``MAX_SHAPES`` compiled shapes are kept,
+and the least recently used are dropped (their sessions freed) while the
+others hold more than ``MAX_SHAPES_BYTES`` (``memory.held_bytes`` of each
+entry at its compilation, frozen weights counted per entry: each session
+may pre-pack its own copy); ``explain()`` gives each entry's bytes.
 
 The Python trace is not redone for a new shape: only the replay.
 """
@@ -30,9 +33,12 @@ from sot.ir.meta import TensorMeta
 from sot.ir.registry import DIM_OP
 from sot.ir.statement_ir import StatementIR, Symbol, map_symbols
 
-__all__ = ["PerShapeCompiledGraph", "concretize", "check_sizes", "infer_at", "MAX_SHAPES", "PYTHON_INT_LIMIT"]
+__all__ = ["PerShapeCompiledGraph", "concretize", "check_sizes", "infer_at", "MAX_SHAPES", "MAX_SHAPES_BYTES",
+           "PYTHON_INT_LIMIT"]
 
 MAX_SHAPES = 16
+#: the most bytes the compiled shapes other than the newest may hold
+MAX_SHAPES_BYTES = 1 << 30
 #: a Python int of a graph beyond this runs on NumPy: the ONNX model
 #: computes in int64, and converts ints to float64 exactly below it
 PYTHON_INT_LIMIT = 2 ** 53
@@ -135,6 +141,14 @@ def _agrees(meta, concrete) -> bool:
 _REFERENCE = object()
 
 
+def _held(compiled) -> int:
+    from .memory import held_bytes
+    try:
+        return held_bytes(compiled)["total"]
+    except Exception:  # noqa: BLE001 - an estimate: never a reason to fail a call
+        return 0
+
+
 class PerShapeCompiledGraph:
     """A symbolic graph compiled by ``compile_static`` per input shapes."""
 
@@ -145,6 +159,7 @@ class PerShapeCompiledGraph:
         self.reference = numpy_compiled(graph)
         self._reference_fn = self.reference.fn
         self._compiled: OrderedDict = OrderedDict()
+        self._bytes: dict = {}   # shapes -> bytes its entry held when compiled
         self.backend = f"{backend} (per shape)"
 
     def __call__(self, *inputs) -> tuple:
@@ -153,8 +168,8 @@ class PerShapeCompiledGraph:
         if entry is None:
             entry = self._build(inputs)
             self._compiled[key] = entry
-            if len(self._compiled) > MAX_SHAPES:
-                self._compiled.popitem(last=False)
+            self._bytes[key] = 0 if entry is _REFERENCE else _held(entry[0])
+            self._evict()
         else:
             self._compiled.move_to_end(key)
         if entry is _REFERENCE:
@@ -162,6 +177,14 @@ class PerShapeCompiledGraph:
         compiled, plan = entry
         results = compiled(*inputs)
         return tuple(results[x] if kind == "out" else x for kind, x in plan)
+
+    def _evict(self) -> None:
+        """Drop least recently used shapes past MAX_SHAPES or MAX_SHAPES_BYTES
+        (the newest is always kept)."""
+        while len(self._compiled) > 1 and (len(self._compiled) > MAX_SHAPES or
+                                           sum(self._bytes.values()) > MAX_SHAPES_BYTES):
+            key, _ = self._compiled.popitem(last=False)
+            del self._bytes[key]
 
     def _build(self, inputs):
         from sot import _hook
@@ -186,8 +209,11 @@ class PerShapeCompiledGraph:
     def explain(self) -> dict:
         shapes = [list(k) for k, v in self._compiled.items() if v is not _REFERENCE]
         return {"backend": self.backend, "statements": len(self.graph), "compiled_shapes": shapes,
-                "per_shape": {str(k): (v[0].explain() if v is not _REFERENCE else {"backend": "numpy"})
-                              for k, v in self._compiled.items()}}
+                "per_shape": {str(k): {**(v[0].explain() if v is not _REFERENCE else {"backend": "numpy"}),
+                                       "held_bytes": self._bytes[k]}
+                              for k, v in self._compiled.items()},
+                "per_shape_bytes": {"held": sum(self._bytes.values()), "limit": MAX_SHAPES_BYTES,
+                                    "max_shapes": MAX_SHAPES}}
 
     def __repr__(self) -> str:
         return f"<PerShapeCompiledGraph {self.graph.name}: {len(self.graph)} ops, {len(self._compiled)} shapes>"

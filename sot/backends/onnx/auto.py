@@ -18,6 +18,12 @@ onnxruntime's arena, the kernel's huge pages settle: attention on
 from about the tenth call), so the first calls alone can pick the backend
 that is slower for the rest of the run.
 
+A graph that mixes large float64 BLAS products with elementwise chains is
+first placed segment by segment (``segments``): its onnxruntime
+candidate is that segmented graph.  Once its segments chose, the sums of
+their times (all on NumPy against as placed) make the first choice, and the
+checks then time the two whole graphs as above.
+
 A graph that does not lower at all is NumPy from the start (no timing).
 ``explain()`` gives the times and the choice.
 """
@@ -68,8 +74,12 @@ class AutoCompiledGraph:
         self.graph = graph
         self.device = device
         self.numpy = numpy_compiled(graph)
-        # ``onnx``: the graph already compiled for onnxruntime (a symbolic one)
-        self.onnx = compile_onnxruntime(graph, device) if onnx is None else onnx
+        # ``onnx``: the graph already compiled for onnxruntime (a symbolic one);
+        # a graph mixing BLAS products and elementwise chains: per segment
+        if onnx is None:
+            from .segments import compile_segmented
+            onnx = compile_segmented(graph, device) or compile_onnxruntime(graph, device)
+        self.onnx = onnx
         self.times: dict[str, list[float]] = {"numpy": [], "onnxruntime": []}
         self.checks: list[dict] = []   # after the choice: each check's times and outcome
         self.chosen: str | None = None
@@ -114,6 +124,11 @@ class AutoCompiledGraph:
         return result, time.perf_counter() - t0
 
     def _measure(self, *inputs):
+        if getattr(self.onnx, "choosing", False):   # its segments time themselves first (segments)
+            result = self._timed("onnxruntime", inputs)[0]
+            if not self.onnx.choosing and not self._final:
+                self._choose_from_segments()
+            return result
         n = self._calls
         self._calls += 1
         name = "numpy" if n % 2 == 0 else "onnxruntime"
@@ -123,15 +138,30 @@ class AutoCompiledGraph:
         if n >= 2:   # calls 0 and 1 are the warm-ups
             self.times[name].append(elapsed)
         if n + 1 >= 2 * (1 + TRIALS):
-            self._best = {k: min(v) for k, v in self.times.items()}
-            t_np, t_ort = self._best["numpy"], self._best["onnxruntime"]
-            if t_ort < t_np:
-                self._choose("onnxruntime", f"onnxruntime {t_ort * 1e6:.1f} us < numpy {t_np * 1e6:.1f} us")
-            else:
-                self._choose("numpy", f"numpy {t_np * 1e6:.1f} us <= onnxruntime {t_ort * 1e6:.1f} us")
-            self._first_why = self.why
-            self._arm()
+            best = {k: min(v) for k, v in self.times.items()}
+            t_np, t_ort = best["numpy"], best["onnxruntime"]
+            self._first_choice(best, f"onnxruntime {t_ort * 1e6:.1f} us < numpy {t_np * 1e6:.1f} us",
+                               f"numpy {t_np * 1e6:.1f} us <= onnxruntime {t_ort * 1e6:.1f} us")
         return result
+
+    def _first_choice(self, best: dict, why_onnx: str, why_numpy: str) -> None:
+        """The faster by ``best`` (seconds per backend), then the checks."""
+        self._best = best
+        if best["onnxruntime"] < best["numpy"]:
+            self._choose("onnxruntime", why_onnx)
+        else:
+            self._choose("numpy", why_numpy)
+        self._first_why = self.why
+        self._arm()
+
+    def _choose_from_segments(self) -> None:
+        """The segments' times decide at once: all on NumPy is the NumPy
+        backend, else the segmented graph; the checks then time the two
+        whole graphs against each other."""
+        best = self.onnx.totals()
+        t_np, t_seg = best["numpy"], best["onnxruntime"]
+        self._first_choice(best, f"per segment: {t_seg * 1e6:.1f} us < all on numpy {t_np * 1e6:.1f} us",
+                           f"per segment: every segment is faster on numpy ({t_np * 1e6:.1f} us)")
 
     # -- checking the choice --------------------------------------------------
 

@@ -43,7 +43,6 @@ from sot.ir.ops_write import is_write
 from sot.ir.statement_ir import Statement, Symbol
 
 from .builder import F32, F64, GraphBuilder, NotLowered
-from .lowering_array import matmul_prefers_numpy
 from .lowering_elementwise import OPERATOR_UFUNCS
 
 __all__ = ["fuse_patterns", "Fused", "PATTERNS"]
@@ -241,8 +240,6 @@ def fuse_attention(g: Graph, st: Statement):
     q, k = mm.args
     if not all(isinstance(a, Symbol) and a.meta.ndim >= 2 for a in (q, k, v)):
         return None
-    if matmul_prefers_numpy(st) or matmul_prefers_numpy(mm):
-        return None   # the softmax alone is fused; the matmuls run on NumPy
     stmts = [mm, scale_st] + soft_stmts + [st]
     if isinstance(scale, Symbol) and g.producer.get(scale.name) is not None:
         scale_src = g.producer[scale.name]

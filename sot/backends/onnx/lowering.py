@@ -240,13 +240,19 @@ def _is_python_statement(st) -> bool:
     return bool(st.outputs) and all(s.meta.is_python for s in st.outputs)
 
 
-def plan(graph: StatementIR, fuse=None, names: dict | None = None) -> Plan:
+def plan(graph: StatementIR, fuse=None, names: dict | None = None, *, prefer=None,
+         cuts: frozenset = frozenset()) -> Plan:
     """See ``_plan``; redone with the memory of a write that did not lower
-    on NumPy (``writes``)."""
+    on NumPy (``writes``).
+
+    ``prefer`` (statement -> reason or None): statements that lower but are
+    left to NumPy for speed (the runtime's choice, never export's: ``sot.save``
+    lowers everything that has an exact form).  ``cuts``: indices of
+    statements that start a new ONNX segment (``segments``)."""
     on_numpy: frozenset = frozenset()
     not_symbolic = []   # a write that did not lower only because of symbolic dims stays reported
     while True:
-        p = _plan(graph, fuse, names, on_numpy)
+        p = _plan(graph, fuse, names, on_numpy, prefer, cuts)
         not_symbolic += [item for item in p.not_symbolic if item not in not_symbolic]
         fallen = fallen_back(graph, p.not_lowered) - on_numpy
         if not fallen:
@@ -255,7 +261,7 @@ def plan(graph: StatementIR, fuse=None, names: dict | None = None) -> Plan:
         on_numpy |= fallen
 
 
-def _plan(graph: StatementIR, fuse, names, on_numpy) -> Plan:
+def _plan(graph: StatementIR, fuse, names, on_numpy, prefer=None, cuts: frozenset = frozenset()) -> Plan:
     """Lower what lowers; see the module docstring.  ``fuse`` (optional) maps
     the statements to items, each a Statement or a fused pattern (with
     ``statements``, ``outputs`` and ``lower(builder)``); a pattern that does
@@ -275,10 +281,17 @@ def _plan(graph: StatementIR, fuse, names, on_numpy) -> Plan:
         return Plan([NumpySegment(statements)] if statements else [],
                     [(st, reason) for st in statements], 0)
     forced = {**forced_by_writes(graph, on_numpy), **numpy_only(graph)}
+    if prefer is not None:
+        forced = {**{i: why for i, st in enumerate(statements) if st.outputs and (why := prefer(st))}, **forced}
     views = functional_classes(graph)   # read by lower_write (write_views)
     groups = object_groups(statements)
     index = {id(st): i for i, st in enumerate(statements)}
-    queue = deque(fuse(statements, forced, graph.outputs) if fuse else statements)
+    if fuse is None:
+        queue = deque(statements)
+    elif cuts:
+        queue = deque(_fuse_between_cuts(fuse, statements, forced, graph.outputs, cuts))
+    else:
+        queue = deque(fuse(statements, forced, graph.outputs))
     segments: list = []
     not_lowered = []
     not_symbolic = []
@@ -289,6 +302,9 @@ def _plan(graph: StatementIR, fuse, names, on_numpy) -> Plan:
         item = queue.popleft()
         fused = not isinstance(item, Statement)
         group = list(item.statements) if fused else [item]
+        if current is not None and current.statements and any(index[id(st)] in cuts for st in group):
+            segments.append(current)
+            current = None
         if not fused and _is_python_statement(item):
             if not any(s.name in read for s in item.outputs):
                 seeded.append((item, "not read by any statement"))
@@ -333,6 +349,20 @@ def _plan(graph: StatementIR, fuse, names, on_numpy) -> Plan:
         segments.append(current)
     _exports(segments, graph)
     return Plan(segments, not_lowered, lowered, seeded, not_symbolic)
+
+
+def _fuse_between_cuts(fuse, statements, forced, outputs, cuts) -> list:
+    """``fuse`` on each run of statements between two cuts, so that no
+    pattern joins two segments; what a later or earlier run reads counts as
+    returned (never fused away)."""
+    bounds = [0, *sorted(cuts), len(statements)]
+    items: list = []
+    for lo, hi in zip(bounds, bounds[1:]):
+        region = statements[lo:hi]
+        outside = {s.name for st in statements[:lo] + statements[hi:] for s in st.symbols_used()}
+        escaping = [s for st in region for s in st.outputs if s.name in outside]
+        items += fuse(region, {i - lo: why for i, why in forced.items() if lo <= i < hi}, [*outputs, *escaping])
+    return items
 
 
 def try_lower(segment: OnnxSegment, item) -> Exception | None:

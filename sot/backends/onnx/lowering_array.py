@@ -274,6 +274,9 @@ def _matmul_values(b, x, y, out, shape):
     return b.cast(r, out)
 
 
+#: the ops lowered as a MatMul (BLAS products on NumPy)
+MATMUL_OPS = ("matmul", "imatmul", "dot")
+
 #: float64 matmuls with more multiply-adds than this stay on NumPy
 BIG_F64_MATMUL = 1 << 22
 
@@ -282,7 +285,10 @@ def matmul_prefers_numpy(st) -> str | None:
     """Why a matmul statement is better left to NumPy, or None.  onnxruntime's
     float64 MatMul is Eigen's, several times slower than NumPy's BLAS (an
     8x1024x1024 @ 1024x64 product: 105 ms against 40 ms here); the result
-    is the same up to rounding either way, so this is a choice of speed."""
+    is the same up to rounding either way, so this is a choice of speed,
+    made by the runtime's plan (``plan(prefer=...)``), never by export."""
+    if st.op.name not in MATMUL_OPS:
+        return None
     meta = st.outputs[0].meta
     if meta.dtype != F64:
         return None
@@ -297,9 +303,6 @@ def matmul_prefers_numpy(st) -> str | None:
 def _lower_matmul(b, st):
     x, y = st.args[:2]
     meta = _out(st)
-    why = matmul_prefers_numpy(st)
-    if why:
-        raise NotLowered(why)
     if st.op.name == "dot":
         bound = bind("dot", ("a", "b", "out"), st.args, st.kwargs, {"a", "b"})
         x, y = bound["a"], bound["b"]

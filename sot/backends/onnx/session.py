@@ -26,6 +26,8 @@ from ..gpu_check import check_session
 from ..numpy.writes import GraphWriteError
 from .writes import split_at_commit, writeback
 from .lowering import NumpySegment, OnnxSegment, plan
+from .lowering_array import matmul_prefers_numpy
+from .prebound import PreboundInputs, available as prebound_available
 
 __all__ = ["OnnxCompiledGraph", "compile_onnxruntime", "providers_for", "GPU_HELP"]
 
@@ -178,8 +180,10 @@ class _RunnableSegment:
         cpu = providers == ["CPUExecutionProvider"]
         self.bind = cpu and out_bytes >= BIND_BYTES
         self.outputs = OutputSlots(self.output_metas)
-        self.call = self._call_bound if self.bind else self._call
         self._run = _runner(self.session, cpu)
+        self.call = self._call_bound if self.bind else self._call
+        if not self.bind and cpu and prebound_available(self.session):   # inputs re-bound only when changed
+            self.call = PreboundInputs(self.session, [n for n, _ in self.inputs], names, self._call)
         self.device_type = "cpu" if cpu else "cuda"
         #: positions of the results handed to a later onnxruntime segment
         #: only: kept as OrtValues on the device (OnnxCompiledGraph._keep)
@@ -279,7 +283,7 @@ class OnnxCompiledGraph:
     ``explain()`` lists the statements not lowered and why.
     """
 
-    def __init__(self, graph: StatementIR, device: str = "cpu", fuse=True):
+    def __init__(self, graph: StatementIR, device: str = "cpu", fuse=True, cuts: frozenset | None = None):
         self.graph = graph
         self.device = device
         providers = providers_for(device)
@@ -288,7 +292,9 @@ class OnnxCompiledGraph:
         if fuse:
             from .fusion import fuse_patterns
             fuser = fuse_patterns
-        self.plan = plan(graph, fuser)
+        # ``cuts`` (segments): the segments are measured, not preferred
+        self.plan = plan(graph, fuser, prefer=matmul_prefers_numpy) if cuts is None else \
+            plan(graph, fuser, cuts=cuts)
         self._steps = []
         for seg in self.plan.segments:
             if isinstance(seg, OnnxSegment):

@@ -27,6 +27,7 @@ from sot.ir.meta import TensorMeta
 from sot.ir.statement_ir import StatementIR
 
 from .lowering import NumpySegment, OnnxSegment, plan
+from .lowering_array import matmul_prefers_numpy
 from .session import (_as_input, _as_numpys, _run_numpy, _session, plan_report, providers_for, steps_source,
                       threads_for)
 from ..size_check import compile_size_check
@@ -90,7 +91,7 @@ class SymbolicOnnxGraph:
         if fuse:
             from .fusion import fuse_patterns
             fuser = fuse_patterns
-        self.plan = plan(graph, fuser)
+        self.plan = plan(graph, fuser, prefer=matmul_prefers_numpy)
         if self.plan.not_symbolic:
             raise NotSymbolicGraph(self.plan.not_symbolic)
         self.reference = numpy_compiled(graph)
