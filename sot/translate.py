@@ -295,6 +295,7 @@ def translate(frame, info: EntryInfo, options: Options, allow_break: bool = True
         with _phase(info, "codegen"):
             builder = OutputBuilder([t for t, _ in graph.inputs])
             ret = builder.expr(result)
+            builder.effects = graph.effects.finish(graph, builder)
             runner = make_runner(code, graph, builder, ret, info, options)
             replacement = make_calling_code(code, runner, _used_cell_indices(builder.trackers))
         _hook.skip_code(replacement)
@@ -418,6 +419,7 @@ def _split(frame, graph, executor, plan, region_live, reason, info: EntryInfo, o
         exprs += [builder.expr(v) for v in stack_vals]
         if plan.kind == "bool":
             exprs[-1] = f"{builder._bind(bool)}({exprs[-1]})"
+        builder.effects = graph.effects.finish(graph, builder)
         with _phase(info, "codegen"):
             runner = make_runner(code, graph, builder, "(" + "".join(e + ", " for e in exprs) + ")", info, options)
         used = _used_cell_indices(builder.trackers)
@@ -549,6 +551,7 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
     info.frozen_values += [frozen[k] for k in held]
     info.not_frozen += graph.not_frozen
     lines += [f"    {stmt}" for stmt in builder.prelude]
+    lines += [f"    {stmt}" for stmt in builder.effects]  # side effects on outside objects, in eager's final state
     lines.append(f"    return {ret}")
     source = "\n".join(lines) + "\n"
     info.runner_source = source

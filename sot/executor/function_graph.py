@@ -26,6 +26,7 @@ from ..ir import StatementIR, TensorMeta, UnsupportedOp
 from ..ir import registry
 from ..ir.meta import dtype_is_supported
 from . import freeze
+from .side_effects import SideEffects
 from .variables import (
     BuiltinVariable, ClassVariable, ConstVariable, DictVariable, DynamicScalarVariable, ListVariable,
     ModuleVariable, NumpyCallableVariable, ObjectVariable, OpaqueVariable, SymScalarVariable,
@@ -77,6 +78,7 @@ class FunctionGraph:
         self._views = None  # freeze.ViewScan, made when a first array may be frozen
         self.frames: list = []  # the executors simulating now, outermost first (statement locations)
         self.trace_values: dict = {}  # input name -> its value at trace time (executor/writes.py)
+        self.effects = SideEffects()  # stores into outside objects, replayed by the runner
 
     # -- guards --------------------------------------------------------------
     def add_guard(self, guard) -> None:
@@ -159,13 +161,16 @@ class FunctionGraph:
                 return ListVariable([self.wrap(v, None) for v in value])
             self.add_guard(TypeGuard(tracker, list))  # length and items: when the trace reads them
             graph = weakref.ref(self)   # no cycle: the list (and what the graph holds) goes when unused
-            return ListVariable.from_source(tracker, lambda: graph()._list_items(value, tracker), value)
+            var = ListVariable.from_source(tracker, lambda: graph()._list_items(value, tracker), value)
+            return self._mutable(var, value)
         if t is dict:
             if not all(type(k) in (str, int) for k in value):
                 self.add_guard(IdGuard(tracker, value))
                 return OpaqueVariable(value, tracker)
             self.add_guard(DictKeysGuard(tracker, value))
-            return DictVariable({k: self.wrap(v, _item(tracker, k)) for k, v in value.items()}, tracker)
+            var = DictVariable({k: self.wrap(v, _item(tracker, k)) for k, v in value.items()}, tracker)
+            var.original = dict(var.entries)
+            return self._mutable(var, value)
         if is_const_value(value):  # dtypes, NumPy scalar types, slices, ranges
             self.add_guard(IdGuard(tracker, value) if issubclass(t, (type, np.dtype)) else TypeGuard(tracker, t))
             if not issubclass(t, (type, np.dtype)):
@@ -183,7 +188,10 @@ class FunctionGraph:
         if is_user_class(t):
             self.add_guard(TypeGuard(tracker, t))
             self.add_guard(ClassUnchangedGuard(t))  # what the trace reads of the class stays so
-            return ObjectVariable(value, tracker)
+            var = ObjectVariable(value, tracker)
+            if tracker is not None:
+                self.effects.reach(var, value)
+            return var
         if _is_plain_opaque(value):  # the trace only passes it on: its type is all it relied on
             self.add_guard(TypeGuard(tracker, t))
             return OpaqueVariable(value, tracker)
@@ -204,6 +212,12 @@ class FunctionGraph:
         if issubclass(t, type):
             return ClassVariable(value, tracker)
         return OpaqueVariable(value, tracker)
+
+    def _mutable(self, var, value) -> Variable:
+        """A list or dict from outside: its mutations are recorded (side_effects.py)."""
+        var.effects = weakref.ref(self.effects)
+        self.effects.reach(var, value)
+        return var
 
     def _number_input(self, value, tracker) -> Variable:
         """A Python int/float whose value changes between calls: a graph input

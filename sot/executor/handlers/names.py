@@ -157,6 +157,9 @@ def store_attr(ex, instr):
             obj.tracker is not None and writes.stores_back(ex.stack[-1], AttrTracker(obj.tracker, instr.argval)):
         ex.pop()   # `self.state += dt`: the same object, written in place
         return
+    if isinstance(obj, ObjectVariable) and obj.tracker is not None:  # replayed after the graph
+        ex.graph.effects.store_attr(obj, instr.argval, ex.pop())
+        return
     raise FallbackError(SIDE_EFFECT, f"attribute assignment .{instr.argval} on {obj.describe()}")
 
 
