@@ -15,10 +15,12 @@ from setuptools.command.build_ext import build_ext
 
 hook = Extension(
     "sot._C",
-    sources=["csrc/eval_frame_hook.c", "csrc/code_state.c", "csrc/guard_program.c",
-             "csrc/guard_parse.c", "csrc/static_function.c", "csrc/monitoring.c", "csrc/fp_state.c"],
-    depends=["csrc/frame_adapter.h", "csrc/frame_info.h", "csrc/code_state.h",
-             "csrc/guard_program.h", "csrc/guard_ops.h", "csrc/static_function.h", "csrc/fp_state.h"],
+    sources=["csrc/eval_frame_hook.c", "csrc/hook_types.c", "csrc/code_state.c",
+             "csrc/guard_program.c", "csrc/guard_parse.c", "csrc/static_function.c",
+             "csrc/monitoring.c", "csrc/fp_state.c"],
+    depends=["csrc/frame_adapter.h", "csrc/frame_info.h", "csrc/hook_types.h", "csrc/code_state.h",
+             "csrc/guard_program.h", "csrc/guard_ops.h", "csrc/static_function.h",
+             "csrc/fp_state.h"],
     extra_compile_args=["-Wall", "-Wextra"],
 )
 

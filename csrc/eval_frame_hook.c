@@ -49,6 +49,7 @@
 #include "guard_program.h"
 #include "static_function.h"
 #include "fp_state.h"
+#include "hook_types.h"
 
 /* ------------------------------------------------------------ state */
 
@@ -78,63 +79,6 @@ static PyObject *rerun_natively = NULL;  /* the RerunNatively exception type */
 static Py_ssize_t intercepts = 0;     /* frames intercepted, never reset */
 static Py_ssize_t intercepts_at_reset = 0;  /* frames_seen() counts from here */
 static int quiet_depth = 0;           /* nesting of quiet runs */
-
-/* The SKIP sentinel: its own little type, so that it prints as itself. */
-static PyObject *
-skip_repr(PyObject *self)
-{
-    (void)self;
-    return PyUnicode_FromString("sot._C.SKIP");
-}
-
-static PyTypeObject SkipType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "sot._C.SkipType",
-    .tp_basicsize = sizeof(PyObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Type of SKIP: a callback returns SKIP to never intercept a code again.",
-    .tp_repr = skip_repr,
-};
-
-/* Resume(function, *args): returned by a replacement, called by the hook. */
-typedef struct {
-    PyObject_HEAD
-    PyObject *call;          /* owned tuple (function, *args) */
-} ResumeObject;
-
-static PyObject *
-resume_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
-{
-    if ((kwds != NULL && PyDict_GET_SIZE(kwds) != 0) || PyTuple_GET_SIZE(args) < 1 ||
-        !PyCallable_Check(PyTuple_GET_ITEM(args, 0))) {
-        PyErr_SetString(PyExc_TypeError, "Resume(function, *args) takes a callable "
-                        "and positional arguments");
-        return NULL;
-    }
-    ResumeObject *self = (ResumeObject *)type->tp_alloc(type, 0);
-    if (self != NULL) {
-        self->call = Py_NewRef(args);
-    }
-    return (PyObject *)self;
-}
-
-static void
-resume_dealloc(ResumeObject *self)
-{
-    Py_XDECREF(self->call);
-    Py_TYPE(self)->tp_free((PyObject *)self);
-}
-
-static PyTypeObject ResumeType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "sot._C.Resume",
-    .tp_basicsize = sizeof(ResumeObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Resume(function, *args): a replacement returns this to have the hook "
-              "call function(*args) after the replacement's own frame is gone.",
-    .tp_new = resume_new,
-    .tp_dealloc = (destructor)resume_dealloc,
-};
 
 /* ------------------------------------------------------- the hook */
 
@@ -374,7 +318,7 @@ release_resume_args(void)
 static PyObject *
 run_resumes(PyObject *res)
 {
-    while (res != NULL && Py_IS_TYPE(res, &ResumeType)) {
+    while (res != NULL && Py_IS_TYPE(res, &sot_ResumeType)) {
         ResumeObject *r = (ResumeObject *)res;
         PyObject *call;
         if (Py_REFCNT(res) == 1) {
@@ -826,7 +770,7 @@ PyInit__C(void)
         return NULL;
     }
     if (PyType_Ready(&FrameInfo_Type) < 0 || PyType_Ready(&ThreadOwner_Type) < 0 ||
-        PyType_Ready(&ResumeType) < 0 || sot_guard_program_init() < 0 ||
+        PyType_Ready(&sot_ResumeType) < 0 || sot_guard_program_init() < 0 ||
         sot_static_function_init() < 0) {
         return NULL;
     }
@@ -841,7 +785,7 @@ PyInit__C(void)
         }
     }
     if (skip_sentinel == NULL) {
-        skip_sentinel = PyType_Ready(&SkipType) < 0 ? NULL : PyObject_New(PyObject, &SkipType);
+        skip_sentinel = PyType_Ready(&sot_SkipType) < 0 ? NULL : PyObject_New(PyObject, &sot_SkipType);
         if (skip_sentinel == NULL) {
             return NULL;
         }
@@ -852,7 +796,7 @@ PyInit__C(void)
     }
     if (PyModule_AddObjectRef(m, "SKIP", skip_sentinel) < 0 ||
         PyModule_AddObjectRef(m, "FrameInfo", (PyObject *)&FrameInfo_Type) < 0 ||
-        PyModule_AddObjectRef(m, "Resume", (PyObject *)&ResumeType) < 0 ||
+        PyModule_AddObjectRef(m, "Resume", (PyObject *)&sot_ResumeType) < 0 ||
         PyModule_AddObjectRef(m, "RerunNatively", rerun_natively) < 0 ||
         PyModule_AddObjectRef(m, "GuardProgram", (PyObject *)&GuardProgram_Type) < 0 ||
         PyModule_AddObjectRef(m, "StaticFunction", (PyObject *)&StaticFunction_Type) < 0 ||

@@ -158,8 +158,13 @@ class ExplainReport:
                 lines.append(f"    guards ({len(e.guards)}):")
                 lines.extend(f"      {g}" for g in e.guards)
         if self.skipped:
-            lines.append(f"  not traced ({len(self.skipped)} code(s)):")
-            lines.extend(f"    {n} ({f}:{l}): {r}" for n, f, l, r in self.skipped)
+            lines.append(f"  not traced ({len(self.skipped)} code(s) your code called):")
+            by_rule: dict = {}
+            for n, f, l, r in self.skipped:
+                by_rule.setdefault(r, []).append(f"{n} ({f}:{l})")
+            for rule, codes in by_rule.items():
+                lines.append(f"    {rule}:")
+                lines.extend(f"      {c}" for c in codes)
         return "\n".join(lines)
 
 

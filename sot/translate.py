@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import sys
 import time
 from dataclasses import dataclass, field
 
@@ -145,7 +146,7 @@ class Translator:
                             code.co_name, type(e).__name__, e)
                 return None
             if rule is not None:
-                return _skipped(code, rule)
+                return _skipped(code, rule, sys._getframe(1))
         self.translations += 1
         started = time.perf_counter()
         try:
@@ -208,11 +209,15 @@ class Translator:
 _skip_recorders: list = []  # explain() collects (name, file, line, rule) of skipped codes here
 
 
-def _skipped(code, rule: str):
+def _skipped(code, rule: str, caller=None):
     """Tell the hook never to ask about `code` again (one flag test per call
-    from now on); say so once, with the rule."""
+    from now on); say so once, with the rule, when the user's code called it.
+    A skipped code called by another skipped code (NumPy's helpers calling
+    each other, sot's own graphs calling NumPy) is a detail of the library,
+    not a choice the user can act on: it is skipped without a word."""
     _skip.note_skipped(code, rule)
-    if rule in _skip.QUIET_RULES:
+    if rule in _skip.QUIET_RULES or (caller is not None and _skip.skip_rule(caller.f_code)
+                                     not in (None, _skip.FROZEN_WHY)):  # import machinery: the user's finders show
         return _hook.SKIP
     vlog(1, log, "%s (%s:%d) is not traced: %s", code.co_name, code.co_filename, code.co_firstlineno, rule)
     for rec in _skip_recorders:

@@ -40,13 +40,26 @@ def _entries(fn):
     return 0 if pairs is None else len(pairs)
 
 
+def _steady_growth_kib(samples) -> int:
+    """RSS growth of the calmest of several equal windows of calls.
+
+    A leak grows RSS in every window; the allocator (a new arena for a thread
+    another test started, a page of onnxruntime's code faulted in) grows it
+    once. Judging the calmest window keeps the first and ignores the second.
+    """
+    return min(b - a for a, b in zip(samples, samples[1:]))
+
+
 def test_cache_stays_bounded_over_10000_calls():
     static = sot.to_static(_kernel, cache_size=4)
     arrays = [np.ones(s, d) for s in SHAPES for d in DTYPES]
+    rss = []
     for i in range(10_000):
         if i == 2_000:
             gc.collect()
-            objects0, rss0 = len(gc.get_objects()), _rss_kib()
+            objects0 = len(gc.get_objects())
+        if i % 2_000 == 0 and i:
+            rss.append(_rss_kib())
         x = arrays[i % len(arrays)]
         k = i % 7
         got = static(x, k)
@@ -54,8 +67,9 @@ def test_cache_stays_bounded_over_10000_calls():
             np.testing.assert_array_equal(got, _kernel(x, k))
             assert got.dtype == _kernel(x, k).dtype
     gc.collect()
+    rss.append(_rss_kib())
     assert len(gc.get_objects()) - objects0 < 200
-    assert _rss_kib() - rss0 < 8 * 1024
+    assert _steady_growth_kib(rss) < 2 * 1024, rss   # 2,000 calls: a 1 KiB/call leak is 2 MiB
     assert _entries(_kernel) <= 4 + 1           # entries plus the catch-all
     assert sot.translation_count(_kernel) <= 4 + 1
 
@@ -113,12 +127,14 @@ def test_memory_flat(fn):
     arrays = [np.ones(s) for s in [(3,), (4,), (2, 2)]]
     _drive(static, arrays, 600)          # warm: every translation is made
     gc.collect()
-    objects0, rss0 = len(gc.get_objects()), _rss_kib()
-    _drive(static, arrays, 3000)
-    gc.collect()
-    objects1, rss1 = len(gc.get_objects()), _rss_kib()
+    objects0, rss = len(gc.get_objects()), [_rss_kib()]
+    for _ in range(3):
+        _drive(static, arrays, 1000)
+        gc.collect()
+        rss.append(_rss_kib())
+    objects1 = len(gc.get_objects())
     assert objects1 - objects0 < 200, f"gc objects grew by {objects1 - objects0}"
-    assert rss1 - rss0 < 8 * 1024, f"RSS grew by {rss1 - rss0} KiB"
+    assert _steady_growth_kib(rss) < 1024, f"RSS grew in every window of 1,000 calls: {rss} KiB"
 
 
 @pytest.mark.parametrize("fn", FRAMES, ids=lambda f: f.__name__.strip("_"))
