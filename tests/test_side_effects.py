@@ -325,3 +325,61 @@ def test_a_decode_loop_appends_to_a_kv_cache_held_by_the_caller(backend):
     assert len(traced_cache) == 2 and all(a is not b for a, b in zip(keep, traced_cache))
     assert sot.translation_count(f) <= 3   # the growing dim becomes symbolic
     one_graph(f, x_t, traced_cache, weights)
+
+
+def test_under_freeze_an_array_the_function_replaces_is_not_frozen():
+    def step(s, x):
+        s.h = np.tanh(x @ s.w + s.h)
+        s.cache["h"] = s.h
+        return s.h.sum()
+
+    state = State(w=np.eye(3) * 0.5, h=np.zeros((2, 3)), cache={"h": np.zeros((2, 3))})
+    static, traced = run_both(step, state, [(np.full((2, 3), float(i)),) for i in range(5)], freeze=True)
+    assert sot.translation_count(static) == 1
+    report = one_graph(static, traced, np.ones((2, 3)))
+    assert report.entries[0].frozen == ["s.w"] and traced.w.flags.writeable is False
+
+
+# -- releases happen where eager releases ------------------------------------------------
+
+class Finalized:
+    def __init__(self, log, name):
+        self.log, self.name = log, name
+
+    def __del__(self):
+        self.log.append(f"released {self.name}")
+
+
+def _overwrite_unread(s, x):
+    s.log.append("before")
+    s.state = None                 # releases the Finalized eagerly, here
+    s.log.append("after")
+    return x + 1
+
+
+def _overwrite_read(s, x):
+    old = s.state                  # held by the local until the return
+    s.state = None
+    s.log.append("after")
+    return x + len(old.name)
+
+
+def _drop_then_store(s, x):
+    n = Finalized(s.log, "n")      # runs natively (a class with __del__): the rest resumes with n
+    n = None                       # released here
+    s.log.append("after")
+    return x * 2
+
+
+@pytest.mark.parametrize("fn", [_overwrite_unread, _overwrite_read, _drop_then_store])
+def test_a_replayed_store_never_moves_a_finalizer(fn):
+    for g in (fn, sot.to_static(fn)):
+        for k in range(3):
+            log = []
+            s = State(log=log, state=Finalized(log, "a"))
+            g(s, np.ones(2))
+            del s
+            expected = {_overwrite_unread: ["before", "released a", "after"],
+                        _overwrite_read: ["after", "released a"],
+                        _drop_then_store: ["released n", "after", "released a"]}[fn]
+            assert log == expected, (g, k, log)

@@ -24,6 +24,15 @@ other data descriptor, ``__slots__``), or the model of the object is not
 sure (a container reached two ways, an instance ``__dict__`` read as a
 dict), the trace breaks as before: eager runs the store itself.
 
+Releases: a replayed store or removal releases the value it replaces,
+which eagerly happens at that point of the code. So each such value must be
+one whose release runs no code (arrays, numbers, strings, containers of
+those: checked at ``finish``, by a type guard where the trace never read
+it), or the frame is not translated. And once the trace has dropped its
+reference to an object whose release may run code (``del n``, ``it = None``
+on an argument or a generator: a finalizer, a ``finally``), a later side
+effect would be replayed before that code runs: it breaks the graph instead.
+
 Aliasing: the trace assumed which of the objects it reached are the same
 object. For every object it mutated, ``finish`` guards that relation
 (``SameGuard``) against every other object of the same type it reached, so
@@ -36,9 +45,32 @@ import inspect
 
 from ..breaks.reasons import SIDE_EFFECT, FallbackError
 from ..guards.invariants import SameGuard
-from ..guards.tracker import AttrTracker
+import numpy as np
+
+from ..guards.guard import DictKeysGuard, IdGuard, TypeGuard
+from ..guards.tracker import AttrTracker, ItemTracker, LocalTracker
+from .variables import (
+    ConstVariable, DictVariable, DynamicScalarVariable, ListVariable, SymScalarVariable, TensorVariable,
+    TupleVariable,
+)
 
 __all__ = ["SideEffects"]
+
+
+#: types whose objects run no Python code when released
+PLAIN_TYPES = frozenset((np.ndarray, int, float, complex, bool, str, bytes, type(None)))
+_MISSING = object()
+
+
+def plain(var) -> bool:
+    """Whether releasing the value of `var` runs no code."""
+    if isinstance(var, (TensorVariable, ConstVariable, SymScalarVariable, DynamicScalarVariable)):
+        return True
+    if type(var) in (TupleVariable, ListVariable) and (type(var) is TupleVariable or var.loaded):
+        return all(plain(v) for v in var.items)
+    if type(var) is DictVariable:
+        return all(plain(v) for v in var.entries.values())
+    return False
 
 
 def _is_data_descriptor(attr) -> bool:
@@ -54,6 +86,7 @@ class SideEffects:
         self.attrs: dict[int, tuple] = {}    # id(object) -> (ObjectVariable, {name: Variable}) stored
         self.containers: list = []           # source lists/dicts the trace mutated, in order
         self._alive: list = []               # the objects: their ids stay theirs while tracing
+        self.dropped: str | None = None      # a value whose release may run code, dropped by the trace
 
     def __bool__(self) -> bool:
         return bool(self.attrs or self.containers)
@@ -69,11 +102,31 @@ class SideEffects:
             raise FallbackError(SIDE_EFFECT, f"{var.describe()} was mutated through another path in this call")
         others.append(var)
 
+    def drop(self, var=None, value=_MISSING, tracker=None) -> None:
+        """The trace drops a local's reference (``var``, or a never-loaded
+        argument ``value`` reached through ``tracker``)."""
+        if var is not None:
+            if plain(var) or (var.tracker is not None and not isinstance(var.tracker, LocalTracker)):
+                return   # held by the object it was read from (a store over it is checked in finish)
+            what = var.describe()
+        elif type(value) in PLAIN_TYPES or value is _MISSING:
+            return
+        else:
+            what = tracker.name()
+        if self.dropped is None:
+            self.dropped = what
+
+    def _check_order(self, where: str) -> None:
+        if self.dropped is not None:
+            raise FallbackError(SIDE_EFFECT, f"{where} after the reference to {self.dropped} was dropped "
+                                "(eagerly, its release may run code first)")
+
     def store_attr(self, obj, name: str, value) -> None:
         """``obj.name = value`` on an ObjectVariable from outside the call."""
         real = obj.value
         cls = type(real)
         where = f"attribute assignment .{name} on {obj.describe()}"
+        self._check_order(where)
         if cls.__setattr__ is not object.__setattr__:
             raise FallbackError(SIDE_EFFECT, f"{where}: its class defines __setattr__")
         try:
@@ -86,9 +139,6 @@ class SideEffects:
         inst_dict = getattr(real, "__dict__", None)
         if type(inst_dict) is not dict or name in ("__dict__", "__class__"):
             raise FallbackError(SIDE_EFFECT, f"{where}: no plain instance __dict__")
-        if len(self.reached.get(id(real), ())) > 1 and \
-                any(not isinstance(o, type(obj)) for o in self.reached[id(real)]):
-            raise FallbackError(SIDE_EFFECT, f"{where}: the object is reached two ways")
         entry = self.attrs.get(id(real))
         if entry is None:
             entry = self.attrs[id(real)] = (obj, {})
@@ -104,6 +154,7 @@ class SideEffects:
         """`container` (a source list or dict) is about to be mutated by `what`."""
         tracker = container.tracker
         kind = container.python_type().__name__
+        self._check_order(what)
         if isinstance(tracker, AttrTracker) and tracker.attr == "__dict__":
             raise FallbackError(SIDE_EFFECT, f"{what} mutates {tracker.name()}, an instance or module __dict__")
         if len(self.reached.get(id(container.source_object), ())) > 1:
@@ -121,6 +172,9 @@ class SideEffects:
         mutated = [entry[0] for entry in self.attrs.values()] + self.containers
         for var in mutated:
             self._guard_aliases(graph, var)
+        self._check_releases(graph)
+        if graph.ir.frozen:
+            self._unfreeze_stored(graph)
         lines = []
         for obj, stored in self.attrs.values():
             target = builder.expr(obj)
@@ -129,6 +183,48 @@ class SideEffects:
             lines += _replay_list(builder, container) if container.python_type() is list \
                 else _replay_dict(builder, container)
         return lines
+
+    def _check_releases(self, graph) -> None:
+        """What the replay replaces or removes runs no code when released (see module doc)."""
+        for obj, stored in self.attrs.values():
+            inst_dict = obj.value.__dict__
+            for name in stored:
+                tracker = AttrTracker(obj.tracker, name)
+                old = graph._memo.get(tracker)
+                if old is not None:
+                    ok = plain(old)
+                elif name not in inst_dict:   # a new attribute, as long as it is one
+                    graph.add_guard(DictKeysGuard(AttrTracker(obj.tracker, "__dict__"), inst_dict))
+                    ok = True
+                else:
+                    ok = type(inst_dict[name]) in PLAIN_TYPES
+                    graph.add_guard(TypeGuard(tracker, type(inst_dict[name])))
+                if not ok:
+                    raise FallbackError(SIDE_EFFECT, f"the store into {tracker.name()} releases a value "
+                                        "whose release may run code")
+        for c in self.containers:
+            if c.python_type() is list and not c.loaded:
+                continue   # only grown
+            before = c.original if c.python_type() is list else list(c.original.values())
+            after = c.items if c.python_type() is list else list(c.entries.values())
+            kept = {id(v) for v in after}
+            if not all(plain(v) for v in before if id(v) not in kept):
+                raise FallbackError(SIDE_EFFECT, f"a value removed from {c.tracker.name()} may run code "
+                                    "when released")
+
+    def _unfreeze_stored(self, graph) -> None:
+        """freeze=True: an array in a place the trace stores into is another
+        object on the next call: an ordinary input, not identity-guarded."""
+        stored = {AttrTracker(obj.tracker, name) for obj, names in self.attrs.values() for name in names}
+        bases = {c.tracker for c in self.containers}
+        for tracker, var in graph.inputs:
+            name = getattr(getattr(var, "symbol", None), "name", None)
+            if name not in graph.ir.frozen or not (
+                    tracker in stored or (isinstance(tracker, ItemTracker) and tracker.base in bases)):
+                continue
+            del graph.ir.frozen[name]
+            graph.guards = [g for g in graph.guards if not (type(g) is IdGuard and g.tracker == tracker)]
+            graph.not_frozen.append((tracker.name(), "the function stores another value there"))
 
     def _guard_aliases(self, graph, var) -> None:
         real_id = id(var.source_object)
