@@ -516,7 +516,7 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
         with _phase(info, "backend compile"):
             # Python-number inputs run on the NumPy backend, which hands NumPy the
             # Python objects themselves (NEP 50 weak scalars, bitwise as eager).
-            backend = "numpy" if graph.ir.has_number_inputs else options.backend
+            backend = options.backend
             compiled = compile_graph(graph.ir, backend, options.device if backend != "numpy" else "cpu")
         run = getattr(compiled, "_fn", compiled)  # the NumPy backend's function itself: one call less
         if hasattr(run, "__code__"):

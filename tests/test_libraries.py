@@ -20,6 +20,7 @@ import subprocess
 import sys
 import textwrap
 import types
+import warnings
 
 import numpy as np
 import pytest
@@ -29,6 +30,7 @@ from sot import _skip
 from sot.executor.function_graph import is_user_class
 
 from difftest import assert_same, python_env
+from ort_tolerance import assert_ort_close
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 
@@ -348,6 +350,55 @@ def test_a_number_out_of_an_int8_range_raises_as_eager():
             assert_same(expected[1], got[1], bitwise=True)
         else:
             assert expected[1] == got[1]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.int64, np.int32])
+def test_number_inputs_on_onnxruntime_promote_as_numpy(dtype):
+    # 0-d inputs of the model; the Python arithmetic on them runs in Python
+    # first; each use promotes as NumPy promotes a Python number (NEP 50)
+    def fn(c, g):
+        c.t += 1
+        return g * c.lr / (1 - c.beta ** c.t) + c.t, g + c.t, c.t * 2
+
+    eager, traced = Box(t=0, lr=0.1, beta=0.9), Box(t=0, lr=0.1, beta=0.9)
+    f = sot.to_static(fn, backend="onnxruntime")
+    g = np.arange(1, 5).astype(dtype)
+    for _ in range(6):
+        want, got = fn(eager, g), f(traced, g)
+        assert_ort_close(got, want, inputs=(g,))
+        assert type(traced.t) is int and traced.t == eager.t
+    assert sot.translation_count(f) == 2
+    report = sot.explain(f, traced, g)
+    assert any("onnxruntime" in backend for _n, backend, _s in report.entries[0].graphs), str(report)
+    assert "type(c.t) is int" in report.guards
+
+
+def test_number_inputs_on_onnxruntime_raise_and_warn_as_eager():
+    def fn(c, a):
+        c.t += 1
+        scale = 2.0 / (1 - c.beta ** (c.t - 3))    # Python: 0.0 ** 0 at t == 3, ZeroDivisionError
+        return a * scale, a / (c.t - 5), a + c.k   # NumPy: divide by zero at t == 5; int8 + 300 overflows
+
+    f = sot.to_static(fn, backend="onnxruntime")
+    eager, traced = Box(t=0, beta=0.0, k=1), Box(t=0, beta=0.0, k=1)
+    a = np.arange(3, dtype=np.int8)
+    for k in (1, 2, 5, 300, 7, 8, 9):
+        eager.k = traced.k = k
+        outcomes = []
+        for g, c in ((fn, eager), (f, traced)):
+            with warnings.catch_warnings(record=True) as seen:
+                warnings.simplefilter("always")
+                try:
+                    outcomes.append(("ok", g(c, a)))
+                except (ZeroDivisionError, OverflowError) as e:
+                    outcomes.append((type(e), str(e)))
+            outcomes[-1] += ([(w.category, str(w.message)) for w in seen],)
+        assert outcomes[0][0] == outcomes[1][0] and outcomes[0][2] == outcomes[1][2], outcomes
+        if outcomes[0][0] == "ok":
+            assert_ort_close(outcomes[1][1], outcomes[0][1], inputs=(a,))
+        assert eager.t == traced.t
+    report = sot.explain(f, traced, a)
+    assert any("onnxruntime" in backend for e in report.entries for _n, backend, _s in e.graphs), str(report)
 
 
 def test_dynamic_false_keeps_numbers_as_values():

@@ -307,10 +307,20 @@ def _plan(graph: StatementIR, fuse, names, on_numpy) -> Plan:
     seeded = []
     lowered = 0
     current: OnnxSegment | None = None
+    # Python arithmetic on Python-number inputs (executor/scalar_policy.py)
+    # runs first, in Python, as eagerly (big ints, ZeroDivisionError); the
+    # segments read its results as 0-d inputs.
+    numbers = {s.name for s in graph.inputs if s.meta.is_python}
+    first: list = []
     while queue:
         item = queue.popleft()
         fused = not isinstance(item, Statement)
         group = list(item.statements) if fused else [item]
+        if not fused and numbers and _is_python_statement(item) and \
+                all(s.name in numbers for s in item.symbols_used()):
+            first.append(item)
+            numbers.update(s.name for s in item.outputs)
+            continue
         if not fused and _is_python_statement(item):
             if not any(s.name in read for s in item.outputs):
                 seeded.append((item, "not read by any statement"))
@@ -365,6 +375,8 @@ def _plan(graph: StatementIR, fuse, names, on_numpy) -> Plan:
             not_lowered.append((st, reason))
     if current is not None and current.statements:
         segments.append(current)
+    if first:
+        segments.insert(0, NumpySegment(first))
     _exports(segments, graph)
     return Plan(segments, not_lowered, lowered, seeded, not_symbolic)
 
