@@ -127,11 +127,11 @@ class Lowered:
 
     def __init__(self, tr, target, inputs, output_names, fuse=True, names=None):
         from onnx import helper, numpy_helper
-        from sot.backends.onnx_builder import GraphBuilder
-        from sot.backends.onnx_lowering import OnnxSegment, plan
+        from sot.backends.onnx.builder import GraphBuilder
+        from sot.backends.onnx.lowering import OnnxSegment, plan
         fuse_patterns = None
         if fuse:
-            from sot.backends.onnx_fusion import fuse_patterns
+            from sot.backends.onnx.fusion import fuse_patterns
 
         ir = tr.graph.ir
         _copy_returned_views(tr)
@@ -371,8 +371,8 @@ def _location(tr, st) -> str:
 
 def _per_statement(tr) -> list:
     """Each statement lowered alone, in order: (expression, nodes, {initializer: array})."""
-    from sot.backends.onnx_builder import GraphBuilder, NotLowered
-    from sot.backends.onnx_lowering import lower_statement
+    from sot.backends.onnx.builder import GraphBuilder, NotLowered
+    from sot.backends.onnx.lowering import lower_statement
     from sot.ir.errors import UnsupportedOp
     b = GraphBuilder("probe")
     out = []
@@ -476,9 +476,11 @@ def export_model(fn, input_spec, output_names=None, fuse: bool = True):
     if input_spec is None:
         raise ExportError("save needs input_spec=[InputSpec(...), ...], one per array argument")
     specs = list(input_spec) if isinstance(input_spec, (list, tuple)) else [input_spec]
+    # An example array stands for its own shape and dtype, every dim static.
+    specs = [InputSpec.from_array(s) if isinstance(s, (np.ndarray, np.generic)) else s for s in specs]
     for s in specs:
         if not isinstance(s, InputSpec):
-            raise TypeError(f"input_spec items must be sot.InputSpec, got {type(s).__name__}")
+            raise TypeError(f"input_spec items must be sot.InputSpec or example arrays, got {type(s).__name__}")
     target = resolve_target(fn, len(specs))
     inputs = [s.resolve(param) for s, param in zip(specs, target.params)]
     names = [i.name for i in inputs]
