@@ -383,3 +383,20 @@ def test_a_replayed_store_never_moves_a_finalizer(fn):
                         _overwrite_read: ["after", "released a"],
                         _drop_then_store: ["released n", "after", "released a"]}[fn]
             assert log == expected, (g, k, log)
+
+
+def test_export_refuses_side_effects(tmp_path):
+    state = State(t=0, log=[])
+
+    def step(x):
+        state.t += 1
+        return x * 2
+
+    def logs(x):
+        state.log.append(1)
+        return x * 2
+
+    for fn, match in ((step, "attribute assignment .t"), (logs, "list.append")):
+        with pytest.raises(sot.ExportError, match=match):
+            sot.save(fn, tmp_path / fn.__name__, input_spec=[sot.InputSpec([3])])
+    assert state.t <= 1 and len(state.log) <= 1   # run at most once, to list the breaks

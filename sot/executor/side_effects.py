@@ -87,6 +87,7 @@ class SideEffects:
         self.containers: list = []           # source lists/dicts the trace mutated, in order
         self._alive: list = []               # the objects: their ids stay theirs while tracing
         self.dropped: str | None = None      # a value whose release may run code, dropped by the trace
+        self.enabled = True                  # False: every side effect fails (export: a model has none)
 
     def __bool__(self) -> bool:
         return bool(self.attrs or self.containers)
@@ -126,6 +127,8 @@ class SideEffects:
         real = obj.value
         cls = type(real)
         where = f"attribute assignment .{name} on {obj.describe()}"
+        if not self.enabled:
+            raise FallbackError(SIDE_EFFECT, where)
         self._check_order(where)
         if cls.__setattr__ is not object.__setattr__:
             raise FallbackError(SIDE_EFFECT, f"{where}: its class defines __setattr__")
@@ -154,6 +157,8 @@ class SideEffects:
         """`container` (a source list or dict) is about to be mutated by `what`."""
         tracker = container.tracker
         kind = container.python_type().__name__
+        if not self.enabled:
+            raise FallbackError(SIDE_EFFECT, f"{what} mutates {tracker.name()}, a {kind} from outside the function")
         self._check_order(what)
         if isinstance(tracker, AttrTracker) and tracker.attr == "__dict__":
             raise FallbackError(SIDE_EFFECT, f"{what} mutates {tracker.name()}, an instance or module __dict__")
