@@ -43,11 +43,11 @@ from __future__ import annotations
 
 import inspect
 
-from ..breaks.reasons import SIDE_EFFECT, FallbackError
-from ..guards.invariants import SameGuard
 import numpy as np
 
+from ..breaks.reasons import SIDE_EFFECT, FallbackError
 from ..guards.guard import DictKeysGuard, IdGuard, TypeGuard
+from ..guards.invariants import SameGuard
 from ..guards.tracker import AttrTracker, ItemTracker, LocalTracker
 from .variables import (
     ConstVariable, DictVariable, DynamicScalarVariable, ListVariable, SymScalarVariable, TensorVariable,
@@ -99,7 +99,9 @@ class SideEffects:
         others = self.reached.setdefault(id(value), [])
         if not others:
             self._alive.append(value)
-        elif any(getattr(o, "mutated", False) for o in others):
+        elif type(value) in (list, dict) and any(o.mutated for o in others):
+            # a container's Variable holds its items: two would disagree (an
+            # object's stored attributes are kept by id: any path sees them)
             raise FallbackError(SIDE_EFFECT, f"{var.describe()} was mutated through another path in this call")
         others.append(var)
 
