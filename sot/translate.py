@@ -514,8 +514,9 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
     if len(graph.ir) or builder.symbols:
         writes.finish(graph)  # guards the aliasing its writes were recorded with
         with _phase(info, "backend compile"):
-            # Python-number inputs run on the NumPy backend, which hands NumPy the
-            # Python objects themselves (NEP 50 weak scalars, bitwise as eager).
+            # (Python-number inputs: the NumPy backend hands NumPy the Python
+            # objects themselves, NEP 50 weak scalars, bitwise as eager; on
+            # onnxruntime they are 0-d inputs, see backends/__init__.py)
             backend = options.backend
             compiled = compile_graph(graph.ir, backend, options.device if backend != "numpy" else "cpu")
         run = getattr(compiled, "_fn", compiled)  # the NumPy backend's function itself: one call less
