@@ -79,6 +79,7 @@ class FunctionGraph:
         self.frames: list = []  # the executors simulating now, outermost first (statement locations)
         self.trace_values: dict = {}  # input name -> its value at trace time (executor/writes.py)
         self.effects = SideEffects()  # stores into outside objects, replayed by the runner
+        self.fp_strict = False  # an np.errstate block was entered: every error raises (executor/contexts.py)
 
     # -- guards --------------------------------------------------------------
     def add_guard(self, guard) -> None:
