@@ -400,3 +400,34 @@ def test_export_refuses_side_effects(tmp_path):
         with pytest.raises(sot.ExportError, match=match):
             sot.save(fn, tmp_path / fn.__name__, input_spec=[sot.InputSpec([3])])
     assert state.t <= 1 and len(state.log) <= 1   # run at most once, to list the breaks
+
+
+def _caught_inside(s, x):
+    try:
+        s.t += 1
+        s.log.append(s.t)
+        if s.t % 2 == 0:
+            raise ValueError(f"even {s.t}")
+        y = x * 2
+    except ValueError as e:
+        s.log.append(str(e))
+        y = x - 1
+    finally:
+        s.log.append("finally")
+    return y
+
+
+def _raised_out(s, x):
+    s.t += 1
+    s.d["k"] = x * s.t
+    with np.errstate(all="ignore"):
+        s.log.append(x.sum())
+    if s.t % 2 == 0:
+        raise KeyError(s.t)
+    return x + 1
+
+
+@pytest.mark.parametrize("fn", [_caught_inside, _raised_out])
+def test_exceptions_after_side_effects_leave_eagers_state(fn):
+    state = State(t=0, log=[], d={})
+    run_both(fn, state, [(np.arange(3.0),)] * 6)
