@@ -24,10 +24,11 @@ from .backends import GraphWriteError, compile_graph, fp_state
 from .backends.numpy.writes import first_commit
 from .executor import writes
 from .breaks.reasons import (
-    DATA_DEPENDENT, INTERNAL, UNSUPPORTED_BREAK, UNSUPPORTED_OBJECT, BreakReason, FallbackError,
+    INTERNAL, UNSUPPORTED_BREAK, UNSUPPORTED_OBJECT, BreakReason, DataDependent, FallbackError, InternalError,
+    reason_for,
 )
-from .breaks import describe, regions, resume as breaks, tries
-from .executor import freeze
+from .breaks import describe, loop_body, regions, resume as breaks, tries
+from .executor import cell_writes, freeze
 from .executor.codegen import make_calling_code, uniform_arg_names
 from .executor.executor import BreakHere, OpcodeExecutor
 from .executor.function_graph import FunctionGraph
@@ -169,7 +170,7 @@ class Translator:
         except Exception as e:  # a bug in sot must never become the user's exception
             log.warning("internal error translating %s; it runs natively: %s: %s",
                         name, type(e).__name__, e, exc_info=log.isEnabledFor(logging.DEBUG))
-            info.fallback = BreakReason(INTERNAL, f"{type(e).__name__}: {e}")
+            info.fallback = InternalError(f"{type(e).__name__}: {e}")
             for rec in _recorders:
                 rec.append(info)
             return None
@@ -279,6 +280,7 @@ def _simulate(frame, graph: FunctionGraph, break_at=None) -> OpcodeExecutor:
         cell = CellVariable(tracker=CellTracker(i, name), preexisting=True)
         cell.real_cell = real
         cells[name] = cell
+    cell_writes.register(graph, cells)
     if not FACTS.cells_made_by_instruction:
         for name in code.co_cellvars:
             value = None
@@ -302,16 +304,20 @@ def translate(frame, info: EntryInfo, options: Options, allow_break: bool = True
         with _phase(info, "codegen"):
             builder = OutputBuilder([t for t, _ in graph.inputs])
             ret = builder.expr(result)
+            written = cell_writes.written(graph, code)
+            if written:  # the runner returns (new cell contents..., result); see cell_writes
+                ret = "(" + "".join(builder.expr(cell_writes.contents(graph, n)) + ", " for n in written) + ret + ")"
             builder.effects = graph.effects.finish(graph, builder)
             runner = make_runner(code, graph, builder, ret, info, options)
-            replacement = make_calling_code(code, runner, _used_cell_indices(builder.trackers))
+            replacement = make_calling_code(code, runner, _used_cell_indices(builder.trackers), written)
         _hook.skip_code(replacement)
-        info.direct = runner  # takes the hook's vector (globals, *args, *cells) as is
+        if not written:
+            info.direct = runner  # takes the hook's vector (globals, *args, *cells) as is
         return replacement, graph
     except FallbackError as e:
         error = e.with_traceback(None)  # its frames would keep the caller's arguments alive
-    instr = getattr(error, "top_instr", None)
-    if not allow_break or instr is None or getattr(error, "no_break", False):
+    instr = error.top_instr
+    if not allow_break or instr is None or error.no_break:
         info.fallback = error.reason
         return None, graph
     try:
@@ -338,11 +344,11 @@ def _numbers(code, options: Options, shapes):
 def _at_call_site(code, error: FallbackError) -> BreakReason:
     """A reason raised inside an inlined callee, restated at the caller's line."""
     inner = error.reason
-    line = getattr(error, "top_line", None)
+    line = error.top_line
     if (inner.filename, inner.lineno) == (code.co_filename, line) or line is None:
         return inner
-    outer = BreakReason(inner.category, f"{inner.message} (inside the call, at {inner.location}: "
-                                        f"{inner.source or '?'})", hint=inner.hint)
+    outer = reason_for(inner.category, f"{inner.message} (inside the call, at {inner.location}: "
+                                       f"{inner.source or '?'})", hint=inner.hint)
     return outer.located(code.co_filename, line)
 
 
@@ -376,7 +382,8 @@ def make_break(frame, instr, reason: BreakReason, info: EntryInfo, options: Opti
             plan = breaks.plan_break(code, instr, reason, stack_nulls)
         else:
             bound = set(executor.locals) | set(executor.lazy_locals)
-            plan = breaks.plan_loop(code, loop, stack_nulls, bound)
+            plan = breaks.plan_loop(code, loop, stack_nulls, bound,
+                                    lambda body: loop_body.touches_arrays(body, executor, frame.f_globals))
         why = plan
         if not isinstance(plan, str):
             n_graphs = len(info.graphs)
@@ -385,8 +392,37 @@ def make_break(frame, instr, reason: BreakReason, info: EntryInfo, options: Opti
             except FallbackError as e:  # e.g. a value on the stack the runner cannot return
                 del info.graphs[n_graphs:]
                 why = e.reason.message
+                if plan.body is not None and plan.body.is_for:
+                    split = _loop_from_its_statement(frame, plan, reason, info, options, shapes)
+                    if split is not None:
+                        return split
     graph, executor, plan, region_live = _region_break(frame, instr, why, reason, info, options, shapes)
     return _split(frame, graph, executor, plan, region_live, reason, info, options)
+
+
+def _loop_from_its_statement(frame, plan, reason, info: EntryInfo, options: Options, shapes):
+    """A loop whose iterator the runner cannot hand over (a lazy iterator over
+    arrays): the graph stops where its `for` statement starts and the iterable
+    is computed natively, the body still a function. The replacement, or None."""
+    code = frame.f_code
+    start = loop_body.statement_start(code, plan.body.head)
+    if start is None:
+        return None
+    n_graphs = len(info.graphs)
+    try:
+        graph, executor = _simulate_to(frame, start, info, options, shapes)
+        if executor.stack:
+            return None
+        bound = set(executor.locals) | set(executor.lazy_locals)
+        body = loop_body.plan(code, (plan.body.head, plan.body.back_edge), [False], bound)
+        if isinstance(body, str):
+            return None
+        head = next(i for i in instructions(code) if i.offset == start)
+        early = breaks.BreakPlan(head, "loop", plan.resume_offset, [], plan.layout_after, 0, body=body)
+        return _split(frame, graph, executor, early, None, reason, info, options)
+    except FallbackError:
+        del info.graphs[n_graphs:]
+        return None
 
 
 def _split(frame, graph, executor, plan, region_live, reason, info: EntryInfo, options: Options):
@@ -403,6 +439,8 @@ def _split(frame, graph, executor, plan, region_live, reason, info: EntryInfo, o
     # function then takes those cells themselves (breaks/resume.py).
     cells = {n: executor.cells[n].contents for n in code.co_cellvars
              if n in executor.cells and executor.cells[n].contents is not None}
+    # Free variables the trace wrote (nonlocal): stored into the frame's cells.
+    cells.update((n, cell_writes.contents(graph, n)) for n in cell_writes.written(graph, code))
     restored += list(cells)
     resume = None
     if plan.resume_offset is not None:
@@ -414,6 +452,11 @@ def _split(frame, graph, executor, plan, region_live, reason, info: EntryInfo, o
         dynamic = {f"{breaks.STACK_PREFIX}{j}" for j in range(n - plan.pushed, n)} | plan.native_stores
         dynamic |= {n for n, v in executor.locals.items() if isinstance(v, DynamicScalarVariable)}
         breaks.RESUME_DYNAMIC[resume] = frozenset(breaks.RESUME_DYNAMIC.get(resume, frozenset()) | dynamic)
+        if plan.body is not None and plan.body.new:  # after a loop body that binds names read later
+            full = live + [n for n in plan.body.new if n not in live]
+            plan.body.live_full = full
+            plan.body.resume_full = breaks.resume_code(code, plan.resume_offset, plan.layout_after, full)
+            breaks.RESUME_DYNAMIC[plan.body.resume_full] = breaks.RESUME_DYNAMIC.get(resume)
     info.graph_break = reason
     if len(graph.ir) < options.min_graph_size:
         info.native_ops = len(graph.ir)
@@ -492,7 +535,7 @@ def _region_break(frame, instr, why: str, reason: BreakReason, info: EntryInfo, 
     # Names the region binds from array data (`n = float(x.sum())`) are
     # typed-guarded only, so a new value does not retranslate; the rest are
     # guarded as any value is.
-    stores = region.stored | region.conditional if reason.category == DATA_DEPENDENT else frozenset()
+    stores = region.stored | region.conditional if isinstance(reason, DataDependent) else frozenset()
     plan = breaks.BreakPlan(head, "region", region.end, [], [], 0, native_stores=frozenset(stores))
     return graph, executor, plan, live
 

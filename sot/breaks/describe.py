@@ -15,6 +15,7 @@ import linecache
 import re
 import types
 
+from . import loop_body
 from .resume import RESUME_ORIGIN, STACK_PREFIX
 
 _STACK_NAME = re.compile(re.escape(STACK_PREFIX) + r"(\d+)\b")
@@ -71,7 +72,11 @@ def _line_of(code: types.CodeType, instr) -> int | None:
 
 
 def resume_label(code: types.CodeType) -> str:
-    """``"resumed after `float(m.max())`, line 6"`` for a resume function."""
+    """``"resumed after `float(m.max())`, line 6"`` for a resume function
+    (``"loop body, line 7"`` for a loop body function)."""
+    body = loop_body.label(code)
+    if body is not None:
+        return body
     instr = _producer(code)
     if instr is None:
         return "resumed after a graph break"

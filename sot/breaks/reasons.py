@@ -58,12 +58,86 @@ class BreakReason:
         }
 
 
+# One class per kind of reason: code asks `isinstance(reason, DataDependent)`,
+# users see `category`. Built from a category by `reason_for`.
+
+@dataclass
+class UnsupportedOpcode(BreakReason):
+    """An instruction the simulator does not model."""
+    category: str = field(default=UNSUPPORTED_OPCODE, init=False)
+
+
+@dataclass
+class UnsupportedCall(BreakReason):
+    """A call the simulator cannot inline or record."""
+    category: str = field(default=UNSUPPORTED_CALL, init=False)
+
+
+@dataclass
+class UnsupportedObject(BreakReason):
+    """A value the simulator does not model (or cannot rebuild)."""
+    category: str = field(default=UNSUPPORTED_OBJECT, init=False)
+
+
+@dataclass
+class DataDependent(BreakReason):
+    """Python needs a value computed from array data (a branch, a conversion)."""
+    category: str = field(default=DATA_DEPENDENT, init=False)
+
+
+@dataclass
+class SideEffect(BreakReason):
+    """Output, nondeterminism, or a write the trace does not replay."""
+    category: str = field(default=SIDE_EFFECT, init=False)
+
+
+@dataclass
+class Limit(BreakReason):
+    """A size or depth limit of the simulator."""
+    category: str = field(default=LIMIT, init=False)
+
+
+@dataclass
+class Forced(BreakReason):
+    """The user asked for it (sot.psdb)."""
+    category: str = field(default=FORCED, init=False)
+
+
+@dataclass
+class UnsupportedBreak(BreakReason):
+    """A graph break was needed where none can be made."""
+    category: str = field(default=UNSUPPORTED_BREAK, init=False)
+
+
+@dataclass
+class InternalError(BreakReason):
+    """A bug in sot: the frame runs natively rather than risk a wrong result."""
+    category: str = field(default=INTERNAL, init=False)
+
+
+KINDS = {cls.category: cls for cls in (UnsupportedOpcode, UnsupportedCall, UnsupportedObject, DataDependent,
+                                        SideEffect, Limit, Forced, UnsupportedBreak, InternalError)}
+
+
+def reason_for(category: str, message: str, hint: str | None = None) -> BreakReason:
+    """The typed reason of `category` (a plain BreakReason for an unknown one)."""
+    cls = KINDS.get(category)
+    return cls(message, hint=hint) if cls is not None else BreakReason(category, message, hint=hint)
+
+
 class FallbackError(Exception):
-    """Raised inside the simulator: the frame cannot be captured."""
+    """Raised inside the simulator: the frame cannot be captured.
+
+    `top_instr`/`top_line`: the instruction of the translated frame (not of
+    an inlined callee) being simulated, where a graph break would go, and its
+    line; `no_break`: the frame must run natively, no graph break is tried."""
 
     def __init__(self, category: str, message: str, hint: str | None = None):
         super().__init__(message)
-        self.reason = BreakReason(category, message, hint=hint)
+        self.reason = reason_for(category, message, hint)
+        self.top_instr = None
+        self.top_line: int | None = None
+        self.no_break = False
 
 
 def unsupported(message: str, category: str = UNSUPPORTED_OBJECT, hint: str | None = None):

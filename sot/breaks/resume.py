@@ -45,7 +45,8 @@ from ..executor.opcode_table import (
     instructions, local_names_of, loop_ranges,
 )
 from .._codemap import CodeMap
-from .reasons import DATA_DEPENDENT
+from . import loop_body
+from .reasons import DataDependent
 
 SOT_PREFIX = "__sot_"           # names of sot's own temporaries in generated code
 STACK_PREFIX = SOT_PREFIX + "s"
@@ -64,6 +65,7 @@ class BreakPlan:
     layout_after: list[bool]      # stack slots the resume function receives
     pushed: int = 0               # values the native instruction leaves on top
     native_stores: frozenset = frozenset()  # locals the native part binds
+    body: object = None           # "loop": the loop body as a function (loop_body.LoopBody), or None
     blocks: tuple = ()            # "try" on 3.10: (handler offset, stack level) of each enclosing block
 
 
@@ -92,9 +94,12 @@ def stop_offset(code: types.CodeType, instr: dis.Instruction):
     return lo, (lo, hi)
 
 
-def plan_loop(code: types.CodeType, loop: tuple, stack_nulls: list[bool], bound: set):
-    """The whole loop [head, exit) runs natively, then the resume function
-    takes over at its exit. A BreakPlan, or a string saying why not."""
+def plan_loop(code: types.CodeType, loop: tuple, stack_nulls: list[bool], bound: set, wants_body=None):
+    """The loop [head, exit) runs natively, then the resume function takes
+    over at its exit; its body, where it can, as a function of its own
+    (loop_body.py), so that the body keeps its graphs. A BreakPlan, or a
+    string saying why not. `wants_body(body)`: whether a body function is
+    worth its call per iteration (default: always)."""
     instrs = instructions(code)
     real = [i for i in instrs if i.opname not in ("EXTENDED_ARG", "CACHE")]
     head = real[_at_or_after(real, loop[0])]
@@ -104,21 +109,29 @@ def plan_loop(code: types.CodeType, loop: tuple, stack_nulls: list[bool], bound:
     else:
         k = _at_or_after(real, loop[1]) + 1
         after = list(stack_nulls)
-    if k >= len(real):
-        return "the loop around the graph break has no code after it"
-    exit_offset = real[k].offset
     if any(after):
         return "a NULL call slot is live around the loop"
+    if k >= len(real):  # left only by return (`while True:`): no resume function after it
+        body = loop_body.plan(code, (head.offset, loop[1]), stack_nulls, bound)
+        if isinstance(body, str) or body.break_target is not None or (wants_body and not wants_body(body)):
+            return "the loop around the graph break has no code after it"
+        return BreakPlan(head, "loop", None, stack_nulls, after, 0, body=body)
+    exit_offset = real[k].offset
     inside = [i for i in real if loop[0] <= i.offset < exit_offset]
     stored = {n for i in inside if i.opname in LOCAL_STORES for n in local_names_of(i)}
     if any(i.opname == "DELETE_FAST" for i in inside):
         return "the loop around the graph break deletes a local"
     read_after = {n for i in real if i.offset >= exit_offset and i.opname in LOCAL_LOADS
                   for n in local_names_of(i)}
+    body = loop_body.plan(code, (head.offset, loop[1]), stack_nulls, bound)
+    if not isinstance(body, str) and wants_body is not None and not wants_body(body):
+        body = "it touches no arrays (it runs natively with the loop)"
+    if not isinstance(body, str):
+        return BreakPlan(head, "loop", exit_offset, stack_nulls, after, 0, body=body)
     maybe_unbound = (stored - bound) & read_after
     if maybe_unbound:
         return (f"the loop around the graph break binds {', '.join(sorted(maybe_unbound))}, "
-                "read after the loop")
+                f"read after the loop; its body cannot be a function: {body}")
     return BreakPlan(head, "loop", exit_offset, stack_nulls, after, 0)
 
 
@@ -155,7 +168,7 @@ def plan_break(code: types.CodeType, instr: dis.Instruction, reason, stack_nulls
     off = instr.offset
     real = [i for i in instrs if i.opname not in ("EXTENDED_ARG", "CACHE")]
     pos = next(k for k, i in enumerate(real) if i.offset == off)
-    if instr.opname in TRUTH_JUMPS and reason.category == DATA_DEPENDENT:
+    if instr.opname in TRUTH_JUMPS and isinstance(reason, DataDependent):
         if any(stack_nulls):
             return "a NULL call slot is live at the break"
         return BreakPlan(instr, "bool", off, stack_nulls, stack_nulls)
@@ -361,14 +374,15 @@ def loop_region_code(original: types.CodeType, plan: BreakPlan, runner, used_cel
     bc, where = _abstract(original, into_try)
     items = list(bc)
     n = len(plan.layout_after)
+    entry = _with_body(items, bc, where, original, plan)
     if resume is not None:
         # "try": directly after the instruction, before any label there (no other path reaches it)
-        exit_at = where[plan.instr.offset] + 1 if plan.kind == "try" else where[plan.resume_offset]
-        items[exit_at:exit_at] = _splice_lines(_store_stack(n) + _resume_call(resume, n, local_names),
-                                               bc[exit_at].lineno)
+        at = where[plan.instr.offset] + 1 if plan.kind == "try" else where[plan.resume_offset]
+        exit_at = _position(items, bc[at])
+        items[exit_at:exit_at] = _splice_lines(_exit_resume(plan, resume, n, local_names), bc[at].lineno)
     head = Label()
-    k = where[plan.instr.offset]
-    while plan.kind == "try" and isinstance(bc[k - 1], Instr) and bc[k - 1].name in CALL_PREAMBLE:
+    k = _position(items, entry)
+    while plan.kind == "try" and isinstance(items[k - 1], Instr) and items[k - 1].name in CALL_PREAMBLE:
         k -= 1  # a CALL is entered at its KW_NAMES/PRECALL
     items.insert(k, head)
     new = _replacement_bytecode(original)
@@ -382,6 +396,32 @@ def loop_region_code(original: types.CodeType, plan: BreakPlan, runner, used_cel
     return codegen.patch_closure_loads(_to_code(new, original, ins, into_try))
 
 
+def _position(items: list, obj) -> int:
+    return next(k for k, item in enumerate(items) if item is obj)
+
+
+def _with_body(items, bc, where, original, plan: BreakPlan):
+    """A loop whose body is a function: the body span of `items` replaced by its
+    call (loop_body.substitute). Returns the item where the loop is entered."""
+    if plan.body is None:
+        return bc[where[plan.instr.offset]]
+    entry = loop_body.substitute(items, bc, where, original, plan.body)[0]
+    # entered at the loop head, or at its `for` statement (translate._loop_from_its_statement)
+    return entry if plan.instr.offset == plan.body.head else bc[where[plan.instr.offset]]
+
+
+def _exit_resume(plan: BreakPlan, resume, n: int, local_names: list[str]) -> list:
+    """At the loop's exit: the resume call; with names only the loop body binds,
+    the resume function taking them when the body ran, the other when not."""
+    body = plan.body
+    if body is None or not body.new:
+        return _store_stack(n) + _resume_call(resume, n, local_names)
+    not_ran = Label()
+    return ([Instr("LOAD_FAST", loop_body.RAN), Instr(loop_body._FORWARD_IF + "FALSE", not_ran)]
+            + _store_stack(n) + _resume_call(body.resume_full, n, body.live_full)
+            + [not_ran] + _store_stack(n) + _resume_call(resume, n, local_names))
+
+
 def _run_and_restore(original, plan: BreakPlan, runner, used_cells, restored_locals, functions,
                      unbind_names, setups=None) -> list[Instr]:
     """A replacement's entry: call the runner, restore locals, cells, rebuilt
@@ -389,7 +429,7 @@ def _run_and_restore(original, plan: BreakPlan, runner, used_cells, restored_loc
     (see _unbind), and let the unrun frame drop its arguments."""
     cells = original.co_cellvars
     ins = codegen.prologue(original, cells=cells) + codegen.calling_instrs(original, runner, used_cells, cells)
-    ins += _restore(plan.layout_before, restored_locals, cells, functions, setups or {})
+    ins += _restore(plan.layout_before, restored_locals, cells, functions, setups or {}, original.co_freevars)
     ins += _unbind(original, plan.layout_before, unbind_names)
     return ins + codegen.release_frame_args()
 
@@ -411,19 +451,21 @@ class RebuiltFunction:
     defaults: str | None  # the restored local holding its defaults tuple
 
 
-def _store(name: str, cells) -> Instr:
+def _store(name: str, cells, free=()) -> Instr:
+    if name in free:  # a nonlocal the graph before the break wrote (executor/cell_writes.py)
+        return Instr("STORE_DEREF", FreeVar(name))
     return Instr("STORE_DEREF", CellVar(name)) if name in cells else Instr("STORE_FAST", name)
 
 
 def _restore(layout: list[bool], restored_locals: list[str], cells=(), functions=(),
-             setups=None) -> list[Instr]:
+             setups=None, free=()) -> list[Instr]:
     """Unpack the runner's tuple (locals and cell contents, then stack values),
     make the functions again, and push the stack (with 3.10's block `setups`
     at their levels)."""
     setups = setups or {}
     stack_vals = [j for j, null in enumerate(layout) if not null]
     ins = [Instr("UNPACK_SEQUENCE", len(restored_locals) + len(stack_vals))]
-    ins += [_store(name, cells) for name in restored_locals]
+    ins += [_store(name, cells, free) for name in restored_locals]
     ins += [Instr("STORE_FAST", f"{STACK_PREFIX}{j}") for j in stack_vals]
     for f in functions:
         refs = [CellVar(n) if n in cells else FreeVar(n) for n in f.closure]
@@ -471,13 +513,16 @@ def native_prefix_code(original: types.CodeType, plan: BreakPlan, local_names: l
     items = list(bc)
     k = where[plan.instr.offset]
     n = len(plan.layout_after)
+    lineno = bc[k].lineno
     if plan.kind in ("native", "try"):
         splice = _store_stack(n) + _resume_call(resume, n, local_names)
         items[k + 1:k + 1] = splice
     elif plan.kind in ("loop", "region"):
+        _with_body(items, bc, where, original, plan)
         if resume is not None:
-            k = where[plan.resume_offset]
-            splice = _store_stack(n) + _resume_call(resume, n, local_names)
+            lineno = bc[where[plan.resume_offset]].lineno
+            k = _position(items, bc[where[plan.resume_offset]])
+            splice = _exit_resume(plan, resume, n, local_names)
             items[k:k] = splice
         else:
             splice = []  # everything after the graph runs natively
@@ -487,7 +532,6 @@ def native_prefix_code(original: types.CodeType, plan: BreakPlan, local_names: l
         splice += codegen.call_const(bool, [Instr("LOAD_FAST", top)], 1) + [Instr("STORE_FAST", top)]
         splice += _resume_call(resume, n, local_names)
         items[k:k] = splice
-    lineno = bc[k].lineno
     for i in splice:
         if isinstance(i, Instr) and i.lineno is None:
             i.lineno = lineno

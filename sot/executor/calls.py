@@ -37,7 +37,7 @@ def call(executor, fn: Variable, args: list[Variable], kwargs: dict[str, Variabl
         raise FallbackError(FORCED, "sot.psdb.breakgraph() forces a graph break")
     if value is psdb.fallback:
         err = FallbackError(FORCED, "sot.psdb.fallback() makes this frame run natively")
-        err.no_break = True
+        err.no_break = True  # see FallbackError
         raise err
     if contexts.is_contextmanager_call(fn):
         return contexts.contextmanager_call(executor, fn, args, kwargs)

@@ -127,10 +127,9 @@ def make_function(code: types.CodeType, qualname: str, closure: list, defaults_l
     return ins + [Instr("SET_FUNCTION_ATTRIBUTE", bit) for bit in (0x08, 0x01) if flags & bit]
 
 
-def return_resume(code: types.CodeType, arg_names: list[str], own_cells=()) -> list[Instr]:
-    """`return Resume(<function from code, with this frame's closure>, *arg_names)`:
-    the hook makes the call once this frame is gone (see sot/_hook.py).
-    `own_cells`: the running code's cell variables that `code` takes as free."""
+def closure_function(code: types.CodeType, own_cells=()) -> list[Instr]:
+    """Push a function of `code` over the running frame's cells for its free
+    variables (`own_cells`: the running code's cell variables among them)."""
     ins = new_function(code)
     if code.co_freevars:
         if FACTS.make_function_flags_in_arg:
@@ -138,6 +137,26 @@ def return_resume(code: types.CodeType, arg_names: list[str], own_cells=()) -> l
             ins[-1] = Instr("MAKE_FUNCTION", 0x08)
         else:
             ins = _closure_of(code, own_cells) + ins + [Instr("SET_FUNCTION_ATTRIBUTE", 0x08)]
+    return ins
+
+
+def call_local(name: str, arg_instrs: list, nargs: int) -> list[Instr]:
+    """Instructions calling the callable in local `name` with arguments pushed by `arg_instrs`."""
+    load = Instr("LOAD_FAST", name)
+    if not FACTS.call_has_null_slot:
+        head = [load]
+    elif FACTS.null_after_callable:
+        head = [load, Instr("PUSH_NULL")]
+    else:
+        head = [Instr("PUSH_NULL"), load]
+    return head + list(arg_instrs) + _call(nargs)
+
+
+def return_resume(code: types.CodeType, arg_names: list[str], own_cells=()) -> list[Instr]:
+    """`return Resume(<function from code, with this frame's closure>, *arg_names)`:
+    the hook makes the call once this frame is gone (see sot/_hook.py).
+    `own_cells`: the running code's cell variables that `code` takes as free."""
+    ins = closure_function(code, own_cells)
     ins += [Instr("LOAD_FAST", name) for name in arg_names]
     return call_const(_hook.Resume, ins, 1 + len(arg_names)) + [Instr("RETURN_VALUE")]
 
@@ -206,11 +225,16 @@ def finish(bc: Bytecode, ins: list, lineno: int) -> types.CodeType:
     return bc.to_code()
 
 
-def make_calling_code(original: types.CodeType, target, used_cells: set[int]) -> types.CodeType:
+def make_calling_code(original: types.CodeType, target, used_cells: set[int], stores=()) -> types.CodeType:
     """Code with `original`'s uniform signature whose body is
-    `return target(globals(), *args, *cells)`."""
+    `return target(globals(), *args, *cells)`; with `stores` (free variable
+    names), `*new, result = target(...)`, each name's cell set to its value."""
     bc = new_bytecode(original, uniform_arg_names(original))
-    ins = prologue(original) + calling_instrs(original, target, used_cells) + [Instr("RETURN_VALUE")]
+    ins = prologue(original) + calling_instrs(original, target, used_cells)
+    if stores:
+        ins.append(Instr("UNPACK_SEQUENCE", len(stores) + 1))
+        ins += [Instr("STORE_DEREF", FreeVar(name)) for name in stores]
+    ins.append(Instr("RETURN_VALUE"))
     return finish(bc, ins, original.co_firstlineno)
 
 

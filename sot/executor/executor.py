@@ -18,6 +18,7 @@ from ..guards.guard import GlobalAbsentGuard
 from ..guards.invariants import KeyAbsentGuard
 from ..guards.tracker import AttrTracker, BuiltinTracker, GlobalTracker, ItemTracker, builtins_of
 from ..logs import verbosity
+from . import cell_writes
 from .calls import call
 from .opcode_table import FACTS, instructions, line_table
 from .exceptions import unwind
@@ -122,7 +123,7 @@ class OpcodeExecutor:
     def _located(self, err: FallbackError) -> FallbackError:
         if self.current is not None:
             err.reason.located(self.code.co_filename, self.lines.get(self.current.offset))
-            if self.depth == 0 and getattr(err, "top_instr", None) is None:
+            if self.depth == 0 and err.top_instr is None:
                 err.top_instr = self.current  # where a graph break would go
                 err.top_line = self.lines.get(self.current.offset)
                 if self.exc_info is not None:
@@ -181,6 +182,10 @@ class OpcodeExecutor:
 
     def load_cell_contents(self, name: str) -> Variable:
         cell = self.cell(name)
+        if cell.preexisting:  # one of the frame's own cells, reached through another closure
+            found = cell_writes.frame_cell(self.graph, cell)
+            if found is not None and found[1] is not cell and found[1].contents is not None:
+                cell.contents = found[1].contents
         if cell.contents is None and cell.preexisting:
             real = getattr(cell, "real_cell", None)
             try:

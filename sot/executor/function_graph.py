@@ -9,7 +9,6 @@ before anything read through it.
 """
 from __future__ import annotations
 
-import enum
 import math
 import types
 import weakref
@@ -17,20 +16,15 @@ import weakref
 import numpy as np
 
 from .. import _skip
-from .._hook import StaticFunction
 from ..guards.tracker import AttrTracker
 from ..breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
-from ..guards.guard import DictKeysGuard, DimEqualGuard, IdGuard, LenGuard, TensorGuard, TypeGuard, ValueGuard
-from ..guards.invariants import ClassUnchangedGuard
-from ..ir import StatementIR, TensorMeta, UnsupportedOp
-from ..ir import registry
-from ..ir.meta import dtype_is_supported
+from ..guards.guard import DictKeysGuard, IdGuard, LenGuard, TypeGuard, ValueGuard
+from ..ir import StatementIR, UnsupportedOp
 from . import freeze
 from .side_effects import SideEffects
 from .variables import (
-    BuiltinVariable, ClassVariable, ConstVariable, DictVariable, DynamicScalarVariable, ListVariable,
-    ModuleVariable, NumpyCallableVariable, ObjectVariable, OpaqueVariable, SymScalarVariable,
-    SymSliceVariable, TensorVariable, TupleVariable, UserFunctionVariable, Variable, is_const_value,
+    BuiltinVariable, ClassVariable, ConstVariable, DynamicScalarVariable, ListVariable, OpaqueVariable,
+    SymScalarVariable, SymSliceVariable, TensorVariable, TupleVariable, UserFunctionVariable, Variable,
 )
 
 # Modules whose attributes the simulator may read (everything else is opaque).
@@ -78,8 +72,8 @@ class FunctionGraph:
         self._views = None  # freeze.ViewScan, made when a first array may be frozen
         self.frames: list = []  # the executors simulating now, outermost first (statement locations)
         self.trace_values: dict = {}  # input name -> its value at trace time (executor/writes.py)
-        self.effects = SideEffects()  # stores into outside objects, replayed by the runner
         self.fp_strict = False  # an np.errstate block was entered: every error raises (executor/contexts.py)
+        self.effects = SideEffects()  # stores into outside objects, replayed by the runner
 
     # -- guards --------------------------------------------------------------
     def add_guard(self, guard) -> None:
@@ -118,103 +112,9 @@ class FunctionGraph:
         return self.wrap(value, tracker)
 
     def _make(self, value, tracker) -> Variable:
-        # Decided on type(value) alone: isinstance(value, C) reads
-        # value.__class__, which runs a user __getattribute__.
-        t = type(value)
-        if t is np.ndarray or (issubclass(t, np.generic) and _skip.is_numpy_object(t)):
-            if not dtype_is_supported(value.dtype):
-                self.add_guard(TypeGuard(tracker, t))
-                return OpaqueVariable(value, tracker)
-            frozen = False
-            if self.freeze and freeze.candidate(tracker, value):
-                if self._views is None:
-                    self._views = freeze.ViewScan()
-                why = freeze.cannot_freeze(value, self._views)
-                frozen = why is None
-                if why is not None:
-                    self.not_frozen.append((tracker.name(), why))
-            axes = self.shapes.symbolic_axes(tracker, value) if self.shapes is not None and not frozen else ()
-            self.add_guard(TensorGuard(tracker, value, axes))
-            if frozen:
-                self.add_guard(IdGuard(tracker, value))
-            symbol = self.ir.add_input(TensorMeta.of(value), hint=tracker.name() if tracker else None,
-                                       symbolic=[(a, (tracker, a)) for a in axes])
-            if frozen:
-                self.ir.frozen[symbol.name] = value
-            self.trace_values[symbol.name] = value
-            while self.ir.dim_ties:  # symbolic dims taken as one: guard they stay equal
-                (t, a), (other, other_axis) = self.ir.dim_ties.pop(0)
-                self.add_guard(DimEqualGuard(t, a, other, other_axis))
-            var = TensorVariable(symbol, tracker)
-            var.input_strides = value.strides if t is np.ndarray else None  # see introspect.layout_attr
-            self.inputs.append((tracker, var))
-            return var
-        if self.numbers is not None and self.numbers.is_input(tracker, value):
-            return self._number_input(value, tracker)
-        if t in VALUE_GUARDED:
-            self.add_guard(ValueGuard(tracker, value))
-            return ConstVariable(value, tracker)
-        if t is tuple:
-            self.add_guard(LenGuard(tracker, value))
-            return TupleVariable([self.wrap(v, _item(tracker, i)) for i, v in enumerate(value)], tracker)
-        if t is list:
-            if tracker is None:
-                return ListVariable([self.wrap(v, None) for v in value])
-            self.add_guard(TypeGuard(tracker, list))  # length and items: when the trace reads them
-            graph = weakref.ref(self)   # no cycle: the list (and what the graph holds) goes when unused
-            var = ListVariable.from_source(tracker, lambda: graph()._list_items(value, tracker), value)
-            return self._mutable(var, value)
-        if t is dict:
-            if not all(type(k) in (str, int) for k in value):
-                self.add_guard(IdGuard(tracker, value))
-                return OpaqueVariable(value, tracker)
-            self.add_guard(DictKeysGuard(tracker, value))
-            var = DictVariable({k: self.wrap(v, _item(tracker, k)) for k, v in value.items()}, tracker)
-            var.original = dict(var.entries)
-            return self._mutable(var, value)
-        if is_const_value(value):  # dtypes, NumPy scalar types, slices, ranges
-            self.add_guard(IdGuard(tracker, value) if issubclass(t, (type, np.dtype)) else TypeGuard(tracker, t))
-            if not issubclass(t, (type, np.dtype)):
-                return OpaqueVariable(value, tracker)
-            return ConstVariable(value, tracker)
-        if issubclass(t, enum.Enum):  # members are fixed objects: compared by identity
-            self.add_guard(IdGuard(tracker, value))
-            return ConstVariable(value, tracker)
-        if issubclass(t, tuple):
-            from .classes import NamedTupleVariable, is_namedtuple_class
-            if is_namedtuple_class(t):
-                self.add_guard(LenGuard(tracker, value))
-                return NamedTupleVariable([self.wrap(v, _item(tracker, i)) for i, v in enumerate(value)],
-                                          tracker, cls=t)
-        if is_user_class(t):
-            self.add_guard(TypeGuard(tracker, t))
-            self.add_guard(ClassUnchangedGuard(t))  # what the trace reads of the class stays so
-            var = ObjectVariable(value, tracker)
-            if tracker is not None:
-                self.effects.reach(var, value)
-            return var
-        if _is_plain_opaque(value):  # the trace only passes it on: its type is all it relied on
-            self.add_guard(TypeGuard(tracker, t))
-            return OpaqueVariable(value, tracker)
-        self.add_guard(IdGuard(tracker, value))
-        if type(value) is StaticFunction:  # a to_static wrapper: inline what it wraps
-            return self.wrap(value.__sot_fn__, AttrTracker(tracker, "__sot_fn__"))
-        if issubclass(t, types.ModuleType):
-            return ModuleVariable(value, tracker)
-        if issubclass(t, np.ufunc) or _is_numpy_callable(value):
-            return NumpyCallableVariable(value, registry.lookup_function(value), tracker)
-        if issubclass(t, types.FunctionType):
-            if not _skip.is_user_code(value.__code__) and not _skip.is_not_to_static(value.__code__):
-                return OpaqueVariable(value, tracker)  # library code is called, never inlined
-            self.guard_inlined(value, tracker)
-            return function_variable(value, tracker)
-        if _is_builtin(value):
-            return BuiltinVariable(value, tracker)
-        if issubclass(t, type):
-            return ClassVariable(value, tracker)
-        return OpaqueVariable(value, tracker)
+        return _factory.make(self, value, tracker)  # variables/factory.py: one builder per kind
 
-    def _mutable(self, var, value) -> Variable:
+    def mutable(self, var, value) -> Variable:
         """A list or dict from outside: its mutations are recorded (side_effects.py)."""
         var.effects = weakref.ref(self.effects)
         self.effects.reach(var, value)
@@ -382,3 +282,6 @@ def _is_numpy_callable(value) -> bool:
 
 
 __all__ = ["FunctionGraph", "function_variable", "to_ir_arg", "is_user_class"]
+
+
+from .variables import factory as _factory  # noqa: E402  (it reads this module's helpers)

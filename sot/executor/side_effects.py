@@ -237,7 +237,8 @@ class SideEffects:
         real_id = id(var.source_object)
         for oid, others in self.reached.items():
             for other in others:
-                if other is var or other.tracker == var.tracker or other.python_type() is not var.python_type():
+                if other is var or other.tracker is None or other.tracker == var.tracker or \
+                        other.python_type() is not var.python_type():
                     continue
                 graph.add_guard(SameGuard(var.tracker, other.tracker, oid == real_id))
 

@@ -2,7 +2,7 @@
 import builtins
 
 from ...breaks.reasons import SIDE_EFFECT, FallbackError
-from .. import classes, dispatch, writes
+from .. import cell_writes, classes, dispatch, writes
 from ...guards.tracker import AttrTracker
 from ..opcode_table import FACTS
 from ..variables import NULL, CellVariable, ConstVariable, ObjectVariable, Variable
@@ -105,6 +105,9 @@ def store_deref(ex, instr):
         ex.pop()   # `s += y` on an array of an enclosing function: the same object, written in place
         return
     if cell.preexisting:
+        if cell_writes.store(ex.graph, cell, ex.stack[-1]):  # the frame's own free cell: replayed
+            ex.pop()
+            return
         raise FallbackError(SIDE_EFFECT, f"assignment to nonlocal {instr.argval!r} of an enclosing function")
     cell.contents = ex.pop()
 
