@@ -16,6 +16,12 @@ measured the way ``backend="auto"`` measures backends:
 * the choice is re-checked later like auto's: after `RECHECK` calls, then
   twice as many each time (a C countdown: no Python work per call between).
 
+The measurement and the choice belong to the decorated *code* (with the
+options it was decorated with), not to one callable: ``to_static`` of the
+same function again, of a bound method of another instance, or of another
+closure of the same ``def`` joins the same governor, which sets the mode of
+every callable it serves.
+
 Both forms behave identically (the project's promise), so alternating is
 invisible to the program. The mode lives in the C callable
 (``StaticFunction.__sot_mode__``): 0 translated, 1 native, 2 measuring.
@@ -54,12 +60,11 @@ def enabled() -> bool:
 
 
 class Governor:
-    """The measurement and the choice for one decorated callable."""
+    """The measurement and the choice for one decorated code (see module doc)."""
 
-    def __init__(self, static, fn, translator):
-        self._static = weakref.ref(static)
-        self.fn = fn
-        self.translator = translator
+    def __init__(self, fn):
+        self._statics: "weakref.WeakSet" = weakref.WeakSet()   # the callables it sets the mode of
+        self.fn = fn   # the first one's (for its name)
         self.choice: str | None = None     # "translated" / "native" once decided
         self.reason: str = "measuring"
         self.history: list[tuple[str, str]] = []
@@ -73,25 +78,35 @@ class Governor:
         self.window_translations = 0
         self.window_translate_seconds = 0.0
 
-    def __call__(self, *args, **kwargs):
+    def attach(self, static) -> None:
+        """`static` follows this governor: measuring now, or its choice."""
+        self._statics.add(static)
+        if self.choice is None:
+            static.__sot_mode__, static.__sot_countdown__ = MEASURE, 0
+        else:
+            static.__sot_mode__ = TRANSLATED if self.choice == "translated" else NATIVE
+            static.__sot_countdown__ = self.recheck // 2 or 1
+
+    def call(self, fn, translator, args, kwargs):
+        """One measured call of `fn` (a callable this governor serves)."""
         translated = len(self.samples["translated"]) <= len(self.samples["native"])
         self.window_calls += 1
         if translated:
-            before = self.translator.translations, self.translator.translate_seconds
+            before = translator.translations, translator.translate_seconds
             t0 = clock()
-            with _hook.callback_set(self.translator):
-                result = self.fn(*args, **kwargs)
+            with _hook.callback_set(translator):
+                result = fn(*args, **kwargs)
             elapsed = clock() - t0
-            n = self.translator.translations - before[0]
+            n = translator.translations - before[0]
             if n:
                 self.window_translations += n
-                self.window_translate_seconds += self.translator.translate_seconds - before[1]
+                self.window_translate_seconds += translator.translate_seconds - before[1]
             else:
                 self.samples["translated"].append(elapsed)
         else:
             t0 = clock()
             with _hook.callback_set(None):
-                result = self.fn(*args, **kwargs)
+                result = fn(*args, **kwargs)
             self.samples["native"].append(clock() - t0)
         self._maybe_decide()
         return result
@@ -112,12 +127,11 @@ class Governor:
                                    f"calls: it runs natively")
 
     def _decide(self, choice: str, reason: str) -> None:
-        static = self._static()
         self.choice, self.reason = choice, reason
         self.history.append((choice, reason))
         name = getattr(self.fn, "__qualname__", None) or type(self.fn).__name__
         vlog(1, log, "%s: %s; re-checked after %d calls", name, reason, self.recheck)
-        if static is not None:
+        for static in list(self._statics):
             static.__sot_mode__ = TRANSLATED if choice == "translated" else NATIVE
             static.__sot_countdown__ = self.recheck
         self.recheck = min(self.recheck * 2, MAX_RECHECK)
@@ -125,11 +139,10 @@ class Governor:
 
     def restart(self) -> None:
         """Measure again from the next call (sot.reset)."""
-        static = self._static()
         self.choice, self.reason = None, "measuring"
         self.recheck = RECHECK
         self._start_window()
-        if static is not None:
+        for static in list(self._statics):
             static.__sot_mode__ = MEASURE
             static.__sot_countdown__ = 0
 
@@ -139,14 +152,45 @@ class Governor:
         return f"do-no-harm: {self.choice}: {self.reason}"
 
 
+class _Member:
+    """A StaticFunction's ``__sot_measure__``: its calls, measured by its
+    code's governor."""
+
+    __slots__ = ("governor", "fn", "translator")
+
+    def __init__(self, governor: Governor, fn, translator):
+        self.governor, self.fn, self.translator = governor, fn, translator
+
+    def __call__(self, *args, **kwargs):
+        return self.governor.call(self.fn, self.translator, args, kwargs)
+
+
+#: (code, options) -> the Governor of that code decorated with those options
+_by_code: "weakref.WeakValueDictionary" = weakref.WeakValueDictionary()
+
+
+def _key(translator):
+    o = translator.options
+    if o.top_code is None:
+        return None
+    return (o.top_code, o.backend, o.device, o.min_graph_size, o.dynamic, o.freeze, o.cache_size)
+
+
 def install(static, fn, translator) -> Governor | None:
-    """Measure `static` (a StaticFunction) from its first call."""
+    """Measure `static` (a StaticFunction) from its first call, with every
+    other callable of the same code and options."""
     if not enabled():
         return None
-    gov = Governor(static, fn, translator)
-    _hook.skip_code(Governor.__call__.__code__)
-    static.__sot_measure__ = gov
-    static.__sot_mode__ = MEASURE
+    key = _key(translator)
+    gov = _by_code.get(key) if key is not None else None
+    if gov is None:
+        gov = Governor(fn)
+        if key is not None:
+            _by_code[key] = gov
+    for code in (_Member.__call__.__code__, Governor.call.__code__):
+        _hook.skip_code(code)
+    static.__sot_measure__ = _Member(gov, fn, translator)
+    gov.attach(static)
     return gov
 
 

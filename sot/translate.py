@@ -307,6 +307,7 @@ def translate(frame, info: EntryInfo, options: Options, allow_break: bool = True
             written = cell_writes.written(graph, code)
             if written:  # the runner returns (new cell contents..., result); see cell_writes
                 ret = "(" + "".join(builder.expr(cell_writes.contents(graph, n)) + ", " for n in written) + ret + ")"
+            builder.effects = graph.effects.finish(graph, builder)
             runner = make_runner(code, graph, builder, ret, info, options)
             replacement = make_calling_code(code, runner, _used_cell_indices(builder.trackers), written)
         _hook.skip_code(replacement)
@@ -470,6 +471,7 @@ def _split(frame, graph, executor, plan, region_live, reason, info: EntryInfo, o
         exprs += [builder.expr(v) for v in stack_vals]
         if plan.kind == "bool":
             exprs[-1] = f"{builder._bind(bool)}({exprs[-1]})"
+        builder.effects = graph.effects.finish(graph, builder)
         with _phase(info, "codegen"):
             runner = make_runner(code, graph, builder, "(" + "".join(e + ", " for e in exprs) + ")", info, options)
         used = _used_cell_indices(builder.trackers)
@@ -560,9 +562,10 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
     if len(graph.ir) or builder.symbols:
         writes.finish(graph)  # guards the aliasing its writes were recorded with
         with _phase(info, "backend compile"):
-            # Python-number inputs run on the NumPy backend, which hands NumPy the
-            # Python objects themselves (NEP 50 weak scalars, bitwise as eager).
-            backend = "numpy" if graph.ir.has_number_inputs else options.backend
+            # (Python-number inputs: the NumPy backend hands NumPy the Python
+            # objects themselves, NEP 50 weak scalars, bitwise as eager; on
+            # onnxruntime they are 0-d inputs, see backends/__init__.py)
+            backend = options.backend
             compiled = compile_graph(graph.ir, backend, options.device if backend != "numpy" else "cpu")
         run = compiled.fn  # the backend's function itself: one call less
         if hasattr(run, "__code__"):
@@ -610,6 +613,7 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
     info.frozen_values += [frozen[k] for k in held]
     info.not_frozen += graph.not_frozen
     lines += [f"    {stmt}" for stmt in builder.prelude]
+    lines += [f"    {stmt}" for stmt in builder.effects]  # side effects on outside objects, in eager's final state
     lines.append(f"    return {ret}")
     source = "\n".join(lines) + "\n"
     info.runner_source = source

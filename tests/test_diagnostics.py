@@ -22,9 +22,13 @@ def breaks_on_float(x):
     return y + v
 
 
-def breaks_on_append(xs, x):
+COUNTER = 0
+
+
+def breaks_on_global_store(x):
+    global COUNTER
     y = x * 2
-    xs.append(1)
+    COUNTER = 1
     return y
 
 
@@ -41,7 +45,7 @@ def runs_natively_with(x):
 CASES = [
     (breaks_on_print, (X,), "unsupported-call", 'print("hello")'),
     (breaks_on_float, (X,), "data-dependent", "v = float(y.sum())"),
-    (breaks_on_append, ([], X), "side-effect", "xs.append(1)"),
+    (breaks_on_global_store, (X,), "side-effect", "COUNTER = 1"),
     (breaks_on_random, (X,), "unsupported-call", "return y + np.random.rand()"),
     (runs_natively_with, (X,), "unsupported-object", "with open(__file__):"),
 ]

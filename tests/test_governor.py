@@ -169,3 +169,37 @@ def test_a_method_is_measured_with_its_instance(clock):
     for _ in range(2 + 2 * governor.SAMPLES):
         assert_same(work(x) * m.w, m(x), bitwise=True)
     assert Model.__call__.__sot_governor__.choice == "native"
+
+
+def test_the_choice_belongs_to_the_code_and_its_options(clock):
+    f = sot.to_static(work, min_graph_size=1)
+    x = np.arange(4.0)
+    for _ in range(2 + 2 * governor.SAMPLES):
+        f(x)
+    assert f.__sot_mode__ == governor.NATIVE
+    again = sot.to_static(work, min_graph_size=1)   # the same code, the same options: decided
+    assert again.__sot_governor__ is f.__sot_governor__ and again.__sot_mode__ == governor.NATIVE
+    assert_same(work(x), again(x), bitwise=True)
+    other = sot.to_static(work, min_graph_size=1, backend="onnxruntime")   # other options: measured
+    assert other.__sot_governor__ is not f.__sot_governor__ and other.__sot_mode__ == governor.MEASURE
+    sot.reset()
+    assert f.__sot_mode__ == again.__sot_mode__ == governor.MEASURE
+
+
+def test_bound_methods_of_two_instances_share_one_measurement(clock):
+    class Layer:
+        def __init__(self, k):
+            self.w = np.full(4, float(k))
+
+        def step(self, x):
+            return work(x) * self.w
+
+    a, b = Layer(1), Layer(2)
+    fa, fb = sot.to_static(a.step, min_graph_size=1), sot.to_static(b.step, min_graph_size=1)
+    assert fa.__sot_governor__ is fb.__sot_governor__
+    x = np.arange(4.0)
+    for _ in range(1 + governor.SAMPLES):   # the calls of both count
+        assert_same(work(x) * a.w, fa(x), bitwise=True)
+        assert_same(work(x) * b.w, fb(x), bitwise=True)
+    assert fa.__sot_mode__ == fb.__sot_mode__ == governor.NATIVE
+    assert fa.__sot_governor__.choice == "native"

@@ -49,6 +49,16 @@ def compile_graph(graph: StatementIR, backend: str = "numpy", device: str = "cpu
     if why is not None:  # see onnx.writes
         return numpy_compiled(graph, {"not_lowered": [
             {"statement": str(st), "op": st.op.name, "reason": why} for st in graph.statements]})
+    if backend != "numpy" and graph.has_number_inputs:
+        # Python-number inputs (executor/scalar_policy.py): 0-d inputs of a
+        # model of static shapes; the Python arithmetic on them runs first,
+        # in Python (onnx_lowering._plan). With symbolic dims as well: NumPy.
+        if any(s.meta.symbolic_axes for s in graph.inputs):
+            return numpy_compiled(graph, {"not_lowered": [
+                {"statement": str(st), "op": st.op.name,
+                 "reason": "Python-number inputs and symbolic dims in one graph run on NumPy"}
+                for st in graph.statements]})
+        return _compile_static(graph, backend, device)
     if backend != "numpy" and graph.is_symbolic:
         compiled = _compile_symbolic(graph, backend, device)
         if compiled is not None:

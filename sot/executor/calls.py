@@ -166,11 +166,11 @@ def _list_method(executor, obj: ListVariable, name, args, kwargs):
     if name in ("append", "extend", "insert", "pop", "clear", "reverse", "remove"):
         obj.check_mutable(f"list.{name}")
     if name == "append":
-        obj.items.append(args[0])
+        obj.grow("append", (args[0],))
     elif name == "extend":
-        obj.items.extend(dispatch.get_iter(None, args[0]).items)
+        obj.grow("extend", (list(dispatch.get_iter(None, args[0]).items),))
     elif name == "insert":
-        obj.items.insert(_int(args[0]), args[1])
+        obj.grow("insert", (_int(args[0]), args[1]))
     elif name == "pop":
         return dispatch._python(obj.items.pop, *[_int(a) for a in args])
     elif name == "clear":

@@ -95,7 +95,7 @@ def binary_op(graph, name: str, a: Variable, b: Variable) -> Variable:
             and type(a) is type(b):
         if inplace and isinstance(a, ListVariable):
             a.check_mutable("+=")
-            a.items.extend(b.items)
+            a.grow("extend", (list(b.items),))
             return a
         return type(a)(a.items + b.items)
     if isinstance(a, SEQUENCES) and isinstance(b, ConstVariable) and base == "mul" \
@@ -416,6 +416,9 @@ STR_METHODS = {"format", "join", "upper", "lower", "startswith", "endswith", "st
 def object_getattr(executor, obj: ObjectVariable, name: str) -> Variable:
     """Attribute of a user object, resolved the way object.__getattribute__ does."""
     graph = executor.graph
+    stored = graph.effects.load_attr(obj, name)
+    if stored is not None:  # stored by this trace (never through a data descriptor: side_effects.py)
+        return stored
     cls = type(obj.value)
     try:
         class_attr = inspect.getattr_static(cls, name)

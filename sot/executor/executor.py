@@ -162,8 +162,17 @@ class OpcodeExecutor:
         return var
 
     def store_local(self, name: str, value: Variable) -> None:
-        self.lazy_locals.pop(name, None)
+        self.drop_local(name)
         self.locals[name] = value
+
+    def drop_local(self, name: str) -> None:
+        """The local's binding goes (rebound or deleted): its value may be released."""
+        old = self.locals.pop(name, None)
+        lazy = self.lazy_locals.pop(name, None)
+        if old is not None:
+            self.graph.effects.drop(old)
+        elif lazy is not None:
+            self.graph.effects.drop(value=lazy[0], tracker=lazy[1])
 
     def cell(self, name: str) -> CellVariable:
         cell = self.cells.get(name)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import types
+import weakref
 
 import numpy as np
 
@@ -20,6 +21,7 @@ from ..breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
 from ..guards.guard import DictKeysGuard, IdGuard, LenGuard, TypeGuard, ValueGuard
 from ..ir import StatementIR, UnsupportedOp
 from . import freeze
+from .side_effects import SideEffects
 from .variables import (
     BuiltinVariable, ClassVariable, ConstVariable, DynamicScalarVariable, ListVariable, OpaqueVariable,
     SymScalarVariable, SymSliceVariable, TensorVariable, TupleVariable, UserFunctionVariable, Variable,
@@ -71,6 +73,7 @@ class FunctionGraph:
         self.frames: list = []  # the executors simulating now, outermost first (statement locations)
         self.trace_values: dict = {}  # input name -> its value at trace time (executor/writes.py)
         self.fp_strict = False  # an np.errstate block was entered: every error raises (executor/contexts.py)
+        self.effects = SideEffects()  # stores into outside objects, replayed by the runner
 
     # -- guards --------------------------------------------------------------
     def add_guard(self, guard) -> None:
@@ -110,6 +113,12 @@ class FunctionGraph:
 
     def _make(self, value, tracker) -> Variable:
         return _factory.make(self, value, tracker)  # variables/factory.py: one builder per kind
+
+    def mutable(self, var, value) -> Variable:
+        """A list or dict from outside: its mutations are recorded (side_effects.py)."""
+        var.effects = weakref.ref(self.effects)
+        self.effects.reach(var, value)
+        return var
 
     def _number_input(self, value, tracker) -> Variable:
         """A Python int/float whose value changes between calls: a graph input

@@ -64,7 +64,7 @@ def source_length(graph, var: ListVariable):
     if value is None or var.loaded:
         return None
     graph.add_guard(LenGuard(var.tracker, value))
-    return len(value)
+    return len(value) + var.pending_growth()   # what the trace added (side_effects.py)
 
 
 def as_graph_input(graph, var, kinds=tuple(_DTYPES)) -> TensorVariable | None:
@@ -73,7 +73,7 @@ def as_graph_input(graph, var, kinds=tuple(_DTYPES)) -> TensorVariable | None:
     if not isinstance(var, ListVariable):
         return None
     value = getattr(var, "source_value", None)
-    if not value or var.loaded:
+    if not value or var.loaded or var.pending:
         return None
     kind = type(value[0])
     dtype = _DTYPES.get(kind) if kind in kinds else None

@@ -23,6 +23,7 @@ class OutputBuilder:
         self.symbols: list = []                # graph outputs, in O
         self.namespace: dict = {}
         self.prelude: list[str] = []           # statements building containers once
+        self.effects: list[str] = []           # statements replaying side effects (side_effects.py)
         self._built: dict = {}                 # id(Variable) -> name: one object per Variable
 
     def _load(self, tracker) -> str:

@@ -181,6 +181,7 @@ def trace(target: Target, arrays: list, symbolic: list | None = None) -> Trace:
                                   closure=fn.__closure__ or ())
     shapes = SpecShapes(target, symbolic) if symbolic is not None else None
     graph = FunctionGraph(f"{code.co_name}_export", shapes)
+    graph.effects.enabled = False   # a saved model changes nothing outside it
     result = Trace(graph)
     _record_locations(graph, result.locations)
     try:

@@ -479,8 +479,10 @@ _GROWING_OPS = frozenset({"pow", "ipow", "lshift", "ilshift"})
 
 
 def _huge_exponent(args) -> bool:
-    """Whether an exponent or shift count is too large to compute with."""
-    return len(args) == 2 and type(args[1]) is int and abs(args[1]) > 1024
+    """Whether an exponent or shift count is too large to compute with: on
+    an int base only (a float power is one float, whatever the exponent:
+    an optimizer's ``beta ** t``)."""
+    return len(args) == 2 and type(args[1]) is int and abs(args[1]) > 1024 and type(args[0]) in (int, bool)
 
 
 def _python_scalar_meta(op, args, kwargs, deps) -> ScalarMeta:

@@ -53,6 +53,10 @@ class ScalarMeta:
     is_python = True
     is_scalar = True
     shape = ()
+    # 0-d: no axes, one element (a graph input of this kind: executor/scalar_policy.py)
+    symbolic_axes = ()
+    ndim = 0
+    size = 1
 
     def __str__(self) -> str:
         return self.type.__name__

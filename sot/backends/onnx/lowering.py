@@ -298,6 +298,11 @@ def _plan(graph: StatementIR, fuse, names, on_numpy, prefer=None, cuts: frozense
     seeded = []
     lowered = 0
     current: OnnxSegment | None = None
+    # Python arithmetic on Python-number inputs (executor/scalar_policy.py)
+    # runs first, in Python, as eagerly (big ints, ZeroDivisionError); the
+    # segments read its results as 0-d inputs.
+    numbers = {s.name for s in graph.inputs if s.meta.is_python}
+    first: list = []
     while queue:
         item = queue.popleft()
         fused = not isinstance(item, Statement)
@@ -305,6 +310,11 @@ def _plan(graph: StatementIR, fuse, names, on_numpy, prefer=None, cuts: frozense
         if current is not None and current.statements and any(index[id(st)] in cuts for st in group):
             segments.append(current)
             current = None
+        if not fused and numbers and _is_python_statement(item) and \
+                all(s.name in numbers for s in item.symbols_used()):
+            first.append(item)
+            numbers.update(s.name for s in item.outputs)
+            continue
         if not fused and _is_python_statement(item):
             if not any(s.name in read for s in item.outputs):
                 seeded.append((item, "not read by any statement"))
@@ -347,6 +357,8 @@ def _plan(graph: StatementIR, fuse, names, on_numpy, prefer=None, cuts: frozense
             not_lowered.append((st, reason))
     if current is not None and current.statements:
         segments.append(current)
+    if first:
+        segments.insert(0, NumpySegment(first))
     _exports(segments, graph)
     return Plan(segments, not_lowered, lowered, seeded, not_symbolic)
 

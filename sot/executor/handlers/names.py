@@ -53,8 +53,7 @@ def load_fast_load_fast(ex, instr):
 def store_fast(ex, instr):
     value = ex.pop()
     if value is NULL:  # restoring an unbound comprehension variable
-        ex.locals.pop(instr.argval, None)
-        ex.lazy_locals.pop(instr.argval, None)
+        ex.drop_local(instr.argval)
     else:
         ex.store_local(instr.argval, value)
 
@@ -76,7 +75,7 @@ def store_fast_store_fast(ex, instr):
 @handler("DELETE_FAST")
 def delete_fast(ex, instr):
     ex.load_local(instr.argval)  # eager raises if unbound
-    ex.locals.pop(instr.argval, None)
+    ex.drop_local(instr.argval)
 
 
 @handler("MAKE_CELL")
@@ -159,6 +158,9 @@ def store_attr(ex, instr):
     if isinstance(obj, ObjectVariable) and type(obj.value).__setattr__ is object.__setattr__ and \
             obj.tracker is not None and writes.stores_back(ex.stack[-1], AttrTracker(obj.tracker, instr.argval)):
         ex.pop()   # `self.state += dt`: the same object, written in place
+        return
+    if isinstance(obj, ObjectVariable) and obj.tracker is not None:  # replayed after the graph
+        ex.graph.effects.store_attr(obj, instr.argval, ex.pop())
         return
     raise FallbackError(SIDE_EFFECT, f"attribute assignment .{instr.argval} on {obj.describe()}")
 

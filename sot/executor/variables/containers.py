@@ -18,13 +18,22 @@ class TupleVariable(Variable):
 
 
 class _MutableContainer(Variable):
-    """A container that existed before the frame (it has a tracker) is not
-    mutated during simulation: such a mutation breaks the graph instead."""
+    """A container that existed before the frame (it has a tracker) is
+    mutated during simulation only where its graph's SideEffects records
+    the mutation for replay (executor/side_effects.py); otherwise the
+    mutation breaks the graph."""
+
+    effects = None   # () -> the SideEffects of the graph that wrapped it (a weak reference)
+    mutated = False
 
     def check_mutable(self, what: str):
-        if self.tracker is not None:
+        if self.tracker is None:
+            return
+        effects = self.effects() if self.effects is not None else None
+        if effects is None:
             kind = self.python_type().__name__
             raise FallbackError(SIDE_EFFECT, f"{what} mutates {self.tracker.name()}, a {kind} from outside the function")
+        effects.mutate(self, what)
 
 
 class ListVariable(_MutableContainer):
@@ -40,6 +49,8 @@ class ListVariable(_MutableContainer):
         super().__init__(tracker)
         self._items = list(items)
         self._load = None
+        self.pending: list[tuple] = []   # growth before the items were read: (method, args), side_effects.py
+        self.original = None             # the items as loaded, for one from outside
 
     source_value = None  # the real list, for one from outside the frame
 
@@ -59,8 +70,28 @@ class ListVariable(_MutableContainer):
     @property
     def items(self) -> list[Variable]:
         if self._items is None:
-            self._items, self._load = list(self._load()), None
+            loaded = list(self._load())
+            self.original = list(loaded)
+            for name, args in self.pending:
+                getattr(loaded, name)(*args)
+            self._items, self._load = loaded, None
         return self._items
+
+    #: methods that grow a list the same way whatever its length
+    GROWING = ("append", "extend", "insert")
+
+    def grow(self, name: str, args: tuple) -> None:
+        """``list.append/extend/insert`` (extend: a list of Variables; insert:
+        a constant index): on a list from outside whose items the trace has
+        not read, recorded without reading them (no length guard: a list
+        that grows on every call does not retranslate); replayed as is."""
+        if self._items is None:
+            self.pending.append((name, args))
+        else:
+            getattr(self._items, name)(*args)
+
+    def pending_growth(self) -> int:
+        return sum(len(args[0]) if name == "extend" else 1 for name, args in self.pending)
 
     @items.setter
     def items(self, items: list[Variable]) -> None:

@@ -142,7 +142,8 @@ def list_(graph, value, t, tracker):
         return ListVariable([graph.wrap(v, None) for v in value])
     graph.add_guard(TypeGuard(tracker, list))  # length and items: when the trace reads them
     ref = weakref.ref(graph)   # no cycle: the list (and what the graph holds) goes when unused
-    return ListVariable.from_source(tracker, lambda: ref()._list_items(value, tracker), value)
+    var = ListVariable.from_source(tracker, lambda: ref()._list_items(value, tracker), value)
+    return graph.mutable(var, value)
 
 
 @register(60)
@@ -153,7 +154,11 @@ def dict_(graph, value, t, tracker):
         graph.add_guard(IdGuard(tracker, value))
         return OpaqueVariable(value, tracker)
     graph.add_guard(DictKeysGuard(tracker, value))
-    return DictVariable({k: graph.wrap(v, _item(tracker, k)) for k, v in value.items()}, tracker)
+    var = DictVariable({k: graph.wrap(v, _item(tracker, k)) for k, v in value.items()}, tracker)
+    if tracker is None:
+        return var
+    var.original = dict(var.entries)
+    return graph.mutable(var, value)
 
 
 @register(70)
@@ -192,7 +197,10 @@ def user_object(graph, value, t, tracker):
         return None
     graph.add_guard(TypeGuard(tracker, t))
     graph.add_guard(ClassUnchangedGuard(t))  # what the trace reads of the class stays so
-    return ObjectVariable(value, tracker)
+    var = ObjectVariable(value, tracker)
+    if tracker is not None:
+        graph.effects.reach(var, value)   # its attribute stores are replayed (side_effects.py)
+    return var
 
 
 @register(110)
