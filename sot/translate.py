@@ -30,7 +30,8 @@ from .breaks.reasons import (
 from .breaks import describe, loop_body, regions, resume as breaks, tries
 from .executor import cell_writes, freeze
 from .executor.codegen import make_calling_code, uniform_arg_names
-from .executor.executor import BreakHere, OpcodeExecutor
+from .executor.executor import OpcodeExecutor
+from .executor.signals import BreakHere
 from .executor.function_graph import FunctionGraph
 from .executor.opcode_table import FACTS, instructions, loop_ranges
 from .executor.output import OutputBuilder

@@ -22,7 +22,7 @@ from . import cell_writes
 from .calls import call
 from .opcode_table import FACTS, instructions, line_table
 from .exceptions import unwind
-from .signals import RaiseSignal, YieldSignal
+from .signals import BreakHere, RaiseSignal, ReturnSignal, YieldSignal
 from .variables import (
     CellVariable, ConstVariable, DictVariable, TupleVariable, UserFunctionVariable, Variable,
 )
@@ -31,15 +31,6 @@ log = logging.getLogger("sot.executor")
 
 MAX_INLINE_DEPTH = 24
 MAX_STEPS = 200_000
-
-
-class ReturnSignal(Exception):
-    def __init__(self, value: Variable):
-        self.value = value
-
-
-class BreakHere(Exception):
-    """Simulation reached the instruction where the graph breaks."""
 
 
 class OpcodeExecutor:

@@ -2,6 +2,17 @@
 from __future__ import annotations
 
 
+class ReturnSignal(Exception):
+    """A simulated frame returned `value` (a Variable)."""
+
+    def __init__(self, value):
+        self.value = value
+
+
+class BreakHere(Exception):
+    """Simulation reached the instruction where the graph breaks."""
+
+
 class YieldSignal(Exception):
     """A simulated generator reached YIELD_VALUE: `value` is what it yields;
     its executor keeps its state and continues after the yield when run again."""

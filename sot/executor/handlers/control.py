@@ -2,7 +2,7 @@
 values are guarded); a branch on array data is data-dependent."""
 from ...breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
 from .. import dispatch
-from ..executor import ReturnSignal
+from ..signals import ReturnSignal
 from ..opcode_table import FACTS
 from ..variables import NULL, ConstVariable, IteratorVariable
 from ._registry import handler, unsupported
