@@ -27,6 +27,7 @@ from sot.logs import vlog
 
 from .numpy_backend import CompiledGraph, compile_numpy
 from .numpy_writes import GraphWriteError
+from .onnx_unbacked import whole_graph_reason as unbacked_reason
 from .onnx_writes import whole_graph_reason
 
 log = logging.getLogger("sot.backends")
@@ -43,7 +44,7 @@ def compile_graph(graph: StatementIR, backend: str = "numpy", device: str = "cpu
         raise ValueError(f"unknown backend {backend!r}; expected one of {BACKENDS}")
     if device not in DEVICES:
         raise ValueError(f"unknown device {device!r}; expected one of {DEVICES}")
-    why = whole_graph_reason(graph) if backend != "numpy" else None
+    why = (whole_graph_reason(graph) or unbacked_reason(graph)) if backend != "numpy" else None
     if why is not None:  # see onnx_writes
         return numpy_compiled(graph, {"not_lowered": [
             {"statement": str(st), "op": st.op.name, "reason": why} for st in graph.statements]})

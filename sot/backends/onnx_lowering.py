@@ -68,6 +68,7 @@ from .onnx_lowering_elementwise import (OPERATOR_UFUNCS, lower_clip, lower_nan_t
                                         lower_ufunc_statement, lower_where)
 from .onnx_lowering_shapes import lower_dim, lower_python_operator, statement_is_symbolic
 from .onnx_lowering_writes import lower_empty, lower_write
+from .onnx_unbacked import forced_by_unbacked
 from .onnx_writes import fallen_back, forced_by_writes, writeback
 from sot.ir.ops_write import allocation, is_write, write_target
 
@@ -297,7 +298,7 @@ def _plan(graph: StatementIR, fuse, names, on_numpy) -> Plan:
         reason = f"{empty.name} has no elements (zero-size arrays stay on NumPy)"
         return Plan([NumpySegment(statements)] if statements else [],
                     [(st, reason) for st in statements], 0)
-    forced = {**forced_by_writes(graph, on_numpy), **numpy_only(graph)}
+    forced = {**forced_by_writes(graph, on_numpy), **numpy_only(graph), **forced_by_unbacked(graph)}
     groups = object_groups(statements)
     index = {id(st): i for i, st in enumerate(statements)}
     queue = deque(fuse(statements, forced, graph.outputs) if fuse else statements)

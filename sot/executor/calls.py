@@ -137,7 +137,7 @@ def call_method(executor, obj: Variable, name: str, args, kwargs) -> Variable:
         op = registry.lookup_method(name)
         if op is None:
             raise FallbackError(UNSUPPORTED_CALL, f"ndarray.{name} is not captured")
-        return graph.call_op(op, [obj] + list(args), kwargs)
+        return numpy_forms.named_result(op, graph.call_op(op, [obj] + list(args), kwargs))
     if isinstance(obj, ListVariable):
         return _list_method(executor, obj, name, args, kwargs)
     if isinstance(obj, DictVariable):
