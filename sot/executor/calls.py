@@ -17,7 +17,7 @@ from ..breaks.reasons import (
 from ..guards.tracker import AttrTracker, ConstTracker
 from .. import psdb
 from ..ir import registry
-from . import classes, dispatch, functional, introspect, list_data, numpy_forms, sets, writes
+from . import classes, dispatch, functional, introspect, list_data, numpy_forms, numpy_iteration, sets, writes
 from .generators import GeneratorVariable
 from .dispatch import SEQUENCES, const
 from .variables.base import RealObjectVariable
@@ -69,7 +69,8 @@ def call(executor, fn: Variable, args: list[Variable], kwargs: dict[str, Variabl
         if op is not None:
             return graph.call_op(op, args, kwargs)
     if isinstance(fn, ClassVariable):
-        known = introspect.class_call(fn.value, args, kwargs)
+        known = introspect.class_call(fn.value, args, kwargs) or \
+            numpy_iteration.class_call(graph, fn.value, args, kwargs)
         if known is not None:
             return known
         return classes.create(executor, fn, args, kwargs)
