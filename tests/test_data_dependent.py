@@ -46,6 +46,7 @@ def _selectors(a):
     return {
         "nonzero": lambda a: tuple(i * 2 for i in np.nonzero(a > 0.5)),
         "method nonzero": lambda a: a.nonzero(),
+        "where": lambda a: np.where(a > 0.5) + (np.where(a > 0.5, a, 0.0),),
         "flatnonzero": lambda a: np.flatnonzero(a) + 1,
         "argwhere": lambda a: np.argwhere(a > 0.5).sum(axis=0),
         "mask": lambda a: (a[a > 0.5] * 2 - 1, a[a > 0.5].sum()),

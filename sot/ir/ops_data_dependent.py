@@ -1,6 +1,6 @@
 """Ops whose result size depends on the data (``sot.ir.unbacked``).
 
-``np.nonzero``/``ndarray.nonzero``, ``np.flatnonzero``, ``np.argwhere``,
+``np.nonzero``/``ndarray.nonzero``/``np.where(condition)``, ``np.flatnonzero``, ``np.argwhere``,
 ``np.unique`` (``return_index``/``return_inverse``/``return_counts``,
 ``axis=None``), ``np.compress``/``ndarray.compress``, ``np.extract``,
 ``np.bincount``, ``np.linalg.lstsq`` (its residuals) and boolean-mask
@@ -14,15 +14,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import ops_elementwise  # noqa: F401 - registers the three-argument np.where first
 from .errors import UnsupportedOp
-from .registry import Op, bind, const_axes, meta_of_probe, register, run_probe
+from .registry import Op, bind, const_axes, lookup_function, meta_of_probe, register, run_probe
 from .statement_ir import Symbol
 from .unbacked import UNBACKED_HINT as U, UnbackedResult
 
 __all__ = ["getitem_mask", "TUPLE_RESULTS"]
 
 #: ops whose several results NumPy returns as a tuple
-TUPLE_RESULTS = frozenset({"nonzero", "unique", "lstsq"})
+TUPLE_RESULTS = frozenset({"nonzero", "unique", "lstsq", "where"})
 
 
 def _array(value, what: str) -> Symbol:
@@ -155,5 +156,16 @@ for _name, _fn, _infer in (("nonzero", np.nonzero, _nonzero_infer), ("flatnonzer
                            ("bincount", np.bincount, _bincount_infer)):
     register(Op(_name, "function", _fn, _infer))
 register(Op("lstsq", "function", np.linalg.lstsq, _lstsq_infer))
+_WHERE = lookup_function(np.where)   # ops_elementwise: the three-argument form
+
+
+def _where_infer(op, args, kwargs):
+    """``np.where(condition)`` is ``np.nonzero(condition)``."""
+    if len(args) == 1 and not kwargs:
+        return _nonzero_infer(op, args, kwargs)
+    return _WHERE.infer(args, kwargs)
+
+
+register(Op("where", "function", np.where, _where_infer))
 register(Op("nonzero", "method", "nonzero", _nonzero_infer))
 register(Op("compress", "method", "compress", _compress_infer))
