@@ -89,7 +89,7 @@ def main(argv=None):
           f"{'freeze=True' if options else 'weights as inputs'}; load average {os.getloadavg()[0]:.1f}")
     print(header)
     print("-" * len(header))
-    from sot.backends import onnx_auto
+    from sot.backends.onnx import auto as onnx_auto
     for name, fns in table:
         before = {id(g) for g in onnx_auto.recent()}
         order = ["eager", *BACKENDS]

@@ -140,7 +140,7 @@ def own_code(fn):
 def auto_choice(before: set) -> str:
     """What the auto graphs compiled since ``before`` (ids of earlier ones)
     chose: 'ort', 'np', or both."""
-    from sot.backends import onnx_auto
+    from sot.backends.onnx import auto as onnx_auto
     chosen = {g.chosen for g in onnx_auto.recent() if id(g) not in before and g.chosen}
     short = {"numpy": "np", "onnxruntime": "ort"}
     return "+".join(sorted(short[c] for c in chosen)) or "-"
@@ -291,7 +291,7 @@ def measure(fn, fargs, repeat, options=None, auto_seconds: float = 3.0) -> Row:
     """One table row: all backends timed side by side; ``options`` are
     to_static's keyword arguments for all three; ``auto_seconds``: at most
     this long for auto's first check of its choice."""
-    from sot.backends import onnx_auto
+    from sot.backends.onnx import auto as onnx_auto
     options = options or {}
     sot.reset()
     report = sot.explain(fn, *fargs)

@@ -101,7 +101,7 @@ def to_static(fn: Callable | None = None, *, backend: str | None = None, device:
     if device == "gpu":
         if backend == "numpy":
             raise ValueError("device='gpu' needs backend='onnxruntime' (or 'auto')")
-        from .backends.onnx_session import providers_for
+        from .backends.onnx.session import providers_for
         providers_for("gpu")  # a clear error now, not at the first graph
         from .backends.gpu_check import check_gpu
         check_gpu()           # listed is not enough: the CUDA libraries must load too

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from . import _hook, _skip
 from .backends import GraphWriteError, compile_graph, fp_state
-from .backends.numpy_writes import first_commit
+from .backends.numpy.writes import first_commit
 from .executor import writes
 from .breaks.reasons import DATA_DEPENDENT, INTERNAL, UNSUPPORTED_BREAK, BreakReason, FallbackError
 from .breaks import describe, regions, resume as breaks

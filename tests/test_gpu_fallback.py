@@ -32,7 +32,7 @@ def test_decorating_for_the_gpu_fails_at_once_naming_the_providers_it_got(cuda_l
 
 
 def test_a_session_that_fell_back_to_the_cpu_raises(cuda_listed_but_unusable):
-    from sot.backends.onnx_session import _session
+    from sot.backends.onnx.session import _session
     from onnx import TensorProto, helper
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
     model = helper.make_model(helper.make_graph([helper.make_node("Neg", ["x"], ["y"])], "g", [x],

@@ -190,7 +190,7 @@ def test_sot_ir_exports_the_public_interface():
 def test_sot_ir_and_the_numpy_backend_import_no_bytecode_onnx_or_simulator():
     import ast
     import pathlib
-    import sot.backends.numpy_backend as backend
+    import sot.backends.numpy.backend as backend
     files = list(pathlib.Path(sot.ir.__file__).parent.glob("*.py")) + [pathlib.Path(backend.__file__)]
     forbidden = ("bytecode", "onnx", "onnxruntime", "sot.executor", "sot.guards", "sot.breaks")
     for path in files:

@@ -96,7 +96,7 @@ def test_string_constants_are_literals_that_cannot_inject_code():
     out = g.add_op(F(np.einsum), ("ij,jk->ik", x, y))
     g.set_outputs([out])
     assert "np.einsum('ij,jk->ik', i0, i1)" in compile_numpy(g).source
-    from sot.backends.numpy_backend import _Emitter
+    from sot.backends.numpy.backend import _Emitter
     hostile = "'); import os; print('"
     assert eval(_Emitter().value(hostile)) == hostile
 

@@ -21,8 +21,9 @@ import numpy as np
 import pytest
 
 import sot
-from sot.backends import compile_numpy, numpy_buffers
-from sot.backends.numpy_buffer_plan import plan_buffers
+from sot.backends import compile_numpy
+from sot.backends.numpy import buffers as numpy_buffers
+from sot.backends.numpy.buffer_plan import plan_buffers
 from sot.ir import StatementIR, TensorMeta
 from difftest import assert_same
 from test_ir_oracle import F, M, O

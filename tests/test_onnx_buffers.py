@@ -14,7 +14,7 @@ import pytest
 
 import sot
 from sot.backends import compile_graph
-from sot.backends.onnx_buffers import REUSE_BYTES
+from sot.backends.onnx.buffers import REUSE_BYTES
 from sot.ir import StatementIR, TensorMeta
 from test_ir_oracle import F, O
 from test_onnx_lowering import assert_close

@@ -279,7 +279,7 @@ class _Clock:
 
 
 def _auto_with_costs(monkeypatch, costs):
-    from sot.backends import onnx_auto
+    from sot.backends.onnx import auto as onnx_auto
     clock = _Clock()
     monkeypatch.setattr(onnx_auto, "time", clock)
     g, (x,) = graph_of(((4, 8), np.float32))
@@ -294,7 +294,7 @@ def _auto_with_costs(monkeypatch, costs):
 
 
 def test_auto_checks_its_choice_and_switches_when_the_loser_became_faster(monkeypatch):
-    from sot.backends import onnx_auto
+    from sot.backends.onnx import auto as onnx_auto
     costs = {"numpy": 1.0, "onnxruntime": 1.5}
     compiled = _auto_with_costs(monkeypatch, costs)
     x_value = f32(4, 8)
@@ -314,7 +314,7 @@ def test_auto_checks_its_choice_and_switches_when_the_loser_became_faster(monkey
 
 
 def test_auto_checks_cost_a_bounded_share_and_end(monkeypatch):
-    from sot.backends import onnx_auto
+    from sot.backends.onnx import auto as onnx_auto
     costs = {"numpy": 1.0, "onnxruntime": 5.0}
     compiled = _auto_with_costs(monkeypatch, costs)
     calls = {"numpy": 0, "onnxruntime": 0}

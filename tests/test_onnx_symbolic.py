@@ -14,7 +14,7 @@ import pytest
 
 import sot
 from sot.backends import compile_graph
-from sot.backends.onnx_symbolic import SymbolicOnnxGraph
+from sot.backends.onnx.symbolic import SymbolicOnnxGraph
 from sot.backends.symbolic_shapes import PerShapeCompiledGraph, check_sizes
 from sot.ir import StatementIR, TensorMeta
 from test_ir_oracle import F, O

@@ -87,3 +87,24 @@ def test_filter_by_line(static):
 
 def test_graph_actually_ran(static):
     assert "graph 0" in str(sot.explain(static, ZERO))
+
+
+@pytest.mark.parametrize("action", ["default", "once", "module"])
+def test_translating_does_not_forget_warnings_already_shown(action):
+    # Translation runs NumPy on made-up values with warnings silenced; doing
+    # that by changing the warnings filters would empty every module's
+    # registry, and the next warning eager already showed would show again.
+    def fresh(x):
+        return np.log(x) * 2         # a warning eager shows once
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("ignore")
+        warnings.filterwarnings(action, category=RuntimeWarning)
+        fresh(ZERO)
+        static = sot.to_static(fresh)
+        static(ZERO)                 # translated now
+        static(ZERO)
+    assert [str(w.message) for w in seen] == ["divide by zero encountered in log"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert "graph 0" in str(sot.explain(static, ZERO))

@@ -25,10 +25,10 @@ import logging
 from sot.ir.statement_ir import StatementIR
 from sot.logs import vlog
 
-from .numpy_backend import CompiledGraph, compile_numpy
-from .numpy_writes import GraphWriteError
-from .onnx_unbacked import whole_graph_reason as unbacked_reason
-from .onnx_writes import whole_graph_reason
+from .numpy.backend import CompiledGraph, compile_numpy
+from .numpy.writes import GraphWriteError
+from .onnx.unbacked import whole_graph_reason as unbacked_reason
+from .onnx.writes import whole_graph_reason
 
 log = logging.getLogger("sot.backends")
 
@@ -61,8 +61,8 @@ def compile_graph(graph: StatementIR, backend: str = "numpy", device: str = "cpu
 def _compile_symbolic(graph: StatementIR, backend: str, device: str):
     """The graph as one ONNX model for all sizes, or None (logged) when it
     does not lower with symbolic dims."""
-    from .onnx_session import _rejected, providers_for
-    from .onnx_symbolic import NotSymbolicGraph, SymbolicOnnxGraph
+    from .onnx.session import _rejected, providers_for
+    from .onnx.symbolic import NotSymbolicGraph, SymbolicOnnxGraph
     providers_for(device)   # a missing CUDA provider is the caller's error, not a fallback
     compiled = None
     for fuse in (True, False):
@@ -83,7 +83,7 @@ def _compile_symbolic(graph: StatementIR, backend: str, device: str):
     if compiled.backend == "numpy":   # nothing lowered: the reference backend, with the reasons
         return numpy_compiled(graph, compiled.explain())
     if backend == "auto":
-        from .onnx_auto import compile_auto
+        from .onnx.auto import compile_auto
         return compile_auto(graph, device, onnx=compiled)
     return compiled
 
@@ -95,12 +95,12 @@ def _compile_static(graph: StatementIR, backend: str, device: str):
                              "for device='gpu'")
         return numpy_compiled(graph)
     if backend == "onnxruntime":
-        from .onnx_session import compile_onnxruntime
+        from .onnx.session import compile_onnxruntime
         compiled = compile_onnxruntime(graph, device)
         if compiled.backend == "numpy":   # nothing lowered: the reference backend, with the reasons
             return numpy_compiled(graph, compiled.explain())
         return compiled
-    from .onnx_auto import compile_auto
+    from .onnx.auto import compile_auto
     return compile_auto(graph, device)
 
 

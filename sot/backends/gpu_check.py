@@ -15,7 +15,7 @@ CUDA = "CUDAExecutionProvider"
 
 
 def fell_back_message(got) -> str:
-    from .onnx_session import GPU_HELP
+    from .onnx.session import GPU_HELP
     import onnxruntime as ort
     return (f"device='gpu': onnxruntime {ort.__version__} lists {CUDA} but could not start it, so the "
             f"session would run on the CPU (providers it got: {', '.join(got) or 'none'}). The CUDA "

@@ -82,7 +82,7 @@ class LoadedModel:
 
     def __init__(self, path: str, device: str = "cpu"):
         from sot.backends.gpu_check import check_session
-        from sot.backends.onnx_session import providers_for
+        from sot.backends.onnx.session import providers_for
         import onnxruntime as ort
         path, data, model = _read(os.fspath(path))
         self.path = path
@@ -101,7 +101,7 @@ class LoadedModel:
         if [i.name for i in self.inputs] != graph_inputs:
             raise ModelLoadError(f"{path!r}: its saved signature ({[i.name for i in self.inputs]}) does not "
                                  f"match the graph's inputs ({graph_inputs})")
-        from sot.backends.onnx_builder import ALL
+        from sot.backends.onnx.builder import ALL
         for i in self.inputs:
             if i.dtype not in ALL:
                 raise ModelLoadError(f"{path!r}: input {i.name!r} has dtype {i.dtype}, not supported")

@@ -127,11 +127,11 @@ class Lowered:
 
     def __init__(self, tr, target, inputs, output_names, fuse=True, names=None):
         from onnx import helper, numpy_helper
-        from sot.backends.onnx_builder import GraphBuilder
-        from sot.backends.onnx_lowering import OnnxSegment, plan
+        from sot.backends.onnx.builder import GraphBuilder
+        from sot.backends.onnx.lowering import OnnxSegment, plan
         fuse_patterns = None
         if fuse:
-            from sot.backends.onnx_fusion import fuse_patterns
+            from sot.backends.onnx.fusion import fuse_patterns
 
         ir = tr.graph.ir
         _copy_returned_views(tr)
@@ -371,8 +371,8 @@ def _location(tr, st) -> str:
 
 def _per_statement(tr) -> list:
     """Each statement lowered alone, in order: (expression, nodes, {initializer: array})."""
-    from sot.backends.onnx_builder import GraphBuilder, NotLowered
-    from sot.backends.onnx_lowering import lower_statement
+    from sot.backends.onnx.builder import GraphBuilder, NotLowered
+    from sot.backends.onnx.lowering import lower_statement
     from sot.ir.errors import UnsupportedOp
     b = GraphBuilder("probe")
     out = []

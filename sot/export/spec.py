@@ -101,7 +101,7 @@ class InputSpec:
             self.dtype = np.dtype(dtype)
         except TypeError as e:
             raise TypeError(f"InputSpec: {dtype!r} is not a dtype: {e}") from None
-        from sot.backends.onnx_builder import ALL
+        from sot.backends.onnx.builder import ALL
         if self.dtype not in ALL:
             raise TypeError(f"InputSpec: dtype {self.dtype} cannot be an ONNX input "
                             f"(supported: {', '.join(sorted(str(d) for d in ALL))})")

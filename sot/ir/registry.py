@@ -31,12 +31,12 @@ Shape rules check what the probe cannot see (a dimension of 3 against one of
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
 
+from .._quiet import quietly
 from .errors import UnsupportedOp
 from .meta import TensorMeta, dtype_is_supported
 from .statement_ir import Symbol
@@ -213,8 +213,7 @@ def run_probe(op: Op, args, kwargs):
 
 def call_quietly(op: Op, args, kwargs):
     try:
-        with np.errstate(all="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with quietly():
             return op.call(args, kwargs)
     except Exception as e:  # eager NumPy would raise on these arguments
         raise UnsupportedOp(f"{op.name}: NumPy raises {type(e).__name__}: {e}") from None

@@ -26,11 +26,11 @@ import numpy as np
 from sot.ir.meta import TensorMeta
 from sot.ir.statement_ir import StatementIR
 
-from .onnx_lowering import NumpySegment, OnnxSegment, plan
-from .onnx_session import (_as_input, _as_numpys, _run_numpy, _session, plan_report, providers_for, steps_source,
-                           threads_for)
-from .size_check import compile_size_check
-from .symbolic_shapes import check_sizes, infer_at
+from .lowering import NumpySegment, OnnxSegment, plan
+from .session import (_as_input, _as_numpys, _run_numpy, _session, plan_report, providers_for, steps_source,
+                      threads_for)
+from ..size_check import compile_size_check
+from ..symbolic_shapes import check_sizes, infer_at
 
 log = logging.getLogger("sot.backends")
 
@@ -82,13 +82,13 @@ class SymbolicOnnxGraph:
     "numpy+onnxruntime (symbolic)" when some statements run on NumPy."""
 
     def __init__(self, graph: StatementIR, device: str = "cpu", fuse: bool = True):
-        from . import numpy_compiled
+        from .. import numpy_compiled
         self.graph = graph
         self.device = device
         self.providers = providers_for(device)
         fuser = None
         if fuse:
-            from .onnx_fusion import fuse_patterns
+            from .fusion import fuse_patterns
             fuser = fuse_patterns
         self.plan = plan(graph, fuser)
         if self.plan.not_symbolic:
@@ -116,7 +116,7 @@ class SymbolicOnnxGraph:
 
         def run_graph(*inputs):
             return state._run(inputs)
-        from .onnx_checked import rerun_on_numpy_when_onnxruntime_fails
+        from .checked import rerun_on_numpy_when_onnxruntime_fails
         self._fn = rerun_on_numpy_when_onnxruntime_fails(graph, run_graph, lambda: self._reference_fn)
 
     def _numbers(self, inputs):

@@ -7,7 +7,7 @@ allocated), which raises eager's error, or gives eager's result.
 """
 from __future__ import annotations
 
-from .onnx_lowering_gather import has_checked_gather
+from .lowering_gather import has_checked_gather
 
 __all__ = ["rerun_on_numpy_when_onnxruntime_fails"]
 

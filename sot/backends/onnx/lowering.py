@@ -62,14 +62,14 @@ from sot.ir.statement_ir import Statement, StatementIR, Symbol
 
 from sot.ir.registry import DIM_OP, statement_aliases
 
-from .onnx_builder import GraphBuilder, NotLowered, NotSymbolic, meta_dtype
-from .onnx_lowering_array import ARRAY_RULES, PYTHON_SIZE_OPS, SIZE_AWARE_RULES, SIZE_FREE_RULES
-from .onnx_lowering_elementwise import (OPERATOR_UFUNCS, lower_clip, lower_nan_to_num, lower_round,
-                                        lower_ufunc_statement, lower_where)
-from .onnx_lowering_shapes import lower_dim, lower_python_operator, statement_is_symbolic
-from .onnx_lowering_writes import lower_empty, lower_write
-from .onnx_unbacked import forced_by_unbacked
-from .onnx_writes import fallen_back, forced_by_writes, writeback
+from .builder import GraphBuilder, NotLowered, NotSymbolic, meta_dtype
+from .lowering_array import ARRAY_RULES, PYTHON_SIZE_OPS, SIZE_AWARE_RULES, SIZE_FREE_RULES
+from .lowering_elementwise import (OPERATOR_UFUNCS, lower_clip, lower_nan_to_num, lower_round,
+                                   lower_ufunc_statement, lower_where)
+from .lowering_shapes import lower_dim, lower_python_operator, statement_is_symbolic
+from .lowering_writes import lower_empty, lower_write
+from .unbacked import forced_by_unbacked
+from .writes import fallen_back, forced_by_writes, writeback
 from sot.ir.ops_write import allocation, is_write, write_target
 
 __all__ = ["lower_statement", "plan", "Plan", "OnnxSegment", "NumpySegment", "INPLACE_OPERATORS"]

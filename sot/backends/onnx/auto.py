@@ -52,7 +52,7 @@ SWITCH = 0.9
 
 
 def _is_onnxruntime_error(e: Exception) -> bool:
-    from .._skip import in_package
+    from ..._skip import in_package
     return in_package(type(e).__module__, "onnxruntime")
 
 
@@ -63,8 +63,8 @@ class AutoCompiledGraph:
     """
 
     def __init__(self, graph: StatementIR, device: str = "cpu", onnx=None):
-        from . import numpy_compiled
-        from .onnx_session import compile_onnxruntime
+        from .. import numpy_compiled
+        from .session import compile_onnxruntime
         self.graph = graph
         self.device = device
         self.numpy = numpy_compiled(graph)

@@ -26,8 +26,8 @@ import numpy as np
 from sot.ir.registry import bind
 from sot.ir.statement_ir import Symbol
 
-from .onnx_builder import (BOOL, F32, FLOATS, INTS, MODULAR, SIGNED, UNSIGNED, WIDER,
-                           GraphBuilder, NotLowered)
+from .builder import (BOOL, F32, FLOATS, INTS, MODULAR, SIGNED, UNSIGNED, WIDER,
+                      GraphBuilder, NotLowered)
 
 __all__ = ["OPERATOR_UFUNCS", "UFUNC_RULES", "lower_ufunc_statement", "lower_where", "lower_clip"]
 
@@ -513,7 +513,7 @@ def _check_python_operand(v, dtype) -> None:
     converts it only where that is exact for every value: NumPy raises for
     an int out of a narrow integer type's range, and rounds a float to
     float16 in one step (a cast through float32 would round twice)."""
-    from .onnx_builder import F16, I64, NotSymbolic
+    from .builder import F16, I64, NotSymbolic
     if v.meta.type is bool:
         return
     if v.meta.type is int and dtype in (I64,) + FLOATS and dtype != F16:

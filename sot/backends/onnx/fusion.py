@@ -42,9 +42,9 @@ from sot.ir.registry import bind, const_axes
 from sot.ir.ops_write import is_write
 from sot.ir.statement_ir import Statement, Symbol
 
-from .onnx_builder import F32, F64, GraphBuilder, NotLowered
-from .onnx_lowering_array import matmul_prefers_numpy
-from .onnx_lowering_elementwise import OPERATOR_UFUNCS
+from .builder import F32, F64, GraphBuilder, NotLowered
+from .lowering_array import matmul_prefers_numpy
+from .lowering_elementwise import OPERATOR_UFUNCS
 
 __all__ = ["fuse_patterns", "Fused", "PATTERNS"]
 
@@ -256,7 +256,7 @@ def fuse_attention(g: Graph, st: Statement):
     op_scale = "Div" if canonical(scale_st) == "divide" else "Mul"
 
     def emit(b: GraphBuilder):
-        from .onnx_lowering import lower_statement
+        from .lowering import lower_statement
         r = lower_statement(b, mm)[0]                       # q @ k' in NumPy's dtype
         b.env[mm.outputs[0].name] = r
         sdt = scores.meta.dtype

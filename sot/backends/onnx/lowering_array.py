@@ -23,13 +23,13 @@ from sot.ir.ops_reduction import REDUCTIONS
 from sot.ir.registry import bind, const_axes, substitute
 from sot.ir.statement_ir import Symbol
 
-from .onnx_builder import (BOOL, F16, F32, F64, FLOATS, I8, I64, INTS, MODULAR, U8, U64, GraphBuilder,
-                           NotLowered, NotSymbolic)
-from .onnx_lowering_gather import GATHER_RULES
-from .onnx_lowering_indexing import _lower_getitem, _lower_join, _lower_split
-from .onnx_lowering_shapes import (INT64_MIN, _annotation, _out, _reshape, _same_dims, _static_dims,
-                                   _symbol_operand, _tensor, dim, dim_arith, dims_of, product, scalar_dim,
-                                   set_dims, shape_of)
+from .builder import (BOOL, F16, F32, F64, FLOATS, I8, I64, INTS, MODULAR, U8, U64, GraphBuilder,
+                      NotLowered, NotSymbolic)
+from .lowering_gather import GATHER_RULES
+from .lowering_indexing import _lower_getitem, _lower_join, _lower_split
+from .lowering_shapes import (INT64_MIN, _annotation, _out, _reshape, _same_dims, _static_dims,
+                              _symbol_operand, _tensor, dim, dim_arith, dims_of, product, scalar_dim,
+                              set_dims, shape_of)
 
 __all__ = ["ARRAY_RULES", "SIZE_AWARE_RULES", "SIZE_FREE_RULES", "PYTHON_SIZE_OPS"]
 
@@ -654,7 +654,7 @@ def _lower_repeat(b, st):
 
 
 def _lower_outer(b, st):
-    from .onnx_lowering_elementwise import UFUNC_RULES, resolve_loop
+    from .lowering_elementwise import UFUNC_RULES, resolve_loop
     bound = bind("outer", ("a", "b", "out"), st.args, st.kwargs, {"a", "b"})
     x, y = bound["a"], bound["b"]
     if not (isinstance(x, Symbol) and isinstance(y, Symbol)):

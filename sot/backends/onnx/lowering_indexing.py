@@ -12,9 +12,9 @@ import numpy as np
 from sot.ir.registry import bind, const_axes
 from sot.ir.statement_ir import Symbol
 
-from .onnx_builder import BOOL, NotLowered, NotSymbolic
-from .onnx_lowering_shapes import (INT64_MAX, INT64_MIN, _out, _reshape, _symbol_operand, dim_arith,
-                                   dims_of, product, scalar_dim, shape_of)
+from .builder import BOOL, NotLowered, NotSymbolic
+from .lowering_shapes import (INT64_MAX, INT64_MIN, _out, _reshape, _symbol_operand, dim_arith,
+                              dims_of, product, scalar_dim, shape_of)
 
 __all__ = ["_lower_getitem", "_lower_join", "_lower_split"]
 
@@ -31,7 +31,7 @@ def _lower_getitem(b, st):
     shape = a.meta.shape
     for item in items:
         if not (item is None or item is Ellipsis or isinstance(item, slice) or _is_int_index(item)):
-            from .onnx_lowering_gather import lower_advanced_getitem
+            from .lowering_gather import lower_advanced_getitem
             return lower_advanced_getitem(b, st)
     n_real = sum(1 for i in items if i is not None and i is not Ellipsis)
     if Ellipsis in [i for i in items if i is Ellipsis]:

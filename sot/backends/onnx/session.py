@@ -21,12 +21,12 @@ import numpy as np
 from sot.ir.registry import substitute
 from sot.ir.statement_ir import StatementIR, Symbol
 
-from .disk_cache import create_session
-from .onnx_buffers import OutputSlots
-from .gpu_check import check_session
-from .numpy_writes import GraphWriteError
-from .onnx_writes import split_at_commit, writeback
-from .onnx_lowering import NumpySegment, OnnxSegment, plan
+from ..disk_cache import create_session
+from .buffers import OutputSlots
+from ..gpu_check import check_session
+from ..numpy.writes import GraphWriteError
+from .writes import split_at_commit, writeback
+from .lowering import NumpySegment, OnnxSegment, plan
 
 __all__ = ["OnnxCompiledGraph", "compile_onnxruntime", "providers_for", "GPU_HELP"]
 
@@ -287,7 +287,7 @@ class OnnxCompiledGraph:
         self.providers = providers
         fuser = None
         if fuse:
-            from .onnx_fusion import fuse_patterns
+            from .fusion import fuse_patterns
             fuser = fuse_patterns
         self.plan = plan(graph, fuser)
         self._steps = []
@@ -307,8 +307,8 @@ class OnnxCompiledGraph:
         self._input_names = [s.name for s in graph.inputs]
         self._outputs = [(s.name, s.meta.is_scalar) for s in graph.outputs]
         self.kept = self._keep()
-        from .onnx_checked import rerun_on_numpy_when_onnxruntime_fails
-        from .numpy_backend import compile_numpy
+        from .checked import rerun_on_numpy_when_onnxruntime_fails
+        from ..numpy.backend import compile_numpy
         self._fn = rerun_on_numpy_when_onnxruntime_fails(graph, self._build_fn(), lambda: compile_numpy(graph)._fn)
 
     def _keep(self) -> list[str]:
@@ -423,7 +423,7 @@ class OnnxCompiledGraph:
 
 def _rejected(e: Exception) -> bool:
     """onnxruntime (or onnx's checker) refused a model we built."""
-    from .._skip import in_package
+    from ..._skip import in_package
     module = type(e).__module__
     return in_package(module, "onnxruntime") or in_package(module, "onnx")
 

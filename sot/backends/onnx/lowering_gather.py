@@ -18,8 +18,8 @@ import numpy as np
 from sot.ir.registry import bind, const_axes
 from sot.ir.statement_ir import Symbol
 
-from .onnx_builder import I64, NotLowered
-from .onnx_lowering_shapes import _out, _symbol_operand, dims_of, product, shape_of
+from .builder import I64, NotLowered
+from .lowering_shapes import _out, _symbol_operand, dims_of, product, shape_of
 
 __all__ = ["lower_advanced_getitem", "GATHER_RULES", "has_checked_gather"]
 

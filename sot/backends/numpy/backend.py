@@ -28,7 +28,6 @@ takes a set of buffers on entry and gives it back on exit::
 
 from __future__ import annotations
 
-import ast
 import keyword
 import linecache
 import weakref
@@ -41,11 +40,12 @@ from itertools import count
 import numpy as np
 
 from sot import _hook
+from sot._linetable import relocate
 from sot.ir.statement_ir import StatementIR, Symbol
 
-from .numpy_buffer_plan import BufferPlan, Write, plan_buffers
-from .numpy_buffers import BufferPool
-from .numpy_writes import GraphWriteError, first_commit, guard_commit, is_write, write_source
+from .buffer_plan import BufferPlan, Write, plan_buffers
+from .buffers import BufferPool
+from .writes import GraphWriteError, first_commit, guard_commit, is_write, write_source
 
 __all__ = ["compile_numpy", "CompiledGraph"]
 
@@ -325,14 +325,8 @@ def user_locations(statements):
 def _at_user_lines(source: str, filename: str, user_lines: list[int]):
     """``source`` compiled with each body line (source line k+2 is body line
     k) at the user line given, under the user's file name."""
-    tree = ast.parse(source)
-    for node in ast.walk(tree):
-        if hasattr(node, "lineno"):
-            k = node.lineno - 2
-            line = user_lines[min(max(k, 0), len(user_lines) - 1)]
-            node.lineno = line
-            node.end_lineno = line
-    return compile(tree, filename, "exec")
+    last = len(user_lines) - 1
+    return relocate(compile(source, filename, "exec"), lambda ln: user_lines[min(max(ln - 2, 0), last)])
 
 
 def _with_buffers(body: list[str], plan: BufferPlan) -> list[str]:

@@ -28,7 +28,7 @@ import numpy as np
 
 from sot.ir.statement_ir import Symbol
 
-from .onnx_builder import BOOL, F64, I64, GraphBuilder, NotLowered, NotSymbolic, meta_dtype
+from .builder import BOOL, F64, I64, GraphBuilder, NotLowered, NotSymbolic, meta_dtype
 
 __all__ = ["is_symbolic", "statement_is_symbolic", "dim", "dims_of", "shape_of", "product",
            "dim_arith", "scalar_dim", "as_scalar", "set_dims", "lower_dim", "lower_python_operator",
@@ -246,7 +246,7 @@ def lower_python_operator(b: GraphBuilder, st) -> list[str]:
     int64 when the operands are ints (or bools made ints), in float64 when
     one is a float (ints convert exactly below 2**53), in bool for ``& | ^``
     of bools."""
-    from .onnx_lowering_elementwise import UFUNC_RULES, _power
+    from .lowering_elementwise import UFUNC_RULES, _power
     out = st.outputs[0].meta
     name = st.op.name.lstrip("i") if st.op.name.startswith("i") and st.op.name != "invert" else st.op.name
     name = {"and": "and_", "or": "or_"}.get(name, name)

@@ -36,7 +36,7 @@ from sot.ir import registry
 from sot.ir.ops_write import SETITEM, _base_name
 from sot.ir.statement_ir import Statement, Symbol
 
-from .onnx_builder import BOOL, NotLowered, meta_dtype
+from .builder import BOOL, NotLowered, meta_dtype
 
 __all__ = ["lower_write", "lower_empty", "POSITIONS_LIMIT"]
 
@@ -169,7 +169,7 @@ def lower_write(b, st: Statement, lower_statement) -> list:
 
 def lower_empty(b, st: Statement) -> list:
     """``np.empty``/``empty_like``: zeros of its shape and dtype."""
-    from .onnx_lowering_array import _tensor
+    from .lowering_array import _tensor
     out = st.outputs[0]
     dtype, shape = meta_dtype(out.meta), _shape(out)
     if out.meta.is_scalar or not shape:

@@ -39,15 +39,15 @@ arrays over them, named ``b0, b1, ...`` in the generated code.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from sot._quiet import quietly
 from sot.ir.registry import probe_shape, probe_value, substitute
 from sot.ir.statement_ir import StatementIR, Statement, Symbol
 
-from . import numpy_buffers
+from . import buffers as numpy_buffers
 
 __all__ = ["BufferPlan", "Write", "plan_buffers"]
 
@@ -236,8 +236,7 @@ def _collect(value, found: list) -> None:
 
 def plan_buffers(graph: StatementIR, min_bytes: int | None = None) -> BufferPlan:
     """Decide which statements of ``graph`` write into which buffer."""
-    with np.errstate(all="ignore"), warnings.catch_warnings():  # probes may overflow, divide by 0...
-        warnings.simplefilter("ignore")
+    with quietly():  # probes may overflow, divide by 0...
         return _plan(graph, min_bytes)
 
 

@@ -1,0 +1,36 @@
+"""Run NumPy on made-up values (shape probes, buffer plans) without a word.
+
+``warnings.catch_warnings()`` + ``simplefilter("ignore")`` would do, but both
+tell the warnings machinery that its filters changed (``_filters_mutated``),
+which empties every module's ``__warningregistry__``: a warning the user's
+code already showed once (the default action) is shown again on its next
+occurrence, as eager never does. Here one "ignore" filter is put at the front
+of ``warnings.filters`` in place and taken out again: the machinery reads the
+list on every warning, an ignored warning leaves no registry entry, and the
+filters' version, so every registry, is left alone.  Like catch_warnings it
+is not thread-safe: another thread's warning in that window is not shown.
+"""
+from __future__ import annotations
+
+import contextlib
+import warnings
+
+import numpy as np
+
+_IGNORE_ALL = ("ignore", None, Warning, None, 0)
+
+
+@contextlib.contextmanager
+def quietly():
+    """NumPy's floating-point errors and every Python warning are silenced."""
+    filters = warnings.filters
+    entry = tuple(_IGNORE_ALL)  # a fresh tuple: removed by identity, not by value
+    filters.insert(0, entry)
+    try:
+        with np.errstate(all="ignore"):
+            yield
+    finally:
+        for i, f in enumerate(filters):
+            if f is entry:
+                del filters[i]
+                break
