@@ -201,6 +201,8 @@ def substitute(tree, fn=lambda s: probe_value(s.meta)):
         return [substitute(v, fn) for v in tree]
     if isinstance(tree, dict):
         return {k: substitute(v, fn) for k, v in tree.items()}
+    if isinstance(tree, slice):
+        return slice(*(substitute(v, fn) for v in (tree.start, tree.stop, tree.step)))
     return tree
 
 

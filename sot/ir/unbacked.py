@@ -133,27 +133,21 @@ class _RaisesHere(Exception):
 def _in_small(tree, table: dict):
     """``tree`` as inference sees it in a small world: values that depend on
     an unbacked dim as they are there, the rest at their hint."""
+    from .registry import substitute
     from .statement_ir import Symbol
-    if isinstance(tree, Symbol):
-        value = table.get(tree.name, _in_small)
-        if value is RAISES:
+
+    def value(sym):
+        found = table.get(sym.name, _in_small)
+        if found is RAISES:
             raise _RaisesHere
-        if value is _in_small:   # depends on no unbacked dim
-            meta = tree.meta
+        if found is _in_small:   # depends on no unbacked dim
+            meta = sym.meta
             if meta.is_python:
                 return meta.hint
-            return tree if meta.shadow is None else Symbol(tree.name, TensorMeta(meta.shape, meta.dtype,
-                                                                                 meta.is_scalar))
-        return Symbol(tree.name, value) if isinstance(value, TensorMeta) else value
-    if isinstance(tree, tuple):
-        return tuple(_in_small(v, table) for v in tree)
-    if isinstance(tree, list):
-        return [_in_small(v, table) for v in tree]
-    if isinstance(tree, dict):
-        return {k: _in_small(v, table) for k, v in tree.items()}
-    if isinstance(tree, slice):
-        return slice(*(_in_small(v, table) for v in (tree.start, tree.stop, tree.step)))
-    return tree
+            return sym if meta.shadow is None else Symbol(sym.name, TensorMeta(meta.shape, meta.dtype,
+                                                                               meta.is_scalar))
+        return Symbol(sym.name, found) if isinstance(found, TensorMeta) else found
+    return substitute(tree, value)
 
 
 def infer_small(op, args, kwargs, table: dict, size: int, python: bool):
