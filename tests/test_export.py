@@ -534,3 +534,17 @@ def test_corrupt_signature_metadata_is_a_clear_error(tmp_path, mlp_file):
     onnx.save(model, str(tmp_path / "bad.onnx"))
     with pytest.raises(ValueError, match="metadata is corrupt"):
         sot.load(tmp_path / "bad.onnx")
+
+
+def test_example_arrays_stand_for_their_own_shape_and_dtype(tmp_path):
+    def f(x, ids):
+        return x[ids] * 2
+
+    x, ids = f32(4, 3), np.array([2, 0], np.int64)
+    path = sot.save(f, tmp_path / "f", input_spec=[x, ids])
+    run = sot.load(path)
+    assert_ort_close(run(x, ids), f(x, ids))
+    with pytest.raises(ValueError, match="expected"):
+        run(f32(5, 3), ids)   # static, as the example was
+    with pytest.raises(TypeError, match="InputSpec or example arrays"):
+        sot.save(f, tmp_path / "g", input_spec=[[1.0, 2.0], ids])

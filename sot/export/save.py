@@ -476,9 +476,11 @@ def export_model(fn, input_spec, output_names=None, fuse: bool = True):
     if input_spec is None:
         raise ExportError("save needs input_spec=[InputSpec(...), ...], one per array argument")
     specs = list(input_spec) if isinstance(input_spec, (list, tuple)) else [input_spec]
+    # An example array stands for its own shape and dtype, every dim static.
+    specs = [InputSpec.from_array(s) if isinstance(s, (np.ndarray, np.generic)) else s for s in specs]
     for s in specs:
         if not isinstance(s, InputSpec):
-            raise TypeError(f"input_spec items must be sot.InputSpec, got {type(s).__name__}")
+            raise TypeError(f"input_spec items must be sot.InputSpec or example arrays, got {type(s).__name__}")
     target = resolve_target(fn, len(specs))
     inputs = [s.resolve(param) for s, param in zip(specs, target.params)]
     names = [i.name for i in inputs]
