@@ -1,7 +1,7 @@
 """Python language coverage: our own NumPy rewrites of the kinds of functions
 Paddle SOT's `test/sot` suite asserts run with no graph break
 (`check_no_breakgraph`): loops, closures, containers, builtins, classes,
-generators, exceptions, super, Enum, namedtuple, strings, unpacking.
+generators, exceptions, with, super, Enum, namedtuple, strings, unpacking.
 
     python benchmarks/lang_coverage.py           # the table and the share
     python benchmarks/lang_coverage.py -v        # also each miss's reason
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import copy
 import dataclasses
 import enum
@@ -635,6 +636,203 @@ def with_errstate(x):
     with np.errstate(divide="ignore"):
         y = x / 2
     return y
+
+
+class ShapeError(ValueError):
+    pass
+
+
+def _check_rows(x, n):
+    if x.shape[0] != n:
+        raise ShapeError("rows", x.shape[0])
+    return x
+
+
+@case("exceptions")
+def try_except_else_finally_no_raise(x):
+    try:
+        y = x * 2
+    except (TypeError, ValueError):
+        y = x
+    else:
+        y = y + 1
+    finally:
+        x = x - 1
+    return x, y
+
+
+@case("exceptions")
+def except_as_binding_reads_args(x):
+    try:
+        raise ValueError("scale", 3)
+    except ValueError as e:
+        return x * e.args[1]
+
+
+@case("exceptions")
+def finally_runs_on_the_raise_path(x):
+    steps = []
+    try:
+        try:
+            raise KeyError("k")
+        finally:
+            steps.append("finally")
+    except LookupError:
+        steps.append("caught")
+    return x + len(steps), steps
+
+
+@case("exceptions")
+def reraise_to_outer_handler(x):
+    try:
+        try:
+            raise ShapeError("inner")
+        except ValueError:
+            x = x + 1
+            raise
+    except ShapeError:
+        x = x * 2
+    return x
+
+
+@case("exceptions")
+def user_exception_from_callee_caught(x):
+    try:
+        y = _check_rows(x, 5)
+    except ShapeError as e:
+        y = x[: e.args[1] - 1]
+    return y
+
+
+@case("exceptions")
+def raise_class_and_raise_from(x):
+    try:
+        raise IndexError("i") from KeyError("cause")
+    except IndexError:
+        pass
+    try:
+        raise ZeroDivisionError
+    except ArithmeticError as e:
+        return x - len(e.args)
+
+
+@case("exceptions")
+def assert_statement_passes(x):
+    assert x.ndim == 2, "expected a matrix"
+    return x.T
+
+
+@case("exceptions")
+def stop_iteration_from_next(x):
+    it = iter([x, x * 2])
+    total = 0
+    while True:
+        try:
+            total = total + next(it)
+        except StopIteration:
+            break
+    return total
+
+
+class Suppress:
+    def __init__(self, *kinds):
+        self.kinds = kinds
+        self.seen = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, tb):
+        self.seen.append(kind)
+        return kind is not None and issubclass(kind, self.kinds)
+
+
+@contextlib.contextmanager
+def _scaled(k, log):
+    log.append("enter")
+    try:
+        yield k
+    except KeyError:
+        log.append("handled")
+    finally:
+        log.append("exit")
+
+
+@case("with")
+def with_exit_receives_the_exception(x):
+    s = Suppress(KeyError)
+    with s:
+        y = x * 2
+        raise KeyError("dropped")
+    return y, len(s.seen)
+
+
+@case("with")
+def with_exception_propagates_after_exit(x):
+    s = Suppress(KeyError)
+    try:
+        with s:
+            raise ValueError("kept")
+    except ValueError:
+        x = x + 1
+    return x, len(s.seen)
+
+
+@case("with")
+def nested_with_statements(x):
+    a, b = Suppress(), Suppress()
+    with a, b:
+        y = x + 1
+    return y, len(a.seen) + len(b.seen)
+
+
+@case("with")
+def contextmanager_function(x):
+    log = []
+    with _scaled(2.0, log) as k:
+        y = x * k
+    return y, log
+
+
+@case("with")
+def contextmanager_handles_the_exception(x):
+    log = []
+    with _scaled(3.0, log) as k:
+        y = x * k
+        raise KeyError("inside")
+    return y, log
+
+
+@case("with")
+def errstate_block(x):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        y = np.sqrt(np.abs(x)) / 2
+    return y
+
+
+def _sub():
+    received = yield 1
+    yield received
+    return "done"
+
+
+@case("generators")
+def yield_from_return_value(x):
+    def outer():
+        r = yield from _sub()
+        yield r
+    g = outer()
+    first = next(g)
+    second = g.send(5)
+    return x * first + second, next(g)
+
+
+@case("generators")
+def yield_from_iterable(x):
+    def chain(*parts):
+        for p in parts:
+            yield from p
+    return sum(chain([x, x + 1], (x * 2,)))
 
 
 # -- unpacking, slices, misc --------------------------------------------------------

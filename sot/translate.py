@@ -23,8 +23,10 @@ from . import _hook, _skip
 from .backends import GraphWriteError, compile_graph, fp_state
 from .backends.numpy.writes import first_commit
 from .executor import writes
-from .breaks.reasons import DATA_DEPENDENT, INTERNAL, UNSUPPORTED_BREAK, BreakReason, FallbackError
-from .breaks import describe, regions, resume as breaks
+from .breaks.reasons import (
+    DATA_DEPENDENT, INTERNAL, UNSUPPORTED_BREAK, UNSUPPORTED_OBJECT, BreakReason, FallbackError,
+)
+from .breaks import describe, regions, resume as breaks, tries
 from .executor import freeze
 from .executor.codegen import make_calling_code, uniform_arg_names
 from .executor.executor import BreakHere, OpcodeExecutor
@@ -367,7 +369,9 @@ def make_break(frame, instr, reason: BreakReason, info: EntryInfo, options: Opti
         stop_at, loop = stop
         graph, executor = _simulate_to(frame, stop_at, info, options, shapes)
         stack_nulls = [v is NULL for v in executor.stack]
-        if loop is None:
+        if loop is None and tries.in_try(code, instr, executor):
+            plan = tries.plan_try(code, instr, reason, stack_nulls, executor)
+        elif loop is None:
             plan = breaks.plan_break(code, instr, reason, stack_nulls)
         else:
             bound = set(executor.locals) | set(executor.lazy_locals)
@@ -401,7 +405,7 @@ def _split(frame, graph, executor, plan, region_live, reason, info: EntryInfo, o
     restored += list(cells)
     resume = None
     if plan.resume_offset is not None:
-        resume = breaks.resume_code(code, plan.resume_offset, plan.layout_after, live)
+        resume = breaks.resume_code(code, plan.resume_offset, plan.layout_after, live, plan.blocks)
         # What ran natively (the instruction's results, the region's stores),
         # and locals already known to come from array data, are typed-guarded
         # only in the resume function.
@@ -426,7 +430,8 @@ def _split(frame, graph, executor, plan, region_live, reason, info: EntryInfo, o
         with _phase(info, "codegen"):
             runner = make_runner(code, graph, builder, "(" + "".join(e + ", " for e in exprs) + ")", info, options)
         used = _used_cell_indices(builder.trackers)
-        build = breaks.loop_region_code if plan.kind in ("loop", "region") else breaks.compiled_prefix_code
+        build = breaks.loop_region_code if plan.kind in ("loop", "region", "try") else \
+            breaks.compiled_prefix_code
         replacement = build(code, plan, runner, used, live, restored, resume, functions)
     _hook.skip_code(replacement)
     return replacement, graph
@@ -516,7 +521,7 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
             # Python objects themselves (NEP 50 weak scalars, bitwise as eager).
             backend = "numpy" if graph.ir.has_number_inputs else options.backend
             compiled = compile_graph(graph.ir, backend, options.device if backend != "numpy" else "cpu")
-        run = getattr(compiled, "_fn", compiled)  # the NumPy backend's function itself: one call less
+        run = compiled.fn  # the backend's function itself: one call less
         if hasattr(run, "__code__"):
             _hook.skip_code(run.__code__)
         namespace["__graph"] = run
@@ -535,7 +540,15 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
         # would write twice: its error is raised as it is (GraphWriteError).
         namespace["__rerun"] = _hook.RerunNatively
         namespace["__written"] = GraphWriteError
-        if first_commit(ir) is not None:
+        if graph.fp_strict:
+            # an np.errstate block in the frame (executor/contexts.py): every
+            # error raises and the frame reruns natively, under its errstate
+            if first_commit(ir) is not None:
+                raise FallbackError(UNSUPPORTED_OBJECT, "a graph with an np.errstate block writes into "
+                                    "memory from outside (it could not be rerun natively)")
+            namespace["__fp_plain"] = fp_state.never_plain
+            namespace["__careful"] = fp_state.run_strict(run if compiled.backend == "numpy" else _numpy_twin(ir))
+        elif first_commit(ir) is not None:
             # never rerun once it wrote: errors are not made to raise; NumPy
             # handles them as eagerly (warn, call, log, raise), in order
             # (the twin is built here: building it during a call would offer
@@ -568,7 +581,7 @@ def _numpy_twin(ir):
     """The NumPy backend's function for ``ir`` (an onnxruntime graph run on
     NumPy where onnxruntime cannot reproduce NumPy's error handling)."""
     from .backends import compile_numpy
-    fn = compile_numpy(ir)._fn
+    fn = compile_numpy(ir).fn
     _hook.skip_code(fn.__code__)
     return fn
 

@@ -1,7 +1,7 @@
-"""`with` blocks over plain Python context managers are simulated on the
-path where nothing raises (__enter__ and __exit__(None, None, None) inlined);
-a runtime error, an uncapturable step inside, or a C-level manager
-(np.errstate) keeps eager's behaviour."""
+"""`with` blocks over plain Python context managers are simulated
+(__enter__ and __exit__ inlined; the exceptional path in
+test_lang_exceptions.py); a runtime error, an uncapturable step inside
+(test_lang_block_breaks.py) or np.errstate keep eager's behaviour."""
 import numpy as np
 import pytest
 
@@ -82,7 +82,7 @@ def test_error_in_the_block_at_run_time_reaches_exit_as_eager():
     check(f, ([1, 2], Log()), ([1, 20], Log()))
 
 
-def test_break_inside_the_block_runs_the_with_statement_natively():
+def test_break_inside_the_block_splits_it_without_a_fallback():
     def f(x):
         s = Scope(2.0)
         y = x * 3

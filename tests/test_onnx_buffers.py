@@ -1,4 +1,4 @@
-"""Large results onnxruntime writes into arrays of ours (onnx_buffers): the
+"""Large results onnxruntime writes into arrays of ours (onnx.buffers): the
 previous call's array is handed out again only when nothing in the program
 can reach it; every array the program still holds keeps its values, and
 every result is what eager NumPy gives."""

@@ -286,10 +286,10 @@ def _auto_with_costs(monkeypatch, costs):
     g.set_outputs([g.add_op(F(np.tanh), (g.add_op(O("mul"), (x, 2.0)),))])
     compiled = compile_graph(g, "auto")
     for name, graph in (("numpy", compiled.numpy), ("onnxruntime", compiled.onnx)):
-        def timed(*inputs, name=name, real=graph._fn):
+        def timed(*inputs, name=name, real=graph.fn):
             clock.now += costs[name]
             return real(*inputs)
-        graph._fn = timed
+        graph.fn = timed
     return compiled
 
 
@@ -319,10 +319,10 @@ def test_auto_checks_cost_a_bounded_share_and_end(monkeypatch):
     compiled = _auto_with_costs(monkeypatch, costs)
     calls = {"numpy": 0, "onnxruntime": 0}
     for name, graph in (("numpy", compiled.numpy), ("onnxruntime", compiled.onnx)):
-        def counted(*inputs, name=name, real=graph._fn):
+        def counted(*inputs, name=name, real=graph.fn):
             calls[name] += 1
             return real(*inputs)
-        graph._fn = counted
+        graph.fn = counted
     x_value = f32(4, 8)
     for _ in range(2 * (1 + onnx_auto.TRIALS)):
         compiled(x_value)

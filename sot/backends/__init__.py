@@ -2,7 +2,7 @@
 
 ``compile_graph(graph, backend, device)`` is the one entry point:
 
-* ``"numpy"`` — generated NumPy source (``numpy_backend``), the reference;
+* ``"numpy"`` — generated NumPy source (``numpy.backend``), the reference;
 * ``"onnxruntime"`` — the graph lowered to ONNX and run by onnxruntime
   (``onnx_*`` modules); statements without an exact lowering run on NumPy
   (``.backend == "numpy+onnxruntime"``) or, when none lowers, the whole
@@ -10,13 +10,14 @@
 * ``"auto"`` — both, timed on the first calls, the faster kept.
 
 A graph with symbolic dims runs as it is on NumPy; on onnxruntime and auto
-it is lowered once to ONNX models with symbolic dims (``onnx_symbolic``),
+it is lowered once to ONNX models with symbolic dims (``onnx.symbolic``),
 or, where a statement lowers only at static sizes (the log at verbosity 1
 says which and why), compiled once per tuple of input shapes
 (``symbolic_shapes``).
 
-Every compiled graph is callable with the input values and returns the tuple
-of outputs, and has ``.source``, ``.backend`` and ``.explain()``.  onnx and
+Every compiled graph is a ``CompiledGraph`` (``compiled.py``): callable with
+the input values, it returns the tuple of outputs, and has ``.fn`` (the
+same, one call less), ``.source``, ``.backend`` and ``.explain()``.  onnx and
 onnxruntime are imported only when an ONNX graph is compiled.
 """
 
@@ -25,7 +26,8 @@ import logging
 from sot.ir.statement_ir import StatementIR
 from sot.logs import vlog
 
-from .numpy.backend import CompiledGraph, compile_numpy
+from .compiled import CompiledGraph
+from .numpy.backend import NumpyCompiledGraph, compile_numpy
 from .numpy.writes import GraphWriteError
 from .onnx.unbacked import whole_graph_reason as unbacked_reason
 from .onnx.writes import whole_graph_reason
@@ -45,7 +47,7 @@ def compile_graph(graph: StatementIR, backend: str = "numpy", device: str = "cpu
     if device not in DEVICES:
         raise ValueError(f"unknown device {device!r}; expected one of {DEVICES}")
     why = (whole_graph_reason(graph) or unbacked_reason(graph)) if backend != "numpy" else None
-    if why is not None:  # see onnx_writes
+    if why is not None:  # see onnx.writes and onnx.unbacked
         return numpy_compiled(graph, {"not_lowered": [
             {"statement": str(st), "op": st.op.name, "reason": why} for st in graph.statements]})
     if backend != "numpy" and graph.is_symbolic:
@@ -104,11 +106,8 @@ def _compile_static(graph: StatementIR, backend: str, device: str):
     return compile_auto(graph, device)
 
 
-def numpy_compiled(graph: StatementIR, onnx_report: dict | None = None) -> CompiledGraph:
+def numpy_compiled(graph: StatementIR, onnx_report: dict | None = None) -> NumpyCompiledGraph:
     compiled = compile_numpy(graph)
-    compiled.backend = "numpy"
-    report = {"backend": "numpy", "device": "cpu", "statements": len(graph)}
-    if onnx_report is not None:
-        report["not_lowered"] = onnx_report["not_lowered"]
-    compiled.explain = lambda: dict(report)
+    if onnx_report is not None:   # why nothing lowered to ONNX
+        compiled.not_lowered = onnx_report["not_lowered"]
     return compiled

@@ -5,7 +5,7 @@ Two things a compiled graph cannot do as eager does unless they are looked at:
 * A graph that raises part-way is rerun natively (the user's own code raises
   the error at the user's line).  What the graph emitted before raising is
   then emitted again: harmless for warnings shown once per line ("default",
-  "once", "module": the registry is the user module's, see numpy_backend),
+  "once", "module": the registry is the user module's, see ``numpy.backend``),
   but not for an "always" filter or an ``np.seterrcall`` callback
   (``errstate(call=...)``/``"log"``).
 * onnxruntime computes without NumPy's error checks: it neither warns nor
@@ -33,7 +33,7 @@ import numpy as np
 from sot import _hook
 from sot._C import fp_plain
 
-__all__ = ["TOKEN", "fp_plain", "run_careful", "state"]
+__all__ = ["TOKEN", "fp_plain", "never_plain", "run_careful", "run_strict", "state"]
 
 try:
     from numpy._core._ufunc_config import _extobj_contextvar as _EXTOBJ
@@ -130,6 +130,20 @@ class CarefulCall:
 
 def run_careful(graph, make_twin=None) -> CarefulCall:
     return CarefulCall(graph, make_twin)
+
+
+def run_strict(graph):
+    """``graph`` (NumPy code) run with every floating-point error raising,
+    whatever the state: for a frame with an ``np.errstate`` block inside,
+    whose settings the graph does not apply per statement."""
+    def strict(*inputs):
+        with np.errstate(all="raise"):
+            return graph(*inputs)
+    return strict
+
+
+def never_plain(token) -> bool:
+    return False
 
 
 state()

@@ -10,7 +10,7 @@ where the symbolic graph does not apply there: those sizes run on the NumPy
 backend, which replays the user's ops exactly (and raises as they do).
 
 The onnxruntime and auto backends run a symbolic graph as one ONNX model
-for every size (``onnx_symbolic``) when it lowers with symbolic dims, and
+for every size (``onnx.symbolic``) when it lowers with symbolic dims, and
 check each new tuple of shapes once.  Otherwise (a statement is not
 lowered symbolically, the log says which) the graph is compiled once per
 tuple of input shapes (``PerShapeCompiledGraph``): the IR is replayed at
@@ -28,7 +28,7 @@ from collections import OrderedDict
 from sot.ir.errors import UnsupportedOp
 from sot.ir.meta import TensorMeta
 from sot.ir.registry import DIM_OP
-from sot.ir.statement_ir import StatementIR, Symbol
+from sot.ir.statement_ir import StatementIR, Symbol, map_symbols
 
 __all__ = ["PerShapeCompiledGraph", "concretize", "check_sizes", "infer_at", "MAX_SHAPES", "PYTHON_INT_LIMIT"]
 
@@ -39,17 +39,8 @@ PYTHON_INT_LIMIT = 2 ** 53
 
 
 def _map(tree, env):
-    if isinstance(tree, Symbol):
-        return env[tree.name]
-    if isinstance(tree, tuple):
-        return tuple(_map(v, env) for v in tree)
-    if isinstance(tree, list):
-        return [_map(v, env) for v in tree]
-    if isinstance(tree, dict):
-        return {k: _map(v, env) for k, v in tree.items()}
-    if isinstance(tree, slice):
-        return slice(*(_map(v, env) for v in (tree.start, tree.stop, tree.step)))
-    return tree
+    """``tree`` with each Symbol replaced by its value in ``env``."""
+    return map_symbols(tree, lambda s: env[s.name])
 
 
 def concretize(graph: StatementIR, inputs) -> tuple[StatementIR, list]:
@@ -152,7 +143,7 @@ class PerShapeCompiledGraph:
         self.graph = graph
         self._compile_static = compile_static
         self.reference = numpy_compiled(graph)
-        self._reference_fn = self.reference._fn
+        self._reference_fn = self.reference.fn
         self._compiled: OrderedDict = OrderedDict()
         self.backend = f"{backend} (per shape)"
 
@@ -182,6 +173,10 @@ class PerShapeCompiledGraph:
             except UnsupportedOp:
                 return _REFERENCE   # raises (or differs) at these sizes: NumPy replays the user's ops exactly
             return self._compile_static(ir), plan
+
+    @property
+    def fn(self):
+        return self   # no plain function: each call dispatches on its shapes
 
     @property
     def source(self) -> str:

@@ -24,9 +24,12 @@ A frame whose locals inner functions capture (cell variables) hands its
 cells to the resume function as free variables, so functions made before
 the break and the code after it share them.
 
+A break inside a try/with body re-enters the block in both the replacement
+and the resume function (breaks/tries.py).
+
 Not supported yet (the frame runs natively, with the reason): breaks inside
-try/with blocks, and functions made in the graph before a break that are
-still alive after it.
+except/finally handlers, and functions made in the graph before a break
+that are still alive after it.
 """
 from __future__ import annotations
 
@@ -38,8 +41,8 @@ from bytecode import Bytecode, CellVar, FreeVar, Instr, Label
 
 from ..executor import codegen
 from ..executor.opcode_table import (
-    BREAKABLE, FACTS, LOCAL_LOADS, LOCAL_STORES, TRUTH_JUMPS, exception_ranges, instructions,
-    local_names_of, loop_ranges,
+    BREAKABLE, FACTS, LOCAL_LOADS, LOCAL_STORES, TRUTH_JUMPS, exception_entries, exception_ranges,
+    instructions, local_names_of, loop_ranges,
 )
 from .._codemap import CodeMap
 from .reasons import DATA_DEPENDENT
@@ -54,12 +57,14 @@ class BreakPlan:
     instr: dis.Instruction        # the instruction the break is at
     kind: str                     # "native" (run instr, resume after), "bool" (resume at instr),
                                   # "loop" (run the loop at instr natively, resume at its exit), or
-                                  # "region" (run the statements from instr to resume_offset natively)
+                                  # "region" (run the statements from instr to resume_offset natively),
+                                  # "try" (instr inside a try/with body: breaks/tries.py)
     resume_offset: int | None     # None: the rest of the code runs natively (no resume function)
     layout_before: list[bool]     # stack slots before instr; True = NULL
     layout_after: list[bool]      # stack slots the resume function receives
     pushed: int = 0               # values the native instruction leaves on top
     native_stores: frozenset = frozenset()  # locals the native part binds
+    blocks: tuple = ()            # "try" on 3.10: (handler offset, stack level) of each enclosing block
 
 
 def stop_offset(code: types.CodeType, instr: dis.Instruction):
@@ -72,11 +77,11 @@ def stop_offset(code: types.CodeType, instr: dis.Instruction):
                 "function's (sot's temporaries, no names bound by exec)")
     instrs = instructions(code)
     off = instr.offset
-    if any(lo <= off < hi for lo, hi in exception_ranges(code, instrs)):
-        return "graph breaks inside try/with blocks are not supported yet"
     loops = [(lo, hi) for lo, hi in loop_ranges(instrs) if lo <= off <= hi]
     if not loops:
-        return off, None
+        return off, None  # inside a try/with body or not: see breaks/tries.py
+    if any(lo <= off < hi for lo, hi in exception_ranges(code, instrs)):
+        return "graph breaks inside try/with blocks in a loop are not supported yet"
     lo, hi = min(loops, key=lambda r: (r[0], -r[1]))
     outer = [(a, b) for a, b in loop_ranges(instrs) if a <= lo and hi <= b]
     lo, hi = min(outer, key=lambda r: (r[0], -r[1]))
@@ -178,9 +183,10 @@ def _method_call_310(instr, stack_nulls: list[bool]) -> bool:
             and [j for j, null in enumerate(stack_nulls) if null] == [len(stack_nulls) - n - 2])
 
 
-def _abstract(code: types.CodeType):
-    """Bytecode.from_code(code) and, for each dis offset, its Instr's position."""
-    bc = Bytecode.from_code(code)
+def _abstract(code: types.CodeType, keep_handler_depths: bool = False):
+    """Bytecode.from_code(code) and, for each dis offset, its Instr's position.
+    `keep_handler_depths`: the exception table's stack depths as they are (see _to_code)."""
+    bc = Bytecode.from_code(code, conserve_exception_block_stackdepth=keep_handler_depths)
     real = [i for i in instructions(code) if i.opname not in ("EXTENDED_ARG", "CACHE")]
     positions = [k for k, item in enumerate(bc) if isinstance(item, Instr)]
     if len(positions) != len(real):
@@ -213,9 +219,10 @@ RESUME_OWN_CELLS = CodeMap()  # resume code -> the original's cell variables it 
 
 
 def resume_code(original: types.CodeType, offset: int, stack_nulls: list[bool],
-                local_names: list[str]) -> types.CodeType:
-    """The original code, entered at `offset` with the given stack and locals."""
-    key = (offset, tuple(stack_nulls), tuple(local_names))
+                local_names: list[str], blocks=()) -> types.CodeType:
+    """The original code, entered at `offset` with the given stack and locals
+    (and, on 3.10, the try/with `blocks` set up again: see block_setups)."""
+    key = (offset, tuple(stack_nulls), tuple(local_names), tuple(blocks))
     per_code = _resume_cache.get(original)
     if per_code is None:
         per_code = {}
@@ -223,7 +230,8 @@ def resume_code(original: types.CodeType, offset: int, stack_nulls: list[bool],
     cached = per_code.get(key)
     if cached is not None:
         return cached
-    bc, where = _abstract(original)
+    into_try = _enters_try(original, offset)
+    bc, where = _abstract(original, into_try)
     target = Label()
     items = list(bc)
     items.insert(where[offset], target)
@@ -237,20 +245,53 @@ def resume_code(original: types.CodeType, offset: int, stack_nulls: list[bool],
     new.freevars = list(original.co_freevars) + list(original.co_cellvars)
     lineno = original.co_firstlineno
     head = codegen.prologue(original, nfree=len(new.freevars))
+    setups = block_setups(bc, where, blocks)
     for j, null in enumerate(stack_nulls):
+        head += setups.get(j, [])
         if null:
             head.append(Instr("PUSH_NULL"))
         else:   # on the stack only, as in the original frame
             head += [Instr("LOAD_FAST", f"{STACK_PREFIX}{j}"), Instr("DELETE_FAST", f"{STACK_PREFIX}{j}")]
+    head += setups.get(len(stack_nulls), [])
     head.append(Instr("JUMP_FORWARD", target))
     for i in head:
         i.lineno = lineno
     new.extend(head + items)
-    code = codegen.patch_closure_loads(new.to_code())
+    code = codegen.patch_closure_loads(_to_code(new, original, head, into_try))
     per_code[key] = code
     RESUME_OWN_CELLS[code] = tuple(original.co_cellvars)
     RESUME_ORIGIN[code] = RESUME_ORIGIN.get(original, (original, None))[0], offset
     return code
+
+
+def _enters_try(original: types.CodeType, offset: int) -> bool:
+    """Whether entering `original` at `offset` jumps into a try range (3.11+)."""
+    return any(e.start <= offset < e.end for e in exception_entries(original))
+
+
+def _to_code(bc: Bytecode, original: types.CodeType, head: list, into_try: bool) -> types.CodeType:
+    """bc.to_code(). The `bytecode` package's stack analysis cannot follow a
+    jump from `head` into the middle of a try range (3.11+): then the
+    handlers keep the original's depths (_abstract) and the stack size is
+    bounded by the original's plus all `head` may push."""
+    if not into_try:
+        return bc.to_code()
+    extra = sum(max(1, i.arg) if i.name == "UNPACK_SEQUENCE" else 1 for i in head if isinstance(i, Instr))
+    return bc.to_code(stacksize=original.co_stacksize + extra, compute_exception_stack_depths=False)
+
+
+def block_setups(bc, where: dict, blocks) -> dict[int, list[Instr]]:
+    """3.10, entering code inside try/with blocks: stack level -> the
+    SETUP_FINALLY instructions to run once that many stack values are pushed,
+    so the block stack is the one the simulation had (to the original's own
+    handler labels)."""
+    setups: dict[int, list[Instr]] = {}
+    for handler, level in blocks:
+        label = bc[where[handler] - 1]
+        if not isinstance(label, Label):
+            raise ValueError(f"no label before the handler at {handler}")
+        setups.setdefault(level, []).append(Instr("SETUP_FINALLY", label))
+    return setups
 
 
 def _cell_as_free(item):
@@ -312,31 +353,43 @@ def loop_region_code(original: types.CodeType, plan: BreakPlan, runner, used_cel
                      functions=()):
     """Replacement for a break inside a loop: run `runner` (the graph before
     the loop), restore locals and stack, enter the original code at the loop
-    head; at the loop's exit the resume function takes over."""
-    bc, where = _abstract(original)
+    head; at the loop's exit the resume function takes over. For a statement
+    region the same from its start to its end, and for a break inside a
+    try/with body (breaks/tries.py) from the breaking instruction to right
+    after it."""
+    into_try = plan.kind == "try" and _enters_try(original, plan.instr.offset)
+    bc, where = _abstract(original, into_try)
     items = list(bc)
     n = len(plan.layout_after)
     if resume is not None:
-        exit_at = where[plan.resume_offset]
+        # "try": directly after the instruction, before any label there (no other path reaches it)
+        exit_at = where[plan.instr.offset] + 1 if plan.kind == "try" else where[plan.resume_offset]
         items[exit_at:exit_at] = _splice_lines(_store_stack(n) + _resume_call(resume, n, local_names),
                                                bc[exit_at].lineno)
     head = Label()
-    items.insert(where[plan.instr.offset], head)
+    k = where[plan.instr.offset]
+    while plan.kind == "try" and isinstance(bc[k - 1], Instr) and bc[k - 1].name in CALL_PREAMBLE:
+        k -= 1  # a CALL is entered at its KW_NAMES/PRECALL
+    items.insert(k, head)
     new = _replacement_bytecode(original)
-    ins = _run_and_restore(original, plan, runner, used_cells, restored_locals, functions, None)
+    ins = _run_and_restore(original, plan, runner, used_cells, restored_locals, functions, None,
+                           block_setups(bc, where, plan.blocks))
     ins.append(Instr("JUMP_FORWARD", head))
-    built = codegen.finish(new, ins + items, original.co_firstlineno)
-    return codegen.patch_closure_loads(built)
+    for i in ins:
+        if isinstance(i, Instr) and i.lineno is None:
+            i.lineno = original.co_firstlineno
+    new.extend(ins + items)
+    return codegen.patch_closure_loads(_to_code(new, original, ins, into_try))
 
 
 def _run_and_restore(original, plan: BreakPlan, runner, used_cells, restored_locals, functions,
-                     unbind_names) -> list[Instr]:
+                     unbind_names, setups=None) -> list[Instr]:
     """A replacement's entry: call the runner, restore locals, cells, rebuilt
     functions and the stack, unbind what eager's frame no longer holds
     (see _unbind), and let the unrun frame drop its arguments."""
     cells = original.co_cellvars
     ins = codegen.prologue(original, cells=cells) + codegen.calling_instrs(original, runner, used_cells, cells)
-    ins += _restore(plan.layout_before, restored_locals, cells, functions)
+    ins += _restore(plan.layout_before, restored_locals, cells, functions, setups or {})
     ins += _unbind(original, plan.layout_before, unbind_names)
     return ins + codegen.release_frame_args()
 
@@ -362,9 +415,12 @@ def _store(name: str, cells) -> Instr:
     return Instr("STORE_DEREF", CellVar(name)) if name in cells else Instr("STORE_FAST", name)
 
 
-def _restore(layout: list[bool], restored_locals: list[str], cells=(), functions=()) -> list[Instr]:
+def _restore(layout: list[bool], restored_locals: list[str], cells=(), functions=(),
+             setups=None) -> list[Instr]:
     """Unpack the runner's tuple (locals and cell contents, then stack values),
-    make the functions again, and push the stack."""
+    make the functions again, and push the stack (with 3.10's block `setups`
+    at their levels)."""
+    setups = setups or {}
     stack_vals = [j for j, null in enumerate(layout) if not null]
     ins = [Instr("UNPACK_SEQUENCE", len(restored_locals) + len(stack_vals))]
     ins += [_store(name, cells) for name in restored_locals]
@@ -376,11 +432,12 @@ def _restore(layout: list[bool], restored_locals: list[str], cells=(), functions
             ins.append(Instr("COPY", 1) if FACTS.call_has_null_slot else Instr("DUP_TOP"))
         ins += [_store(name, cells) for name in f.names]
     for j, null in enumerate(layout):
+        ins += setups.get(j, [])
         if not null:
             ins.append(Instr("LOAD_FAST", f"{STACK_PREFIX}{j}"))
         elif FACTS.call_has_null_slot:
             ins.append(Instr("PUSH_NULL"))
-    return ins
+    return ins + setups.get(len(layout), [])
 
 
 def _unbind(original: types.CodeType, layout: list[bool], local_names: list[str] | None) -> list[Instr]:
@@ -414,7 +471,7 @@ def native_prefix_code(original: types.CodeType, plan: BreakPlan, local_names: l
     items = list(bc)
     k = where[plan.instr.offset]
     n = len(plan.layout_after)
-    if plan.kind == "native":
+    if plan.kind in ("native", "try"):
         splice = _store_stack(n) + _resume_call(resume, n, local_names)
         items[k + 1:k + 1] = splice
     elif plan.kind in ("loop", "region"):

@@ -17,7 +17,8 @@ from ..breaks.reasons import (
 from ..guards.tracker import AttrTracker, ConstTracker
 from .. import psdb
 from ..ir import registry
-from . import classes, dispatch, functional, introspect, list_data, numpy_forms, numpy_iteration, sets, writes
+from . import (classes, contexts, dispatch, exceptions, functional, introspect, list_data, numpy_forms,
+               numpy_iteration, sets, writes)
 from .generators import GeneratorVariable
 from .dispatch import SEQUENCES, const
 from .variables.base import RealObjectVariable
@@ -39,13 +40,15 @@ def call(executor, fn: Variable, args: list[Variable], kwargs: dict[str, Variabl
         err = FallbackError(FORCED, "sot.psdb.fallback() makes this frame run natively")
         err.no_break = True
         raise err
+    if contexts.is_contextmanager_call(fn):
+        return contexts.contextmanager_call(executor, fn, args, kwargs)
     if isinstance(fn, UserFunctionVariable):
         if _not_to_static(fn):
             raise FallbackError(UNSUPPORTED_CALL, f"{fn.name} is marked not_to_static")
         return executor.inline_call(fn, args, kwargs)
     if isinstance(fn, BoundMethodVariable):
         return call(executor, fn.func, [fn.self_var] + list(args), kwargs)
-    if isinstance(fn, (functional.PartialVariable, classes.ObjectInit)):
+    if isinstance(fn, (functional.PartialVariable, classes.ObjectInit, contexts.ContextMethodVariable)):
         return fn.call(executor, args, kwargs)
     if isinstance(fn, NumpyCallableVariable):
         return call_numpy(graph, fn, args, kwargs)
@@ -69,6 +72,10 @@ def call(executor, fn: Variable, args: list[Variable], kwargs: dict[str, Variabl
         if op is not None:
             return graph.call_op(op, args, kwargs)
     if isinstance(fn, ClassVariable):
+        if issubclass(fn.value, BaseException) and exceptions.can_model(fn.value):
+            return exceptions.create(executor, fn.value, args, kwargs)
+        if contexts.is_errstate_call(fn):
+            return contexts.errstate_call(args, kwargs)
         known = introspect.class_call(fn.value, args, kwargs) or \
             numpy_iteration.class_call(graph, fn.value, args, kwargs)
         if known is not None:
@@ -362,7 +369,7 @@ def b_next(executor, it, *default):
         if v is None:
             if default:
                 return default[0]
-            raise FallbackError(UNSUPPORTED_OBJECT, "next() of an exhausted iterator raises StopIteration")
+            raise exceptions.stop_iteration()
         return v
     raise FallbackError(UNSUPPORTED_OBJECT, f"next() of {it.describe()}")
 

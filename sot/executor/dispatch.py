@@ -19,7 +19,7 @@ from ..breaks.reasons import (
 from ..guards.guard import DictKeysGuard
 from ..guards.tracker import AttrTracker, ConstTracker, ItemTracker
 from ..ir import registry
-from . import classes, list_data, pyidentity, sets
+from . import classes, exceptions, list_data, pyidentity, sets
 from .generators import GeneratorVariable
 from .function_graph import is_user_class
 from .variables import (
@@ -361,6 +361,8 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
         return classes.super_getattr(executor, obj, name)
     if isinstance(obj, classes.NamedTupleVariable):
         return classes.namedtuple_getattr(obj, name)
+    if isinstance(obj, exceptions.ExceptionVariable):
+        return obj.attribute(name)
     if isinstance(obj, ConstVariable) and isinstance(obj.value, enum.Enum):
         attr = classes.enum_member_attr(obj.value, name)
         if attr is not None:

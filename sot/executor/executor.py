@@ -20,7 +20,8 @@ from ..guards.tracker import AttrTracker, BuiltinTracker, GlobalTracker, ItemTra
 from ..logs import verbosity
 from .calls import call
 from .opcode_table import FACTS, instructions, line_table
-from .signals import YieldSignal
+from .exceptions import unwind
+from .signals import RaiseSignal, YieldSignal
 from .variables import (
     CellVariable, ConstVariable, DictVariable, TupleVariable, UserFunctionVariable, Variable,
 )
@@ -63,6 +64,8 @@ class OpcodeExecutor:
         self.current = None
         self.break_at = break_at  # offset to stop at, before running it
         self.dynamic_names = dynamic_names  # arguments computed from array data
+        self.exc_info = None      # the exception raised in the trace being handled (exceptions.py)
+        self.blocks: list = []    # 3.10's block stack (exceptions.py)
 
     # -- running -------------------------------------------------------------
     def run(self) -> Variable:
@@ -87,9 +90,18 @@ class OpcodeExecutor:
                 if handler is None:
                     raise FallbackError(UNSUPPORTED_OPCODE, f"opcode {instr.opname} is not supported")
                 self.pc += 1
-                handler(self, instr)
+                try:
+                    handler(self, instr)
+                except RaiseSignal as sig:
+                    if not unwind(self, sig.exc):
+                        raise
         except ReturnSignal as ret:
             return ret.value
+        except RaiseSignal as sig:
+            if self.depth > 0:
+                raise  # the caller's call site may catch it
+            raise self._located(FallbackError(UNSUPPORTED_OBJECT, "the frame raises "
+                                              f"{sig.exc.python_type().__name__} (eager raises it)")) from None
         except (BreakHere, SpecializeDims, YieldSignal):
             raise
         except FallbackError as e:
@@ -113,6 +125,8 @@ class OpcodeExecutor:
             if self.depth == 0 and getattr(err, "top_instr", None) is None:
                 err.top_instr = self.current  # where a graph break would go
                 err.top_line = self.lines.get(self.current.offset)
+                if self.exc_info is not None:
+                    err.no_break = True  # in a handler of an exception raised in the trace: no split there
         return err
 
     def jump_to(self, offset: int) -> None:
@@ -213,6 +227,7 @@ class OpcodeExecutor:
                 globals_tracker = self.globals_tracker
         child = OpcodeExecutor(code, self.graph, fn.globals, locals_=bound, cells=cells,
                                globals_tracker=globals_tracker, depth=self.depth + 1, budget=self.budget)
+        child.exc_info = self.exc_info  # a callee sees the exception its caller handles
         if code.co_flags & inspect.CO_GENERATOR:
             from .generators import GeneratorVariable
             return GeneratorVariable(child, fn.name)  # runs as it is consumed

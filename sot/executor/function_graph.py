@@ -77,6 +77,7 @@ class FunctionGraph:
         self._views = None  # freeze.ViewScan, made when a first array may be frozen
         self.frames: list = []  # the executors simulating now, outermost first (statement locations)
         self.trace_values: dict = {}  # input name -> its value at trace time (executor/writes.py)
+        self.fp_strict = False  # an np.errstate block was entered: every error raises (executor/contexts.py)
 
     # -- guards --------------------------------------------------------------
     def add_guard(self, guard) -> None:

@@ -13,8 +13,13 @@ from __future__ import annotations
 import types
 
 from ..breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
-from .signals import YieldSignal
+from .exceptions import ExceptionVariable, unwind
+from .signals import RaiseSignal, YieldSignal
 from .variables import ConstVariable, LazyIteratorVariable
+
+
+def _is_none(v) -> bool:
+    return v is None or (isinstance(v, ConstVariable) and v.value is None)
 
 
 class GeneratorVariable(LazyIteratorVariable):
@@ -22,6 +27,7 @@ class GeneratorVariable(LazyIteratorVariable):
         self.executor = executor  # the generator's own frame, not started yet
         self.name = name
         self._started = False
+        self.returned = None  # its return value once it returned (what `yield from` evaluates to)
         super().__init__(self._resume, types.GeneratorType)
 
     def _resume(self, sent=None):
@@ -30,10 +36,20 @@ class GeneratorVariable(LazyIteratorVariable):
             self.executor.push(sent if sent is not None else ConstVariable(None))
         self._started = True
         try:
-            self.executor.run()
+            self.returned = self.executor.run()
         except YieldSignal as y:
             return y.value
-        return None  # returned: exhausted (its return value is StopIteration's, unused by for/next)
+        except RaiseSignal as sig:
+            self._raised(sig)
+        return None  # returned: exhausted
+
+    def _raised(self, sig):
+        """An exception the generator's frame did not catch ends it, as eager's."""
+        self._done = True
+        if issubclass(sig.exc.python_type(), StopIteration):
+            raise FallbackError(UNSUPPORTED_OBJECT, "StopIteration raised inside a generator "
+                                "(eager turns it into RuntimeError)") from None
+        raise sig
 
     def send(self, value) -> Variable:
         """g.send(value): resume with `value` as the result of the paused yield."""
@@ -44,8 +60,28 @@ class GeneratorVariable(LazyIteratorVariable):
         item = self._resume(value)
         if item is None:
             self._done = True
-            raise FallbackError(UNSUPPORTED_OBJECT, "the generator returned under send() (eager raises StopIteration)")
+            value = self.returned
+            raise RaiseSignal(ExceptionVariable(StopIteration, [] if _is_none(value) else [value]))
         return item
+
+    def throw(self, exc) -> Variable | None:
+        """g.throw(exc): `exc` raised at the paused yield. The next item it
+        yields, or None when it returned; what it raises propagates."""
+        ex = self.executor
+        at = ex.instrs[ex.index_of[ex.current.offset] - 1] if self._started else None
+        if at is not None and (ex.current.opname == "YIELD_FROM" or at.opname == "SEND"):
+            raise FallbackError(UNSUPPORTED_OBJECT, "throw() into a generator paused in `yield from`")
+        if not self._started or self._done or not unwind(ex, exc):
+            self._done = True
+            raise RaiseSignal(exc)
+        try:
+            self.returned = ex.run()
+        except YieldSignal as y:
+            return y.value
+        except RaiseSignal as sig:
+            self._raised(sig)
+        self._done = True
+        return None
 
     def describe(self) -> str:
         return f"generator {self.name}"

@@ -42,6 +42,16 @@ class VersionFacts:
     make_function_flags_in_arg: bool
     # Cell variables are created by MAKE_CELL (3.11+) rather than at frame entry.
     cells_made_by_instruction: bool
+    # Exceptions: 3.11+ find the handler in the code's exception table (zero-cost
+    # try); 3.10 keeps a block stack (SETUP_FINALLY/SETUP_WITH push, POP_BLOCK
+    # pops) and a handler receives six values (the previous exception's
+    # traceback, value, type, then the raised one's).
+    exception_table: bool
+    # WITH_EXCEPT_START finds the bound __exit__ this deep on the stack.
+    with_exit_depth: int
+    # yield from: SEND leaves the receiver under the return value for END_SEND
+    # to pop (3.12+); 3.11's SEND pops it itself; 3.10 has YIELD_FROM instead.
+    send_keeps_receiver: bool
 
 
 FACTS = VersionFacts(
@@ -58,6 +68,9 @@ FACTS = VersionFacts(
     make_function_pops_qualname=PY < (3, 11),
     make_function_flags_in_arg=PY < (3, 13),
     cells_made_by_instruction=PY >= (3, 11),
+    exception_table=PY >= (3, 11),
+    with_exit_depth=4 if PY >= (3, 11) else 7,
+    send_keeps_receiver=PY >= (3, 12),
 )
 
 # MAKE_FUNCTION / SET_FUNCTION_ATTRIBUTE flag bits, popped in this order.
@@ -88,6 +101,7 @@ COMPARE_SYMBOLS = {"<": "lt", "<=": "le", "==": "eq", "!=": "ne", ">": "gt", ">=
 # CALL_INTRINSIC_1 operands (3.12+), by dis's name for them.
 INTRINSIC_LIST_TO_TUPLE = "INTRINSIC_LIST_TO_TUPLE"
 INTRINSIC_UNARY_POSITIVE = "INTRINSIC_UNARY_POSITIVE"
+INTRINSIC_STOPITERATION_ERROR = "INTRINSIC_STOPITERATION_ERROR"
 
 
 def binary_op_name(instr: dis.Instruction) -> str:
@@ -184,6 +198,12 @@ LOCAL_LOADS = frozenset(("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_AND_CLEAR", 
 def local_names_of(ins) -> tuple:
     """The local names an instruction touches (two for the 3.13 superinstructions)."""
     return ins.argval if isinstance(ins.argval, tuple) else (ins.argval,)
+
+
+def exception_entries(code) -> list:
+    """The code's exception table (3.11+): entries with start, end, target,
+    depth, lasti; [] on 3.10 (see VersionFacts.exception_table)."""
+    return list(getattr(dis.Bytecode(code), "exception_entries", ()))
 
 
 def exception_ranges(code, instrs) -> list[tuple[int, int]]:

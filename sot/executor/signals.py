@@ -8,3 +8,11 @@ class YieldSignal(Exception):
 
     def __init__(self, value):
         self.value = value
+
+
+class RaiseSignal(Exception):
+    """A simulated exception (`exc`, an ExceptionVariable) left a simulated
+    frame that has no handler for it: the caller's executor looks for one."""
+
+    def __init__(self, exc):
+        self.exc = exc

@@ -18,12 +18,14 @@ import numpy as np
 from ..breaks.reasons import SIDE_EFFECT, UNSUPPORTED_CALL, FallbackError
 from ..guards.overlap import OverlapGuard
 from ..ir import ops_write
+from . import writes_out
 from .variables import ConstVariable, TensorVariable, TupleVariable, Variable
 
-__all__ = ["setitem", "inplace", "call_function", "call_method", "stores_back", "finish"]
+__all__ = ["record", "setitem", "inplace", "call_function", "call_method", "stores_back", "finish"]
 
 
-def _record(graph, op, args, kwargs, target: Variable, what: str) -> None:
+def record(graph, op, args, kwargs, target: Variable, what: str) -> None:
+    """Record the write ``op(*args, **kwargs)`` into ``target``."""
     if not isinstance(target, TensorVariable) or target.meta.is_scalar:
         raise FallbackError(SIDE_EFFECT, f"{what} into {target.describe()}: not an array the graph writes")
     graph.call_op(op, args, kwargs, inplace=True)
@@ -43,12 +45,12 @@ def _input(graph, name: str):
 
 def setitem(graph, obj: TensorVariable, key: Variable, value: Variable) -> None:
     """``obj[key] = value``."""
-    _record(graph, ops_write.SETITEM, (obj, key, value), None, obj, "item assignment")
+    record(graph, ops_write.SETITEM, (obj, key, value), None, obj, "item assignment")
 
 
 def inplace(graph, name: str, a: TensorVariable, b: Variable) -> TensorVariable:
     """``a op= b`` where ``a`` may share memory: written in place; ``a`` is the result."""
-    _record(graph, _op(ops_write.inplace_op, name), (a, b), None, a, f"in-place '{name}'")
+    record(graph, _op(ops_write.inplace_op, name), (a, b), None, a, f"in-place '{name}'")
     return a
 
 
@@ -58,10 +60,15 @@ def call_function(graph, fn, args: list, kwargs: dict) -> Variable | None:
     program allocates to fill).  None when ``fn`` is none of those."""
     value = fn.value
     if isinstance(value, np.ufunc):
+        if value.nout > 1:
+            return writes_out.multi_output_ufunc(graph, value, list(args), dict(kwargs))
         return _ufunc_out(graph, value, list(args), dict(kwargs))
+    stored = writes_out.function_out(graph, value, args, kwargs)
+    if stored is not None:
+        return stored
     if isinstance(getattr(value, "__self__", None), np.ufunc) and value.__name__ == "at":
         op = _op(ops_write.ufunc_at_op, value.__self__)
-        _record(graph, op, args, kwargs, args[0] if args else None, f"np.{op.name}")
+        record(graph, op, args, kwargs, args[0] if args else None, f"np.{op.name}")
         return ConstVariable(None)
     op = ops_write.allocation(value)
     if op is not None:  # np.empty: memory to write into
@@ -69,18 +76,13 @@ def call_function(graph, fn, args: list, kwargs: dict) -> Variable | None:
     op = ops_write.function_write(value)
     if op is None:
         return None
-    _record(graph, op, args, kwargs, args[0] if args else None, f"np.{op.name}")
+    record(graph, op, args, kwargs, args[0] if args else None, f"np.{op.name}")
     return ConstVariable(None)
 
 
 def _ufunc_out(graph, ufunc, args: list, kwargs: dict) -> Variable | None:
-    out = kwargs.pop("out", None)
-    if len(args) > ufunc.nin:
-        if out is not None:
-            raise FallbackError(UNSUPPORTED_CALL, f"np.{ufunc.__name__}: out given twice")
-        out = TupleVariable(args[ufunc.nin:])
-        del args[ufunc.nin:]
-    if out is None or (isinstance(out, ConstVariable) and out.value is None):
+    out = writes_out.ufunc_out_argument(ufunc, args, kwargs)
+    if out is None:
         return None
     if isinstance(out, TupleVariable):
         if len(out.items) != 1:
@@ -90,7 +92,7 @@ def _ufunc_out(graph, ufunc, args: list, kwargs: dict) -> Variable | None:
     if isinstance(where, ConstVariable) and where.value is True:
         del kwargs["where"]
     op = _op(ops_write.ufunc_out_op, ufunc)
-    _record(graph, op, args, dict(kwargs, out=out), out, f"np.{ufunc.__name__}(out=)")
+    record(graph, op, args, dict(kwargs, out=out), out, f"np.{ufunc.__name__}(out=)")
     return out
 
 
@@ -107,8 +109,8 @@ def call_method(graph, obj: TensorVariable, name: str, args: list, kwargs: dict)
     ``name`` writes nothing."""
     op = ops_write.method_write(name)
     if op is None:
-        return None
-    _record(graph, op, [obj] + list(args), kwargs, obj, f"ndarray.{name}")
+        return writes_out.method_out(graph, obj, name, args, kwargs)
+    record(graph, op, [obj] + list(args), kwargs, obj, f"ndarray.{name}")
     return ConstVariable(None)
 
 

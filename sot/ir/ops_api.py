@@ -26,7 +26,7 @@ from .registry import (Op, bind, broadcast, call_quietly, const_axes, const_int,
 from .statement_ir import Symbol
 
 #: ops whose eager result is a tuple of arrays (the IR's multi-output ops give a list)
-TUPLE_RESULTS = frozenset({"meshgrid", "tril_indices", "triu_indices", "histogram"})
+TUPLE_RESULTS = frozenset({"meshgrid", "tril_indices", "triu_indices", "histogram", "divmod", "modf", "frexp"})
 
 
 def _probed(op, args, kwargs, shape):

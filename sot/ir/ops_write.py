@@ -43,7 +43,7 @@ from .registry import Op, broadcast, call_quietly, lookup_operator, shape_of, su
 from .statement_ir import Statement, Symbol, format_arg
 
 __all__ = ["WriteOp", "SETITEM", "inplace_op", "ufunc_out_op", "ufunc_at_op", "function_write", "method_write",
-           "allocation", "is_write", "write_target", "write_roots", "written_roots", "INPLACE_SYMBOLS", "listing"]
+           "allocation", "is_write", "write_target", "memory_roots", "write_roots", "written_roots", "INPLACE_SYMBOLS", "listing"]
 
 
 class WriteOp(Op):
@@ -418,24 +418,32 @@ def listing(st: Statement) -> str:
     return None
 
 
-def write_roots(graph) -> list[tuple[Statement, frozenset]]:
-    """Each write of ``graph`` with the inputs whose memory it writes into
-    (through the views of them the graph makes: ``Op.aliases``); an empty
-    set for a write into arrays the graph allocated."""
+def memory_roots(graph, allocated: bool = False) -> dict[str, frozenset]:
+    """Symbol name -> the inputs whose memory it is or views (through the
+    views the graph makes: ``Op.aliases``); a symbol missing here is memory
+    the graph allocated.  ``allocated``: the arrays the graph allocated are
+    roots too (every array symbol is then here)."""
     root: dict[str, frozenset] = {s.name: frozenset([s.name]) for s in graph.inputs}
-    found = []
     for st in graph.statements:
-        if is_write(st):
-            found.append((st, root.get(write_target(st).name, frozenset())))
-            continue
-        if st.op.aliases:
+        if allocated and not st.op.aliases:
+            for s in st.outputs:
+                root[s.name] = frozenset([s.name])
+        if st.op.aliases and not is_write(st):
             bases: frozenset = frozenset()
             for s in st.symbols_used():
                 bases |= root.get(s.name, frozenset())
             if bases:
                 for s in st.outputs:
                     root[s.name] = bases
-    return found
+    return root
+
+
+def write_roots(graph) -> list[tuple[Statement, frozenset]]:
+    """Each write of ``graph`` with the inputs whose memory it writes into
+    (``memory_roots``); an empty set for a write into arrays the graph
+    allocated."""
+    root = memory_roots(graph)
+    return [(st, root.get(write_target(st).name, frozenset())) for st in graph.statements if is_write(st)]
 
 
 def written_roots(graph) -> dict[str, Statement]:

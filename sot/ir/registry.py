@@ -39,7 +39,7 @@ import numpy as np
 from .._quiet import quietly
 from .errors import UnsupportedOp
 from .meta import TensorMeta, dtype_is_supported
-from .statement_ir import Symbol
+from .statement_ir import Symbol, map_symbols
 
 __all__ = [
     "Op", "lookup_function", "lookup_method", "lookup_attribute", "lookup_operator",
@@ -192,18 +192,11 @@ def probe_value(meta: TensorMeta):
 
 
 def substitute(tree, fn=lambda s: probe_value(s.meta)):
-    """``tree`` with every Symbol replaced by ``fn(symbol)``."""
-    if isinstance(tree, Symbol):
-        return fn(tree)
-    if isinstance(tree, tuple):
-        return tuple(substitute(v, fn) for v in tree)
-    if isinstance(tree, list):
-        return [substitute(v, fn) for v in tree]
-    if isinstance(tree, dict):
-        return {k: substitute(v, fn) for k, v in tree.items()}
-    if isinstance(tree, slice):
-        return slice(*(substitute(v, fn) for v in (tree.start, tree.stop, tree.step)))
-    return tree
+    """``tree`` with every Symbol replaced by ``fn(symbol)`` (probes by
+    default).  Slices are kept as they are: a slice's bounds are constants
+    here, or Python numbers of a symbolic graph that the indexing rules read
+    themselves."""
+    return map_symbols(tree, fn, slices=False)
 
 
 def run_probe(op: Op, args, kwargs):
@@ -352,4 +345,4 @@ def _no_infer():
 def _load_families():
     from . import (ops_creation, ops_elementwise, ops_indexing,  # noqa: F401
                    ops_linalg, ops_reduction, ops_shape, ops_ufunc_methods, ops_api, ops_linalg_fft,
-                   ops_data_dependent)
+                   ops_ufunc_multi, ops_data_dependent)

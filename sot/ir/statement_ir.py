@@ -50,7 +50,7 @@ from .meta import TensorMeta, dtype_is_supported
 from .symbolic import PYTHON_SCALARS, SHADOW_OFFSET, ScalarMeta, SpecializeDims
 from . import unbacked as ub
 
-__all__ = ["Symbol", "Statement", "StatementIR"]
+__all__ = ["Symbol", "Statement", "StatementIR", "map_symbols", "symbols_in"]
 
 
 class Symbol:
@@ -92,9 +92,7 @@ class Statement:
 
     def symbols_used(self) -> list[Symbol]:
         """Symbols read by this statement, in order of appearance."""
-        found: list[Symbol] = []
-        _collect_symbols((self.args, self.kwargs), found)
-        return found
+        return symbols_in((self.args, self.kwargs))
 
     def expression(self) -> str:
         """The right-hand side as it reads in a listing."""
@@ -121,18 +119,31 @@ class Statement:
     __repr__ = __str__
 
 
-def _collect_symbols(value, found: list) -> None:
-    if isinstance(value, Symbol):
-        found.append(value)
-    elif isinstance(value, (tuple, list)):
-        for v in value:
-            _collect_symbols(v, found)
-    elif isinstance(value, dict):
-        for v in value.values():
-            _collect_symbols(v, found)
-    elif isinstance(value, slice):
-        for v in (value.start, value.stop, value.step):
-            _collect_symbols(v, found)
+# ----------------------------------------------------------------------------
+# the nested arguments of a statement: the one walk over them
+
+def map_symbols(tree, fn, slices: bool = True):
+    """``tree`` (a statement's args or kwargs: nested tuples, lists, dict
+    values and, with ``slices``, the fields of slices) with every Symbol
+    replaced by ``fn(symbol)``; everything else is kept as it is."""
+    if isinstance(tree, Symbol):
+        return fn(tree)
+    if isinstance(tree, tuple):
+        return tuple([map_symbols(v, fn, slices) for v in tree])
+    if isinstance(tree, list):
+        return [map_symbols(v, fn, slices) for v in tree]
+    if isinstance(tree, dict):
+        return {k: map_symbols(v, fn, slices) for k, v in tree.items()}
+    if slices and isinstance(tree, slice):
+        return slice(map_symbols(tree.start, fn), map_symbols(tree.stop, fn), map_symbols(tree.step, fn))
+    return tree
+
+
+def symbols_in(tree) -> list[Symbol]:
+    """The Symbols of ``tree`` (as ``map_symbols`` walks it), in order of appearance."""
+    found: list[Symbol] = []
+    map_symbols(tree, found.append)
+    return found
 
 
 def format_arg(value) -> str:
@@ -297,8 +308,7 @@ class StatementIR:
         kwargs = dict(kwargs or {})
         check_constant(args)
         check_constant(kwargs, "keyword argument")
-        used: list[Symbol] = []
-        _collect_symbols((args, kwargs), used)
+        used = symbols_in((args, kwargs))
         deps = frozenset().union(*(self._deps.get(s.name, ()) for s in used))
         python = bool(deps) and all(s.meta.is_python for s in used) and op.kind == "operator"
         try:
@@ -425,29 +435,23 @@ def _in_world(tree, shadow: bool, memo: dict, pin: int = 0):
     become their value there; in the shadow world, arrays with symbolic dims
     become stand-in Symbols of their shadow shape.  ``pin`` (k >= 1): in the
     shadow world, what moved with symbolic dim k alone keeps its hint."""
-    if isinstance(tree, Symbol):
-        meta = tree.meta
-        if meta.is_python:
-            return _pinned(meta.shadow, meta.hint, pin) if shadow else meta.hint
-        if not shadow or meta.shadow is None:
-            return tree
-        proxy = memo.get(tree.name)
-        if proxy is None:
-            shadow_meta = meta.shadow_meta()
-            if pin:
-                dims = tuple(_pinned(s, h, pin) for s, h in zip(meta.shadow, meta.shape))
-                shadow_meta = TensorMeta(dims, meta.dtype, meta.is_scalar)
-            proxy = memo[tree.name] = Symbol(tree.name, shadow_meta)
-        return proxy
-    if isinstance(tree, tuple):
-        return tuple(_in_world(v, shadow, memo, pin) for v in tree)
-    if isinstance(tree, list):
-        return [_in_world(v, shadow, memo, pin) for v in tree]
-    if isinstance(tree, dict):
-        return {k: _in_world(v, shadow, memo, pin) for k, v in tree.items()}
-    if isinstance(tree, slice):
-        return slice(*(_in_world(v, shadow, memo, pin) for v in (tree.start, tree.stop, tree.step)))
-    return tree
+    return map_symbols(tree, lambda s: _symbol_in_world(s, shadow, memo, pin))
+
+
+def _symbol_in_world(sym: Symbol, shadow: bool, memo: dict, pin: int):
+    meta = sym.meta
+    if meta.is_python:
+        return _pinned(meta.shadow, meta.hint, pin) if shadow else meta.hint
+    if not shadow or meta.shadow is None:
+        return sym
+    proxy = memo.get(sym.name)
+    if proxy is None:
+        shadow_meta = meta.shadow_meta()
+        if pin:
+            dims = tuple(_pinned(s, h, pin) for s, h in zip(meta.shadow, meta.shape))
+            shadow_meta = TensorMeta(dims, meta.dtype, meta.is_scalar)
+        proxy = memo[sym.name] = Symbol(sym.name, shadow_meta)
+    return proxy
 
 
 def _pinned(shadow, hint, pin: int):

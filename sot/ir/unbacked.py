@@ -133,8 +133,7 @@ class _RaisesHere(Exception):
 def _in_small(tree, table: dict):
     """``tree`` as inference sees it in a small world: values that depend on
     an unbacked dim as they are there, the rest at their hint."""
-    from .registry import substitute
-    from .statement_ir import Symbol
+    from .statement_ir import Symbol, map_symbols
 
     def value(sym):
         found = table.get(sym.name, _in_small)
@@ -147,7 +146,7 @@ def _in_small(tree, table: dict):
             return sym if meta.shadow is None else Symbol(sym.name, TensorMeta(meta.shape, meta.dtype,
                                                                                meta.is_scalar))
         return Symbol(sym.name, found) if isinstance(found, TensorMeta) else found
-    return substitute(tree, value)
+    return map_symbols(tree, value)
 
 
 def infer_small(op, args, kwargs, table: dict, size: int, python: bool):

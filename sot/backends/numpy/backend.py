@@ -11,8 +11,8 @@ inline.  An intermediate is deleted (``del t3``) after its last use so that
 peak memory matches eager execution.
 
 Large intermediates computed by an elementwise ufunc are written into
-buffers the graph keeps between calls (``numpy_buffer_plan`` says which and
-why the result is the same; ``numpy_buffers`` keeps them).  Such a graph
+buffers the graph keeps between calls (``buffer_plan`` says which and
+why the result is the same; ``buffers`` keeps them).  Such a graph
 takes a set of buffers on entry and gives it back on exit::
 
     def softmax(i0):
@@ -20,7 +20,7 @@ takes a set of buffers on entry and gives it back on exit::
         try:
             (b0,) = bufs
             t0 = i0.max(-1, keepdims=True)
-            t1 = np.subtract(i0, t0, out=b0) if i0.flags.c_contiguous and t0.flags.c_contiguous else i0 - t0
+            t1 = np.subtract(i0, t0, out=b0) if c_ordered(i0) and c_ordered(t0) else i0 - t0
             ...
         finally:
             pool.release(bufs)
@@ -44,10 +44,10 @@ from sot._linetable import relocate
 from sot.ir.statement_ir import StatementIR, Symbol
 
 from .buffer_plan import BufferPlan, Write, plan_buffers
-from .buffers import BufferPool
+from .buffers import BufferPool, c_ordered
 from .writes import GraphWriteError, first_commit, guard_commit, is_write, write_source
 
-__all__ = ["compile_numpy", "CompiledGraph"]
+__all__ = ["compile_numpy", "NumpyCompiledGraph"]
 
 _BINARY = {
     "add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%",
@@ -60,14 +60,20 @@ _UNARY = {"neg": "-{}", "pos": "+{}", "invert": "~{}", "abs": "abs({})"}
 _COUNTER = count()
 
 
-class CompiledGraph:
-    """A StatementIR compiled to a Python function over NumPy.
+class NumpyCompiledGraph:
+    """A StatementIR compiled to a Python function over NumPy (a
+    ``backends.CompiledGraph``).
 
-    ``source`` is the generated code, ``graph`` the IR it came from; calling
-    it with the input values returns the tuple of output values.
-    ``buffers`` is the ``BufferPool`` of the intermediates it keeps between
-    calls (``None`` when it keeps none).
+    ``source`` is the generated code, ``graph`` the IR it came from, ``fn``
+    the generated function; calling either with the input values returns
+    the tuple of output values.  ``buffers`` is the ``BufferPool`` of the
+    intermediates it keeps between calls (``None`` when it keeps none).
+    ``not_lowered``: set where it runs a graph compiled for onnxruntime of
+    which nothing lowered, with why (``explain``).
     """
+
+    backend = "numpy"
+    not_lowered = None
 
     def __init__(self, graph: StatementIR, source: str, fn, constants: dict,
                  buffers: BufferPool | None = None):
@@ -75,10 +81,16 @@ class CompiledGraph:
         self.source = source
         self.constants = constants
         self.buffers = buffers
-        self._fn = fn
+        self.fn = fn
 
     def __call__(self, *inputs) -> tuple:
-        return self._fn(*inputs)
+        return self.fn(*inputs)
+
+    def explain(self) -> dict:
+        report = {"backend": "numpy", "device": "cpu", "statements": len(self.graph)}
+        if self.not_lowered is not None:
+            report["not_lowered"] = self.not_lowered
+        return report
 
     def __repr__(self) -> str:
         return f"<CompiledGraph {self.graph.name}: {len(self.graph)} ops>"
@@ -205,12 +217,12 @@ class _Emitter:
 
     def buffered(self, write: Write, as_written: str) -> str:
         """The ufunc writing into its buffer, and the statement as written
-        for calls whose operands are not C-contiguous."""
+        for calls whose result eager would not make C-contiguous (``c_ordered``)."""
         call = (f"{self.function(write.ufunc, write.ufunc.__name__)}"
                 f"({self.call_args(write.operands, write.kwargs)}, out={write.out})")
         if not write.checks:
             return call
-        condition = " and ".join(f"{name}.flags.c_contiguous" for name in write.checks)
+        condition = " and ".join(f"c_ordered({name})" for name in write.checks)
         return f"{call} if {condition} else {as_written}"
 
 
@@ -223,12 +235,12 @@ def _function_name(name: str) -> str:
     ident = re.sub(r"\W", "_", name) or "graph"
     if ident[0].isdigit() or keyword.iskeyword(ident):
         ident = "_" + ident
-    if ident in ("np", "operator", "abs", "pool", "bufs") or re.fullmatch(r"[ictb]\d+", ident):
+    if ident in ("np", "operator", "abs", "pool", "bufs", "c_ordered") or re.fullmatch(r"[ictb]\d+", ident):
         ident += "_graph"  # would shadow a name the generated code uses
     return ident
 
 
-def compile_numpy(graph: StatementIR, min_buffer_bytes: int | None = None) -> CompiledGraph:
+def compile_numpy(graph: StatementIR, min_buffer_bytes: int | None = None) -> NumpyCompiledGraph:
     """Generate and compile the NumPy source of ``graph``; intermediates of
     ``min_buffer_bytes`` or more (default ``numpy_buffers.MIN_BYTES``) may be
     kept in buffers between calls."""
@@ -277,7 +289,7 @@ def compile_numpy(graph: StatementIR, min_buffer_bytes: int | None = None) -> Co
     params = ", ".join(s.name for s in graph.inputs)
     source = f"def {fname}({params}):\n" + "".join(f"    {line}\n" for line in body)
     namespace = {"np": types.SimpleNamespace(**emitter.numpy), "operator": operator, "pool": pool,
-                 "__GraphWriteError": GraphWriteError, **emitter.constants}
+                 "c_ordered": c_ordered, "__GraphWriteError": GraphWriteError, **emitter.constants}
     user = user_locations(statements)
     if user is not None:
         # Compiled as the user's code: a warning NumPy raises in it names the
@@ -296,7 +308,7 @@ def compile_numpy(graph: StatementIR, min_buffer_bytes: int | None = None) -> Co
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         fn = namespace.pop(fname)  # no cycle through its globals: the graph, and its buffers, go as soon as unused
         weakref.finalize(fn, linecache.cache.pop, filename, None)  # the source lives as long as the graph
-    return CompiledGraph(graph, source, fn, dict(emitter.constants), pool)
+    return NumpyCompiledGraph(graph, source, fn, dict(emitter.constants), pool)
 
 
 def user_locations(statements):

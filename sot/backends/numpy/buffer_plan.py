@@ -3,7 +3,7 @@
 A fresh multi-megabyte intermediate costs page faults on every call (glibc
 hands large blocks back to the OS when they are freed).  The NumPy backend
 therefore computes some intermediates with ``ufunc(..., out=buffer)`` into
-memory a compiled graph keeps between calls (``numpy_buffers``).  This
+memory a compiled graph keeps between calls (``buffers``).  This
 module decides, at compile time, which statements may do so and into which
 buffer; the rules that keep results bitwise equal to eager NumPy:
 
@@ -29,8 +29,10 @@ buffer; the rules that keep results bitwise equal to eager NumPy:
   a view of one, and no other operand may share its memory.
 * **The same memory layout as eager.**  A ufunc result has its operands'
   layout (``order='K'``); a buffer is C-contiguous.  So a statement writes
-  into its buffer only when its array operands are C-contiguous, checked at
-  run time unless known (buffered results are); otherwise it runs as written.
+  into its buffer only when eager's result would be C-contiguous too: its
+  array operands are C-contiguous or C-ordered slices of such arrays
+  (``numpy_buffers.c_ordered``: ``4.0 * u[1:-1, 1:-1]``), checked at run
+  time unless known (buffered results are); otherwise it runs as written.
 
 The plan is data for the code generator: ``writes`` maps a statement index
 to a ``Write``; ``slots`` are the buffers' byte sizes; ``views`` the typed
@@ -45,7 +47,7 @@ import numpy as np
 
 from sot._quiet import quietly
 from sot.ir.registry import probe_shape, probe_value, substitute
-from sot.ir.statement_ir import StatementIR, Statement, Symbol
+from sot.ir.statement_ir import StatementIR, Statement, Symbol, symbols_in
 
 from . import buffers as numpy_buffers
 
@@ -205,8 +207,7 @@ def _groups_and_lifetimes(graph: StatementIR):
             last.setdefault(o.name, i)
         if st.op.aliases:
             viewed = st.args[:1] if st.op.name in _FIRST_ARG_ALIASES else (st.args, st.kwargs)
-            found: list[Symbol] = []
-            _collect(viewed, found)
+            found = symbols_in(viewed)
             for o in st.outputs:
                 for s in found:
                     groups.union(o.name, s.name)
@@ -216,19 +217,6 @@ def _groups_and_lifetimes(graph: StatementIR):
         group_last[root] = max(group_last.get(root, -1), i)
     escaping = {groups.find(s.name) for s in graph.outputs}
     return groups, group_last, escaping
-
-
-def _collect(value, found: list) -> None:
-    if isinstance(value, Symbol):
-        found.append(value)
-    elif isinstance(value, (tuple, list)):
-        for v in value:
-            _collect(v, found)
-    elif isinstance(value, dict):
-        for v in value.values():
-            _collect(v, found)
-    elif isinstance(value, slice):
-        _collect((value.start, value.stop, value.step), found)
 
 
 # ----------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """Buffers a compiled NumPy graph keeps between calls, and the bound on them.
 
-A graph that writes intermediates into buffers (``numpy_buffer_plan``) gets
+A graph that writes intermediates into buffers (``buffer_plan``) gets
 one ``BufferPool``.  Each call takes a whole *set* of buffers from the
 pool's free list, or allocates a fresh set when the list is empty, and puts
 it back when it returns or raises.  ``list.pop`` and ``list.append`` are
@@ -28,7 +28,7 @@ import weakref
 
 import numpy as np
 
-__all__ = ["BufferPool", "MIN_BYTES", "MAX_IDLE_SETS", "idle_limit", "idle_bytes"]
+__all__ = ["BufferPool", "c_ordered", "MIN_BYTES", "MAX_IDLE_SETS", "idle_limit", "idle_bytes"]
 
 MIN_BYTES = 1 << 20
 MAX_IDLE_SETS = 4
@@ -121,6 +121,24 @@ class BufferPool:
     def __repr__(self) -> str:
         return (f"<BufferPool {len(self.views)} arrays in {len(self.slots)} buffers, "
                 f"{self.nbytes} bytes a set: made {self.made}, reused {self.reused}, idle {self.idle}>")
+
+
+def c_ordered(a) -> bool:
+    """Whether eager NumPy gives a ufunc's result of ``a`` a C-contiguous
+    layout: ``a`` is C-contiguous, or its strides over the axes longer than
+    1 are positive and strictly decreasing (a basic slice of a C-contiguous
+    array, ``u[1:-1, 1:-1]``): the result's order='K' layout follows them,
+    so it is C order, as a buffer is."""
+    if a.flags.c_contiguous:
+        return True
+    last = None
+    for n, s in zip(a.shape, a.strides):
+        if n == 1:
+            continue
+        if s <= 0 or (last is not None and s >= last):
+            return False
+        last = s
+    return True
 
 
 def _view(raw: np.ndarray, shape: tuple, dtype: np.dtype) -> np.ndarray:

@@ -90,7 +90,7 @@ class AutoCompiledGraph:
 
         def run_graph(*inputs):
             return state._current(*inputs)
-        self._fn = run_graph
+        self.fn = run_graph
 
     # -- measuring ------------------------------------------------------------
 
@@ -103,13 +103,13 @@ class AutoCompiledGraph:
             prepare(*inputs)   # a symbolic graph's once-per-shape check is not its speed
         t0 = time.perf_counter()
         try:
-            result = graph._fn(*inputs)
+            result = graph.fn(*inputs)
         except Exception as e:
             if name == "onnxruntime" and _is_onnxruntime_error(e):
                 self._choose("numpy", f"onnxruntime failed: {type(e).__name__}: {e}")
                 self._final = True
                 self._current = self._winner_fn()
-                return self.numpy._fn(*inputs), None
+                return self.numpy.fn(*inputs), None
             raise
         return result, time.perf_counter() - t0
 
@@ -191,12 +191,12 @@ class AutoCompiledGraph:
         self.why = why
 
     def _winner_fn(self):
-        return self.numpy._fn if self.chosen == "numpy" else self.onnx._fn
+        return self.numpy.fn if self.chosen == "numpy" else self.onnx.fn
 
     # -- the compiled-graph interface -----------------------------------------
 
     def __call__(self, *inputs) -> tuple:
-        return self._fn(*inputs)
+        return self.fn(*inputs)
 
     @property
     def backend(self) -> str:

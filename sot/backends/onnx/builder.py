@@ -30,7 +30,7 @@ class NotLowered(Exception):
 
 class NotSymbolic(NotLowered):
     """A statement lowers at static sizes but not for every size of its
-    symbolic dims (see ``onnx_lowering_shapes``): the graph is then compiled
+    symbolic dims (see ``lowering_shapes``): the graph is then compiled
     per input shapes instead."""
 
 
@@ -134,7 +134,7 @@ class GraphBuilder:
         #: onnx value -> the IR meta it holds (for symbolic dims in to_model)
         self.meta: dict[str, object] = {}
         #: onnx value -> its exact runtime dims, where some is symbolic: ints
-        #: and names of 1-element int64 tensors (see onnx_lowering_shapes)
+        #: and names of 1-element int64 tensors (see ``lowering_shapes``)
         self.dims: dict[str, tuple] = {}
         #: values computed once per graph (Shape slices): key -> onnx value
         self.memo: dict = {}

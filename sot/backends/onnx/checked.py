@@ -1,5 +1,5 @@
 """Errors onnxruntime cannot raise as NumPy does: a graph that gathers with
-traced indices (``onnx_lowering_gather``) fails inside onnxruntime on an
+traced indices (``lowering_gather``) fails inside onnxruntime on an
 index out of bounds, where eager NumPy raises IndexError.  Such a graph's
 fast function reruns the call on the NumPy reference when onnxruntime fails
 (the graph has no side effects: its in-place updates touch only arrays it

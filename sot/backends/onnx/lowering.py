@@ -47,7 +47,7 @@ Memory semantics that an ONNX value cannot have, and so stay on NumPy:
   operator on a fresh intermediate is lowered as its out-of-place op, and the
   target's name is rebound to the result (they are one object eagerly);
 * a **write** (``x[i] = v``, ``out=``...) and the memory it changes
-  (``onnx_writes``).
+  (``writes``).
 """
 
 from __future__ import annotations
@@ -55,24 +55,21 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from sot.ir.errors import UnsupportedOp
 from sot.ir.statement_ir import Statement, StatementIR, Symbol
 
 from sot.ir.registry import DIM_OP, statement_aliases
 
 from .builder import GraphBuilder, NotLowered, NotSymbolic, meta_dtype
-from .lowering_array import ARRAY_RULES, PYTHON_SIZE_OPS, SIZE_AWARE_RULES, SIZE_FREE_RULES
-from .lowering_elementwise import (OPERATOR_UFUNCS, lower_clip, lower_nan_to_num, lower_round,
-                                   lower_ufunc_statement, lower_where)
 from .lowering_shapes import lower_dim, lower_python_operator, statement_is_symbolic
 from .lowering_writes import lower_empty, lower_write
+from .rules import rule_for
 from .unbacked import forced_by_unbacked
-from .writes import fallen_back, forced_by_writes, writeback
-from sot.ir.ops_write import allocation, is_write, write_target
+from .write_views import rebound
+from .writes import fallen_back, forced_by_writes, functional_classes, writeback
+from sot.ir.ops_write import allocation, is_write
 
-__all__ = ["lower_statement", "plan", "Plan", "OnnxSegment", "NumpySegment", "INPLACE_OPERATORS"]
+__all__ = ["lower_statement", "try_lower", "plan", "Plan", "OnnxSegment", "NumpySegment", "INPLACE_OPERATORS"]
 
 INPLACE_OPERATORS = frozenset(
     ["iadd", "isub", "imul", "itruediv", "ifloordiv", "imod", "ipow", "iand", "ior", "ixor",
@@ -84,7 +81,8 @@ def is_inplace(st: Statement) -> bool:
 
 
 def lower_statement(b: GraphBuilder, st: Statement) -> list[str]:
-    """ONNX values of the statement's outputs (nodes added to ``b``)."""
+    """ONNX values of the statement's outputs (nodes added to ``b``): by its
+    rule in the table (``rules``); writes and allocations by their kind."""
     op = st.op
     if is_write(st):
         return lower_write(b, st, lower_statement)
@@ -92,54 +90,30 @@ def lower_statement(b: GraphBuilder, st: Statement) -> list[str]:
         return lower_empty(b, st)
     if statement_is_symbolic(st):
         return _lower_symbolic(b, st)
-    rule = ARRAY_RULES.get((op.kind, op.name))
-    if rule is not None:
-        return rule(b, st)
-    if op.kind == "operator" and op.name in OPERATOR_UFUNCS:
-        return lower_ufunc_statement(b, st)
-    if op.kind == "function" and isinstance(op.target, np.ufunc):
-        return lower_ufunc_statement(b, st)
-    return _lower_special(b, st)
-
-
-def _lower_special(b: GraphBuilder, st: Statement) -> list[str]:
-    """The rules outside the array table and the ufuncs (static or symbolic)."""
-    op = st.op
-    if op.kind == "function" and op.name == "where":
-        return lower_where(b, st)
-    if op.name == "clip":
-        return lower_clip(b, st)
-    if op.name in ("round", "around"):
-        return lower_round(b, st)
-    if op.kind == "function" and op.name == "nan_to_num":
-        return lower_nan_to_num(b, st)
-    raise NotLowered(f"no ONNX lowering for {op.kind} {op.name}")
+    rule = rule_for(op)
+    if rule is None:
+        raise NotLowered(f"no ONNX lowering for {op.kind} {op.name}")
+    return rule.lower(b, st)
 
 
 def _lower_symbolic(b: GraphBuilder, st: Statement) -> list[str]:
     """A statement touching symbolic dims: only through the rules that are
-    size independent (see onnx_lowering_shapes); Python numbers of the graph
-    are taken as sizes only by the ops that take sizes, and as operands of
-    ufuncs (weak, as NumPy takes them)."""
+    size independent (``Rule.symbolic``, see lowering_shapes); Python numbers
+    of the graph are taken as sizes only by the ops that take sizes, and as
+    operands of ufuncs (weak, as NumPy takes them): ``Rule.python_numbers``."""
     op = st.op
     if op is DIM_OP:
         return lower_dim(b, st)
     if st.outputs and all(s.meta.is_python for s in st.outputs):
         return lower_python_operator(b, st)
-    python_args = any(s.meta.is_python for s in st.symbols_used())
-    rule = ARRAY_RULES.get((op.kind, op.name))
-    if rule is not None:
-        if python_args and (op.kind, op.name) not in PYTHON_SIZE_OPS:
-            raise NotSymbolic(f"{op.name} of a Python number computed from shapes")
-        if rule in SIZE_AWARE_RULES or rule in SIZE_FREE_RULES:
-            return rule(b, st)
-        raise NotSymbolic(f"{op.name} with symbolic dims is not lowered")  # pragma: no cover
-    if (op.kind == "operator" and op.name in OPERATOR_UFUNCS) or \
-            (op.kind == "function" and isinstance(op.target, np.ufunc)):
-        return lower_ufunc_statement(b, st)
-    if python_args:
+    rule = rule_for(op)
+    if any(s.meta.is_python for s in st.symbols_used()) and not (rule is not None and rule.python_numbers):
         raise NotSymbolic(f"{op.name} of a Python number computed from shapes")
-    return _lower_special(b, st)
+    if rule is None:
+        raise NotLowered(f"no ONNX lowering for {op.kind} {op.name}")
+    if not rule.symbolic:
+        raise NotSymbolic(f"{op.name} with symbolic dims is not lowered")  # pragma: no cover
+    return rule.lower(b, st)
 
 
 # ----------------------------------------------------------------------------
@@ -269,12 +243,15 @@ def _is_python_statement(st) -> bool:
 
 def plan(graph: StatementIR, fuse=None, names: dict | None = None) -> Plan:
     """See ``_plan``; redone with the memory of a write that did not lower
-    on NumPy (``onnx_writes``)."""
+    on NumPy (``writes``)."""
     on_numpy: frozenset = frozenset()
+    not_symbolic = []   # a write that did not lower only because of symbolic dims stays reported
     while True:
         p = _plan(graph, fuse, names, on_numpy)
+        not_symbolic += [item for item in p.not_symbolic if item not in not_symbolic]
         fallen = fallen_back(graph, p.not_lowered) - on_numpy
         if not fallen:
+            p.not_symbolic = not_symbolic
             return p
         on_numpy |= fallen
 
@@ -299,6 +276,7 @@ def _plan(graph: StatementIR, fuse, names, on_numpy) -> Plan:
         return Plan([NumpySegment(statements)] if statements else [],
                     [(st, reason) for st in statements], 0)
     forced = {**forced_by_writes(graph, on_numpy), **numpy_only(graph), **forced_by_unbacked(graph)}
+    views = functional_classes(graph)   # read by lower_write (write_views)
     groups = object_groups(statements)
     index = {id(st): i for i, st in enumerate(statements)}
     queue = deque(fuse(statements, forced, graph.outputs) if fuse else statements)
@@ -317,15 +295,12 @@ def _plan(graph: StatementIR, fuse, names, on_numpy) -> Plan:
                 seeded.append((item, "not read by any statement"))
                 continue
             if current is None:
-                current = OnnxSegment(GraphBuilder(f"{graph.name}_{len(segments)}", names, graph.frozen), groups=groups)
-            snap = current.builder.snapshot(), dict(current.defined)
-            try:
-                _bind(current, item, list(item.outputs), lower_statement(current.builder, item))
+                current = _segment(graph, segments, names, groups, views)
+            e = try_lower(current, item)
+            if e is None:
                 current.statements.append(item)
                 lowered += 1
-            except (NotLowered, UnsupportedOp) as e:
-                current.builder.restore(snap[0])
-                current.defined = snap[1]
+            else:
                 seeded.append((item, str(e) or type(e).__name__))
                 if isinstance(e, NotSymbolic):
                     not_symbolic.append((item, str(e)))
@@ -333,28 +308,19 @@ def _plan(graph: StatementIR, fuse, names, on_numpy) -> Plan:
         reason = next((forced[index[id(st)]] for st in group if index[id(st)] in forced), None)
         if reason is None:
             if current is None:
-                current = OnnxSegment(GraphBuilder(f"{graph.name}_{len(segments)}", names, graph.frozen), groups=groups)
-            snap = current.builder.snapshot(), dict(current.defined)
-            try:
-                if fused:
-                    values = item.lower(current.builder)
-                    _bind(current, None, list(item.outputs), values)
-                else:
-                    values = lower_statement(current.builder, item)
-                    _bind(current, item, list(item.outputs), values)
+                current = _segment(graph, segments, names, groups, views)
+            e = try_lower(current, item)
+            if e is None:
                 current.statements.extend(group)
                 current.patterns += [item] if fused else []
                 lowered += len(group)
                 continue
-            except (NotLowered, UnsupportedOp) as e:
-                current.builder.restore(snap[0])
-                current.defined = snap[1]
-                if fused:
-                    queue.extendleft(reversed(group))
-                    continue
-                reason = str(e) or type(e).__name__
-                if isinstance(e, NotSymbolic):
-                    not_symbolic.append((item, reason))
+            if fused:
+                queue.extendleft(reversed(group))
+                continue
+            reason = str(e) or type(e).__name__
+            if isinstance(e, NotSymbolic):
+                not_symbolic.append((item, reason))
         if current is not None and current.statements:
             segments.append(current)
         current = None
@@ -370,6 +336,31 @@ def _plan(graph: StatementIR, fuse, names, on_numpy) -> Plan:
     return Plan(segments, not_lowered, lowered, seeded, not_symbolic)
 
 
+def try_lower(segment: OnnxSegment, item) -> Exception | None:
+    """Lower ``item`` (a Statement, or a fused pattern with ``outputs`` and
+    ``lower(builder)``) into ``segment`` and bind its outputs: None when it
+    lowered; else the NotLowered/UnsupportedOp, and ``segment`` is as it
+    was before (nodes, inputs, names)."""
+    b = segment.builder
+    snap = b.snapshot(), dict(segment.defined)
+    try:
+        if isinstance(item, Statement):
+            _bind(segment, item, list(item.outputs), lower_statement(b, item))
+        else:
+            _bind(segment, None, list(item.outputs), item.lower(b))
+    except (NotLowered, UnsupportedOp) as e:
+        b.restore(snap[0])
+        segment.defined = snap[1]
+        return e
+    return None
+
+
+def _segment(graph, segments, names, groups, views) -> OnnxSegment:
+    builder = GraphBuilder(f"{graph.name}_{len(segments)}", names, graph.frozen)
+    builder.write_views = views
+    return OnnxSegment(builder, groups=groups)
+
+
 def _bind(segment: OnnxSegment, st, outs, values) -> None:
     b = segment.builder
     if len(values) != len(outs):
@@ -380,9 +371,9 @@ def _bind(segment: OnnxSegment, st, outs, values) -> None:
         b.env[s.name] = v
         b.meta[v] = s.meta
         segment.defined[s.name] = s
-    if st is not None and is_write(st):   # its target now names the new value (lower_write)
-        target = write_target(st)
-        segment.defined[target.name] = target
+    if st is not None and is_write(st):   # its target (its root, views of it) now name new values (lower_write)
+        for s in rebound(getattr(b, "write_views", None), st):
+            segment.defined[s.name] = s
     if st is not None and is_inplace(st):
         target = st.args[0]
         if isinstance(target, Symbol) and not target.meta.is_scalar:

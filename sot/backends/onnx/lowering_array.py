@@ -2,7 +2,7 @@
 shape ops (reshape and friends, transposes, broadcast_to), basic indexing,
 joining and splitting, astype/copy and creation from constants.
 
-Sizes are Dims (``onnx_lowering_shapes``): ints where static, so a static
+Sizes are Dims (``lowering_shapes``): ints where static, so a static
 graph's model holds every size as a constant, and values the model
 computes from its inputs' shapes where a dim is symbolic.  An op whose
 result is a rearrangement of its operand's elements in C order (reshape,
@@ -503,7 +503,9 @@ _FILLS = {"zeros": ("shape", "dtype", "order"), "ones": ("shape", "dtype", "orde
           "full": ("shape", "fill_value", "dtype", "order"),
           "zeros_like": ("a", "dtype", "order", "subok", "shape"),
           "ones_like": ("a", "dtype", "order", "subok", "shape"),
-          "full_like": ("a", "fill_value", "dtype", "order", "subok", "shape")}
+          "full_like": ("a", "fill_value", "dtype", "order", "subok", "shape"),
+          # np.empty is lowered as zeros (onnx_lowering_writes.lower_empty)
+          "empty": ("shape", "dtype", "order"), "empty_like": ("a", "dtype", "order", "subok", "shape")}
 
 
 def _creation_symbolic(b, st, meta, like):

@@ -7,7 +7,7 @@ NumPy and ONNX agree on negative indices (``-d <= i < d``).  An index out
 of bounds makes onnxruntime fail where NumPy raises IndexError: a constant
 index is checked here (out of bounds: not lowered, NumPy raises), a traced
 one at run time by onnxruntime, after which the graph reruns on NumPy and
-raises exactly eager's error (``onnx_checked``).  uint64 indices are not
+raises exactly eager's error (``checked``).  uint64 indices are not
 lowered: beyond 2**63 they would wrap to valid negative indices.
 """
 
@@ -135,7 +135,7 @@ GATHER_RULES = {
 
 def has_checked_gather(graph) -> bool:
     """Whether a statement of ``graph`` gathers with traced indices (an out of
-    bounds index fails in onnxruntime: see onnx_checked)."""
+    bounds index fails in onnxruntime: see ``checked``)."""
     for st in graph.statements:
         name = (st.op.kind, st.op.name)
         if name in GATHER_RULES or name == ("operator", "getitem"):

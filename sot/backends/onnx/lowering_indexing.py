@@ -1,7 +1,7 @@
 """Lowering of basic indexing (ints, slices, None, ...), joining
 (concatenate, stack, hstack, vstack) and splitting (the split family).
 
-Static dims are constants, symbolic ones Dims (``onnx_lowering_shapes``):
+Static dims are constants, symbolic ones Dims (``lowering_shapes``):
 bounds the model computes, with Python's slicing semantics.
 """
 

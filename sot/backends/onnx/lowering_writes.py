@@ -36,7 +36,9 @@ from sot.ir import registry
 from sot.ir.ops_write import SETITEM, _base_name
 from sot.ir.statement_ir import Statement, Symbol
 
-from .builder import BOOL, NotLowered, meta_dtype
+from .builder import BOOL, NotLowered, NotSymbolic, meta_dtype
+from .lowering_shapes import statement_is_symbolic
+from .write_views import box_of, class_of
 
 __all__ = ["lower_write", "lower_empty", "POSITIONS_LIMIT"]
 
@@ -157,20 +159,119 @@ def _setitem(b, target: Symbol, index, value) -> str:
 
 def lower_write(b, st: Statement, lower_statement) -> list:
     """Lower the write ``st`` functionally and rebind its target (see the
-    module docstring); returns ``[]`` (a write has no outputs)."""
+    module docstring); returns ``[]`` (a write has no outputs).  A write into
+    memory with box views (``write_views``) rebinds the root and the
+    views read after it."""
     target = st.kwargs["out"] if st.op.kind == "function" and isinstance(st.op.target, np.ufunc) else st.args[0]
-    new = _functional(b, st, lower_statement)
+    if statement_is_symbolic(st) and not _size_free(st):
+        raise NotSymbolic(f"{st.op.name} into an array with symbolic dims: its lowering uses the sizes")
+    vc = class_of(getattr(b, "write_views", None), target)
+    if vc is None or target.name not in vc.boxes:
+        new = _functional(b, st, lower_statement)
+        _check_dtype(b, new, target)
+        b.env[target.name] = new
+        b.meta[new] = target.meta
+        return []
+    root = vc.root
+    dtype = meta_dtype(root.meta)
+    region = box_of(root.meta.shape, vc.chains[target.name] + (st.args[1],)) if st.op is SETITEM else None
+    if region is not None and _same_memory(vc, st.args[2], region):
+        return []   # u[1:-1, 1:-1] = t where t is u[1:-1, 1:-1] (after ``u[1:-1, 1:-1] += v``): no change
+    if region is not None:   # t[basic index] = v: the box of that index
+        new = _converted(b, st.args[2], dtype, region.shape)
+    else:
+        new = _functional(b, st, lower_statement)
+        _check_dtype(b, new, target)
+        region = vc.boxes[target.name]
+    new = _reshaped(b, new, dtype, region.box_shape)
+    new_root = _embed(b, b.value(root), new, region, _shape(root))
+    b.env[root.name] = new_root
+    b.meta[new_root] = root.meta
+    for m in [target] + vc.refresh.get(id(st), []):
+        if m.name != root.name:
+            value = _reshaped(b, _sliced(b, new_root, vc.boxes[m.name], _shape(root), dtype), dtype, _shape(m))
+            b.env[m.name] = value
+            b.meta[value] = m.meta
+    return []
+
+
+def _same_memory(vc, value, region) -> bool:
+    """Whether ``value`` is the view of ``region`` itself, as NumPy sees it
+    (same dtype, shape and box: assigning it copies the memory onto itself)."""
+    box = vc.boxes.get(value.name) if isinstance(value, Symbol) else None
+    return (box is not None and (box.starts, box.stops, box.shape) == (region.starts, region.stops, region.shape)
+            and value.meta.dtype == vc.root.meta.dtype)
+
+
+def _size_free(st: Statement) -> bool:
+    """Whether the write's lowering uses no size: an operator or a ufunc's
+    ``out=`` (``where=``) whose operands have the target's shape, or a whole-array boolean
+    mask with a scalar value (``Where``)."""
+    target = st.kwargs["out"] if st.op.kind == "function" and isinstance(st.op.target, np.ufunc) else st.args[0]
+    if st.op is SETITEM:
+        index, value = st.args[1], st.args[2]
+        return (isinstance(index, Symbol) and index.meta.dtype.kind == "b"
+                and tuple(index.meta.shape) == tuple(target.meta.shape)
+                and not isinstance(value, Symbol) and np.ndim(value) == 0)
+    if st.op.kind == "operator" or (st.op.kind == "function" and isinstance(st.op.target, np.ufunc)):
+        operands = (tuple(st.args) + tuple(v for k, v in st.kwargs.items() if k == "where")
+                    if st.op.kind == "function" else st.args[1:])
+        return all(
+            not isinstance(a, Symbol) or tuple(a.meta.shape) == tuple(target.meta.shape) or a.meta.is_scalar
+            for a in operands)
+    return False
+
+
+def _check_dtype(b, new, target) -> None:
     if b.dtype[new] != meta_dtype(target.meta):
         raise NotLowered("internal: written dtype")
-    b.env[target.name] = new
-    b.meta[new] = target.meta
-    return []
+
+
+def _reshaped(b, name, dtype, shape):
+    if tuple(b.shape.get(name) or ()) == tuple(shape) and b.shape.get(name) is not None:
+        return name
+    return b.node("Reshape", [name, b.ints(shape)], dtype, tuple(shape))
+
+
+def _sliced(b, name, box, shape, dtype):
+    """``name[box]``: a box-shaped value."""
+    axes = [k for k in range(len(shape)) if (box.starts[k], box.stops[k]) != (0, shape[k])]
+    for k in axes:
+        name, shape = _axis_slice(b, name, shape, dtype, k, box.starts[k], box.stops[k])
+    return name
+
+
+def _axis_slice(b, name, shape, dtype, k, lo, hi):
+    """``name[..., lo:hi, ...]`` on axis ``k``, and its shape."""
+    out = tuple(shape[:k]) + (hi - lo,) + tuple(shape[k + 1:])
+    return b.node("Slice", [name, b.ints([lo]), b.ints([hi]), b.ints([k])], dtype, out), out
+
+
+def _embed(b, root: str, new: str, box, shape, k=0):
+    """``root`` (of ``shape``) with its ``box`` replaced by ``new`` (box-shaped),
+    from axis ``k`` on: the slices of ``root`` around the box concatenated
+    with it, axis by axis (exact for every dtype; no positions constant)."""
+    shape = tuple(shape)
+    dtype = b.dtype[root]
+    while k < len(shape) and (box.starts[k], box.stops[k]) == (0, shape[k]):
+        k += 1
+    if k == len(shape):
+        return new
+    lo, hi = box.starts[k], box.stops[k]
+    middle, middle_shape = _axis_slice(b, root, shape, dtype, k, lo, hi)
+    parts = [_axis_slice(b, root, shape, dtype, k, 0, lo)[0]] if lo > 0 else []
+    parts.append(_embed(b, middle, new, box, middle_shape, k + 1))
+    if hi < shape[k]:
+        parts.append(_axis_slice(b, root, shape, dtype, k, hi, shape[k])[0])
+    return b.node("Concat", parts, dtype, shape, axis=k)
 
 
 def lower_empty(b, st: Statement) -> list:
     """``np.empty``/``empty_like``: zeros of its shape and dtype."""
-    from .lowering_array import _tensor
+    from .lowering_array import _creation_symbolic, _tensor
     out = st.outputs[0]
+    if statement_is_symbolic(st):
+        return _creation_symbolic(b, st, out.meta, st.op.name == "empty_like")
     dtype, shape = meta_dtype(out.meta), _shape(out)
     if out.meta.is_scalar or not shape:
         return [b.node("Identity", [b.const(np.zeros((), dtype))], dtype, ())]

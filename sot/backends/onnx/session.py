@@ -1,6 +1,6 @@
 """onnxruntime sessions: a planned StatementIR becomes a callable.
 
-Each ONNX segment of the plan (``onnx_lowering.plan``) becomes one checked
+Each ONNX segment of the plan (``lowering.plan``) becomes one checked
 ``ModelProto`` and one ``InferenceSession``, created when the graph is
 compiled and reused on every call (graph optimisation level ALL).  NumPy
 segments replay their statements exactly as the NumPy backend does.
@@ -18,8 +18,7 @@ import os
 
 import numpy as np
 
-from sot.ir.registry import substitute
-from sot.ir.statement_ir import StatementIR, Symbol
+from sot.ir.statement_ir import StatementIR, Symbol, map_symbols
 
 from ..disk_cache import create_session
 from .buffers import OutputSlots
@@ -55,7 +54,7 @@ def providers_for(device: str) -> list[str]:
 #: results of at least this many bytes in all are written by onnxruntime
 #: into arrays of ours (IO binding) rather than copied out of its own: 20 %
 #: less time for a 16 MB softmax, but 7 us more per call; the arrays are
-#: reused across calls when no one else can see them (onnx_buffers)
+#: reused across calls when no one else can see them (``buffers``)
 BIND_BYTES = 1 << 20
 
 #: below this many multiply-adds (or elements) in its largest statement, a
@@ -157,7 +156,7 @@ def steps_source(steps, segment_type, header=()) -> str:
 class _RunnableSegment:
     """One ONNX segment with its session: reads env, writes its exports."""
 
-    writeback = ()   # graph inputs it writes (onnx_writes.writeback)
+    writeback = ()   # graph inputs it writes (``writes.writeback``)
 
     def __init__(self, seg: OnnxSegment, providers):
         self.segment = seg
@@ -259,9 +258,9 @@ def _as_numpys(results, metas) -> list:
 
 def _run_numpy(statements, env: dict) -> None:
     for st in statements:
-        fn = env.__getitem__
-        args = substitute(st.args, lambda s: fn(s.name))
-        kwargs = substitute(st.kwargs, lambda s: fn(s.name))
+        fn = env.__getitem__   # slices too: a bound may be a Python number of a symbolic graph
+        args = map_symbols(st.args, lambda s: fn(s.name))
+        kwargs = map_symbols(st.kwargs, lambda s: fn(s.name))
         result = st.op.call(args, kwargs)
         if not st.outputs:  # a write (sot.ir.ops_write): done in place
             continue
@@ -309,7 +308,7 @@ class OnnxCompiledGraph:
         self.kept = self._keep()
         from .checked import rerun_on_numpy_when_onnxruntime_fails
         from ..numpy.backend import compile_numpy
-        self._fn = rerun_on_numpy_when_onnxruntime_fails(graph, self._build_fn(), lambda: compile_numpy(graph)._fn)
+        self.fn = rerun_on_numpy_when_onnxruntime_fails(graph, self._build_fn(), lambda: compile_numpy(graph).fn)
 
     def _keep(self) -> list[str]:
         """Values one onnxruntime segment hands to a later one, which no NumPy
@@ -364,7 +363,7 @@ class OnnxCompiledGraph:
             for step in steps:
                 if isinstance(step, NumpySegment):
                     _run_numpy(step.statements, env)
-                elif step.writeback:   # the caller's arrays it wrote take their new values (onnx_writes)
+                elif step.writeback:   # the caller's arrays it wrote take their new values (``writes``)
                     callers = [(name, env[name]) for name in step.writeback]
                     step.run(env)
                     if not all(array.flags.writeable for _, array in callers):
@@ -380,7 +379,7 @@ class OnnxCompiledGraph:
         def run_graph(*inputs):
             env = dict(zip(input_names, inputs))
             run_steps(before, env)
-            if after:  # from the first write into memory from outside the graph on (onnx_writes)
+            if after:  # from the first write into memory from outside the graph on (``writes``)
                 try:
                     run_steps(after, env)
                 except Exception as e:
@@ -395,7 +394,7 @@ class OnnxCompiledGraph:
         return run_graph
 
     def __call__(self, *inputs) -> tuple:
-        return self._fn(*inputs)
+        return self.fn(*inputs)
 
     @property
     def models(self) -> list:

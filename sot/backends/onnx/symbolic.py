@@ -1,8 +1,8 @@
 """A graph with symbolic dims on onnxruntime: one model for every size.
 
 ``SymbolicOnnxGraph`` plans the graph with symbolic dims
-(``onnx_lowering.plan``: sizes the model computes from its inputs' shapes,
-see ``onnx_lowering_shapes``) and creates one session per ONNX segment,
+(``lowering.plan``: sizes the model computes from its inputs' shapes,
+see ``lowering_shapes``) and creates one session per ONNX segment,
 once.  Each new tuple of input shapes is checked once (cached): by the
 graph's size relations compiled at the first accepted shapes
 (``size_check``, microseconds), else by ``check_sizes``.  Where the
@@ -94,7 +94,7 @@ class SymbolicOnnxGraph:
         if self.plan.not_symbolic:
             raise NotSymbolicGraph(self.plan.not_symbolic)
         self.reference = numpy_compiled(graph)
-        self._reference_fn = self.reference._fn
+        self._reference_fn = self.reference.fn
         self._steps = []
         for seg in self.plan.segments:
             if isinstance(seg, OnnxSegment):
@@ -117,7 +117,7 @@ class SymbolicOnnxGraph:
         def run_graph(*inputs):
             return state._run(inputs)
         from .checked import rerun_on_numpy_when_onnxruntime_fails
-        self._fn = rerun_on_numpy_when_onnxruntime_fails(graph, run_graph, lambda: self._reference_fn)
+        self.fn = rerun_on_numpy_when_onnxruntime_fails(graph, run_graph, lambda: self._reference_fn)
 
     def _numbers(self, inputs):
         key = tuple(v.shape for v in inputs)
@@ -181,7 +181,7 @@ class SymbolicOnnxGraph:
         return tuple(out)
 
     def __call__(self, *inputs) -> tuple:
-        return self._fn(*inputs)
+        return self.fn(*inputs)
 
     def size_check_report(self) -> dict:
         """How new input shapes were checked: by the compiled check, by replaying the inference."""

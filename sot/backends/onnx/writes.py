@@ -3,12 +3,13 @@
 An ONNX value is a new buffer, never the memory of an array, so in a
 partitioned graph:
 
-* a write into an array nothing else can see (``functional_targets``) is
-  lowered as computing its new value (``onnx_lowering_writes``); into a
-  graph input, that value is copied into the caller's array when the
-  segment ends (``writeback``: the input is not viewed by the graph nor
-  overlapped by another input, so nothing reads it in between); should one
-  such write not lower, the plan is redone with that array on NumPy;
+* a write into memory the graph sees as one value — an array and box views
+  of it (``u[1:-1, 1:-1]``), no other input overlapping it
+  (``functional_classes``, ``write_views``) — is lowered as computing
+  the array's new value (``onnx_lowering_writes``); into a graph input,
+  that value is copied into the caller's array when the segment ends
+  (``writeback``); should one such write, or a view of that memory, not
+  lower, the plan is redone with that memory on NumPy;
 * every other write statement runs on NumPy, on the real memory;
 * so does every statement whose result is (or may be) memory that a write
   changes — the *written memory classes*: symbols joined by aliasing ops
@@ -34,7 +35,9 @@ from __future__ import annotations
 from sot.ir.ops_write import is_write, write_roots, write_target
 from sot.ir.statement_ir import StatementIR
 
-__all__ = ["forced_by_writes", "functional_targets", "writeback", "fallen_back", "whole_graph_reason", "split_at_commit",
+from .write_views import view_classes
+
+__all__ = ["forced_by_writes", "functional_classes", "functional_targets", "writeback", "fallen_back", "whole_graph_reason", "split_at_commit",
            "has_writes"]
 
 WHY = "memory a write changes stays NumPy's: writes run in place, on NumPy"
@@ -73,26 +76,32 @@ def _written(graph: StatementIR):
     return find, {find(write_target(st).name) for st in graph.statements if is_write(st)}
 
 
-def functional_targets(graph: StatementIR) -> dict[str, str]:
-    """Written symbols whose memory no other name of the graph reaches — no
-    view of them in the graph, no other input overlapping them (their class
-    is themselves alone), not frozen — each with its class root.  A graph
-    input among them is written back after each segment (``writeback``)."""
+def functional_classes(graph: StatementIR):
+    """(find, {class root: ViewClass}): the written classes lowered as one
+    value (``write_views``): a root alone (no view of it in the graph,
+    no other input overlapping it, not frozen), or a root and box views of it."""
     find, written = _written(graph)
-    members: dict[str, int] = {}
-    for name in {s.name for s in graph.inputs} | {s.name for st in graph.statements for s in st.outputs}:
-        members[find(name)] = members.get(find(name), 0) + 1
+    return find, view_classes(graph, find, written)
+
+
+def functional_targets(graph: StatementIR) -> dict[str, str]:
+    """Written symbols of ``functional_classes``, each with its class root.
+    A graph input among their roots is written back after each segment
+    (``writeback``)."""
+    find, classes = functional_classes(graph)
     return {write_target(st).name: find(write_target(st).name) for st in graph.statements
-            if is_write(st) and members.get(find(write_target(st).name)) == 1
-            and write_target(st).name not in graph.frozen}
+            if is_write(st) and find(write_target(st).name) in classes}
 
 
 def writeback(graph: StatementIR, segment) -> list[str]:
-    """The graph inputs an ONNX segment writes (functionally): their last
-    value is copied into the caller's array after the segment runs."""
+    """The graph inputs an ONNX segment writes (functionally, through views
+    of them too): their last value is copied into the caller's array after
+    the segment runs."""
+    find, classes = functional_classes(graph)
     inputs = {s.name for s in graph.inputs}
-    return [st_target for st_target in dict.fromkeys(
-        write_target(st).name for st in segment.statements if is_write(st)) if st_target in inputs]
+    roots = [classes[find(write_target(st).name)].root.name for st in segment.statements
+             if is_write(st) and find(write_target(st).name) in classes]
+    return [name for name in dict.fromkeys(roots) if name in inputs]
 
 
 def forced_by_writes(graph: StatementIR, on_numpy: frozenset = frozenset()) -> dict[int, str]:
@@ -113,12 +122,16 @@ def forced_by_writes(graph: StatementIR, on_numpy: frozenset = frozenset()) -> d
 
 
 def fallen_back(graph: StatementIR, not_lowered) -> frozenset:
-    """Classes of functional targets some write of which did not lower: a
-    plan must then keep all of that memory on NumPy (an array onnxruntime
-    made may be one object with another name's, see onnx_session._as_numpy)."""
-    targets = functional_targets(graph)
-    return frozenset(targets[write_target(st).name] for st, _ in not_lowered
-                     if is_write(st) and write_target(st).name in targets)
+    """Functional classes a write into which, or a view of which, did not
+    lower: a plan must then keep all of that memory on NumPy (an array
+    onnxruntime made may be one object with another name's, see
+    onnx_session._as_numpy; a view NumPy made must see later writes)."""
+    find, classes = functional_classes(graph)
+    found = set()
+    for st, _ in not_lowered:
+        names = [s.name for s in st.outputs] + ([write_target(st).name] if is_write(st) else [])
+        found |= {find(n) for n in names if find(n) in classes}
+    return frozenset(found)
 
 
 def whole_graph_reason(graph: StatementIR) -> str | None:

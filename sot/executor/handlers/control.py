@@ -85,13 +85,10 @@ def return_const(ex, instr):
     raise ReturnSignal(const_variable(ex, instr.argval))
 
 
-unsupported("exceptions are not simulated (the frame runs natively)",
-            "RAISE_VARARGS", "RERAISE", "PUSH_EXC_INFO", "POP_EXCEPT", "CHECK_EXC_MATCH",
-            "CHECK_EG_MATCH", "JUMP_IF_NOT_EXC_MATCH", "WITH_EXCEPT_START", "CLEANUP_THROW",
-            "PREP_RERAISE_STAR", "END_SEND", "LOAD_ASSERTION_ERROR", "SETUP_CLEANUP",
+unsupported("exception groups, throw() into generators and async code are not simulated",
+            "CHECK_EG_MATCH", "CLEANUP_THROW", "PREP_RERAISE_STAR", "SETUP_CLEANUP",
             "BEFORE_ASYNC_WITH", "SETUP_ASYNC_WITH", "ASYNC_GEN_WRAP", "EXIT_INIT_CHECK",
             "INTERPRETER_EXIT", "ENTER_EXECUTOR", "RESERVED", "INSTRUMENTED_LINE")
-unsupported("yield from, send and coroutines are not simulated",
-            "GET_YIELD_FROM_ITER", "YIELD_FROM",
-            "SEND", "GET_AWAITABLE", "GET_AITER", "GET_ANEXT", "END_ASYNC_FOR", "SETUP_ASYNC_WITH",
+unsupported("coroutines are not simulated",
+            "GET_AWAITABLE", "GET_AITER", "GET_ANEXT", "END_ASYNC_FOR", "SETUP_ASYNC_WITH",
             "BEFORE_ASYNC_WITH", "ASYNC_GEN_WRAP", "CALL_INTRINSIC_1_ASYNC")

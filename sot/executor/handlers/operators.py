@@ -3,7 +3,8 @@ from ...breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
 from .. import dispatch, functional, sets
 from ..dispatch import const
 from ..opcode_table import (
-    BINARY_OPCODES_310, INPLACE_OPCODES_310, INTRINSIC_LIST_TO_TUPLE, INTRINSIC_UNARY_POSITIVE,
+    BINARY_OPCODES_310, INPLACE_OPCODES_310, INTRINSIC_LIST_TO_TUPLE,
+    INTRINSIC_STOPITERATION_ERROR, INTRINSIC_UNARY_POSITIVE,
     binary_op_name, compare_op_name,
 )
 from ..function_graph import to_ir_arg
@@ -183,6 +184,11 @@ def call_intrinsic_1(ex, instr):
         ex.push(TupleVariable(ex.pop().items))
     elif instr.argrepr == INTRINSIC_UNARY_POSITIVE:
         ex.push(dispatch.unary_op(ex.graph, "pos", ex.pop()))
+    elif instr.argrepr == INTRINSIC_STOPITERATION_ERROR:
+        # a generator's exception on its way out: a StopIteration would become RuntimeError
+        if issubclass(ex.peek().python_type(), StopIteration):
+            raise FallbackError(UNSUPPORTED_OBJECT, "StopIteration raised inside a generator "
+                                "(eager turns it into RuntimeError)")
     else:
         raise FallbackError(UNSUPPORTED_OBJECT, f"intrinsic {instr.argrepr} is not supported")
 

@@ -5,11 +5,9 @@ from ..variables import NULL
 
 
 @handler("NOP", "RESUME", "PRECALL", "CACHE", "EXTENDED_ARG", "COPY_FREE_VARS",
-         "SETUP_FINALLY", "POP_BLOCK", "NOT_TAKEN", "RESUME_CHECK")
+         "NOT_TAKEN", "RESUME_CHECK")
 def nop(ex, instr):
-    # Exceptions are never simulated (a raising op falls back first), so
-    # try-block setup is a no-op; COPY_FREE_VARS is done at frame entry.
-    pass
+    pass  # COPY_FREE_VARS is done at frame entry
 
 
 @handler("POP_TOP")

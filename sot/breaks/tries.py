@@ -1,0 +1,54 @@
+"""Graph breaks inside the body of a `try` or `with` block.
+
+A break at instruction *i* in such a body (outside any loop, not in an
+except/finally handler) splits the frame so that the block keeps working:
+
+* the replacement runs the graph before *i*, restores locals and stack, and
+  enters the original code at *i* (resume.loop_region_code), so *i* runs
+  natively inside the block: if it raises, the block's own handler runs
+  (`except`, `finally`, `__exit__(type, value, tb)`) and the frame goes on
+  natively, as eager. Right after *i* the replacement returns
+  `Resume(resume function)`, a plain return that leaves the block without
+  running its exit code;
+* the resume function enters the original code after *i*, inside the same
+  block (the stack it receives holds a `with`'s bound `__exit__`), so an
+  exception later in the body still reaches the handler and `__exit__` runs
+  exactly once, when the body ends.
+
+3.11+ find handlers by offset in the exception table, so entering the code
+in the middle of the body is enough. 3.10 keeps a block stack that jumping
+into the body skips: both codes set the blocks up again (SETUP_FINALLY to
+each handler, at the stack level the simulation recorded) before they jump
+to *i* (see opcode_table.VersionFacts.exception_table).
+"""
+from __future__ import annotations
+
+import dis
+import types
+
+from ..executor.exceptions import SETUP
+from ..executor.opcode_table import FACTS, exception_entries
+from .resume import BreakPlan, plan_break
+
+
+def in_try(code: types.CodeType, instr: dis.Instruction, executor) -> bool:
+    """Whether `instr` is inside a try/with block of the frame being split."""
+    if FACTS.exception_table:
+        return any(e.start <= instr.offset < e.end for e in exception_entries(code))
+    return bool(executor.blocks)
+
+
+def plan_try(code: types.CodeType, instr: dis.Instruction, reason, stack_nulls: list[bool], executor):
+    """A BreakPlan of kind "try" at `instr`, or a string saying why not."""
+    if executor.exc_info is not None or any(kind != SETUP for kind, _, _ in executor.blocks):
+        return "graph breaks inside except/finally handlers are not supported"
+    plan = plan_break(code, instr, reason, stack_nulls)
+    if isinstance(plan, str):
+        return plan
+    if plan.kind != "native":
+        return "a data-dependent branch inside a try/with block is not split there"
+    if not FACTS.exception_table and any(stack_nulls):
+        return "a NULL call slot is live at a break inside a try/with block"
+    blocks = tuple((handler, level) for _, handler, level in executor.blocks)
+    return BreakPlan(instr, "try", plan.resume_offset, plan.layout_before, plan.layout_after, plan.pushed,
+                     blocks=blocks)
