@@ -196,6 +196,38 @@ def sliding_(a): return np.lib.stride_tricks.sliding_window_view(a, 2, axis=-1).
 def reshape_sum(a): return a.reshape(a.shape[0], -1).sum(-1)
 
 
+# -- data-dependent sizes (sot/ir/unbacked.py) ----------------------------------------------
+DD = [(F,), (F32,), (I,), (NONC,), (EMPTY,), (-np.abs(F) - 1,)]
+@case("data-dependent", *DD)
+def nonzero_(a): return np.nonzero(a > 0), a.nonzero()[0] * 2, np.flatnonzero(a) + 1, np.argwhere(a > 0)
+@case("data-dependent", *DD)
+def mask_(a): return a[a > 0] * 2, a[a > 0].sum(), a[a[:, 0] > 0].mean(axis=0) if a.ndim == 2 else a
+@case("data-dependent", *DD)
+def unique_(a): return np.unique(a), np.unique(a, return_index=True, return_inverse=True, return_counts=True)
+@case("data-dependent", *DD)
+def compress_(a): return np.compress(a[:, 0] > 0, a, axis=0), a.ravel().compress(a.ravel() > 0), np.extract(a > 0, a)
+@case("data-dependent", (IV,), (np.array([], dtype=np.int64),), (np.array([2, 0, 7], dtype=np.uint8),))
+def bincount_(x): return np.bincount(x), np.bincount(x, minlength=3) * 2, np.bincount(x, np.ones(x.size) / 2)
+@case("data-dependent", (V,), (-np.abs(V),))
+def after_mask(a):
+    s = a[a > 0]
+    return (s - s.mean()) / (s.std() + 1), np.sort(s), np.cumsum(s), s @ s, a[np.nonzero(a > 0)]
+
+
+# -- index-space loops, flat reads, put_along_axis -------------------------------------------
+@case("loops", (F,), (I,), (NONC,), (ZERO_D,), (EMPTY,))
+def ndenumerate_(a): return [(i, v * 2) for i, v in np.ndenumerate(a)]
+@case("loops", (F,), (I,), (NONC,), (ZERO_D,))
+def ndindex_(a): return sum(a[i] * k for k, i in enumerate(np.ndindex(a.shape))), list(np.ndindex(2, 2))
+@case("loops", (F,), (I,), (NONC,))
+def flat_(a): return a.flat[3], a.flat[1:4], a.flat[[0, 2]], [v + 1 for v in a.flat]
+@case("loops", (F, np.argsort(F, axis=1)[:, :2]), (NONC, np.argsort(NONC, axis=1)[:, :1]))
+def put_along_(a, i):
+    b = a.copy()
+    np.put_along_axis(b, i, 0.0, axis=1)
+    return b
+
+
 def measure(verbose: bool):
     results = {}
     wrong = []

@@ -1,6 +1,7 @@
 """Indexing ``x[index]`` — ints, slices (negative steps), None, Ellipsis,
 tuples of these, and integer-array indices — agrees with eager NumPy;
-boolean indices (data-dependent shapes) are not captured."""
+boolean indices other than one traced mask (tests/test_data_dependent.py)
+are not captured."""
 
 from __future__ import annotations
 
@@ -92,9 +93,10 @@ def test_out_of_bounds_traced_index_raises_at_run_time_like_eager():
     assert isinstance(err, IndexError)
 
 
-def test_boolean_indexing_is_unsupported_because_the_shape_is_data_dependent():
+def test_boolean_indexing_other_than_one_traced_mask_is_unsupported():
+    """(A traced mask gives a size known at run time: tests/test_data_dependent.py.)"""
     x = sample((3, 4), np.float32)
-    assert_unsupported(GETITEM, x, x > 0)
+    assert_unsupported(GETITEM, x, x[0] > 0)   # the mask's shape is not the leading axes'
     assert_unsupported(GETITEM, x, [True, False, True])
     assert_unsupported(GETITEM, x, (0, sample((4,), np.bool_)))
     assert_unsupported(GETITEM, x, True)

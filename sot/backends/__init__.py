@@ -29,6 +29,7 @@ from sot.logs import vlog
 from .compiled import CompiledGraph
 from .numpy.backend import NumpyCompiledGraph, compile_numpy
 from .numpy.writes import GraphWriteError
+from .onnx.unbacked import whole_graph_reason as unbacked_reason
 from .onnx.writes import whole_graph_reason
 
 log = logging.getLogger("sot.backends")
@@ -45,8 +46,8 @@ def compile_graph(graph: StatementIR, backend: str = "numpy", device: str = "cpu
         raise ValueError(f"unknown backend {backend!r}; expected one of {BACKENDS}")
     if device not in DEVICES:
         raise ValueError(f"unknown device {device!r}; expected one of {DEVICES}")
-    why = whole_graph_reason(graph) if backend != "numpy" else None
-    if why is not None:  # see onnx.writes
+    why = (whole_graph_reason(graph) or unbacked_reason(graph)) if backend != "numpy" else None
+    if why is not None:  # see onnx.writes and onnx.unbacked
         return numpy_compiled(graph, {"not_lowered": [
             {"statement": str(st), "op": st.op.name, "reason": why} for st in graph.statements]})
     if backend != "numpy" and graph.has_number_inputs:

@@ -18,7 +18,7 @@ from ..guards.tracker import AttrTracker, ConstTracker
 from .. import psdb
 from ..ir import registry
 from . import (classes, contexts, dispatch, exceptions, functional, introspect, list_data, metaclass,
-               numpy_forms, sets, writes)
+               numpy_forms, numpy_iteration, sets, writes)
 from .generators import GeneratorVariable
 from .dispatch import SEQUENCES, const
 from .variables.base import RealObjectVariable
@@ -76,7 +76,8 @@ def call(executor, fn: Variable, args: list[Variable], kwargs: dict[str, Variabl
             return exceptions.create(executor, fn.value, args, kwargs)
         if contexts.is_errstate_call(fn):
             return contexts.errstate_call(args, kwargs)
-        known = introspect.class_call(fn.value, args, kwargs)
+        known = introspect.class_call(fn.value, args, kwargs) or \
+            numpy_iteration.class_call(graph, fn.value, args, kwargs)
         if known is not None:
             return known
         return classes.create(executor, fn, args, kwargs)
@@ -144,7 +145,7 @@ def call_method(executor, obj: Variable, name: str, args, kwargs) -> Variable:
         op = registry.lookup_method(name)
         if op is None:
             raise FallbackError(UNSUPPORTED_CALL, f"ndarray.{name} is not captured")
-        return graph.call_op(op, [obj] + list(args), kwargs)
+        return numpy_forms.named_result(op, graph.call_op(op, [obj] + list(args), kwargs))
     if isinstance(obj, ListVariable):
         return _list_method(executor, obj, name, args, kwargs)
     if isinstance(obj, DictVariable):

@@ -29,7 +29,7 @@ from .variables import (
     is_const_value,
 )
 from .function_graph import function_variable
-from . import introspect, numpy_forms, writes
+from . import introspect, numpy_forms, numpy_iteration, writes
 
 SEQUENCES = (TupleVariable, ListVariable)
 
@@ -257,6 +257,8 @@ def getitem(graph, obj: Variable, key: Variable) -> Variable:
         return graph.call_op(registry.lookup_operator("getitem"), (obj, key))
     if isinstance(obj, introspect.FlagsVariable):
         return obj.item(key)
+    if isinstance(obj, numpy_iteration.FlatVariable):
+        return obj.item(graph, key)
     trick = numpy_forms.index_trick(graph, obj, key) or numpy_forms.grid_trick(graph, obj, key)
     if trick is not None:
         return trick
@@ -342,6 +344,8 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
             return layout
         if registry.lookup_method(name) is not None or callable(getattr(np.ndarray, name, None)):
             return BuiltinMethodVariable(obj, name)  # an uncaptured method breaks when called
+        if name == "flat":
+            return numpy_iteration.FlatVariable(obj)
         raise FallbackError(UNSUPPORTED_OBJECT, f"attribute .{name} of {obj.describe()} is not captured")
     if isinstance(obj, ModuleVariable):
         value = _module_attr(obj.value, name)
@@ -483,6 +487,8 @@ def get_iter(graph, obj: Variable) -> IteratorVariable:
         return IteratorVariable(obj.items)
     if isinstance(obj, DictVariable):
         return IteratorVariable([const(k) for k in obj.entries])
+    if isinstance(obj, numpy_iteration.FlatVariable):
+        return obj.iterate(graph)
     if isinstance(obj, ClassVariable) and classes.is_enum_class(obj.value):
         return IteratorVariable([const(m) for m in obj.value])
     if isinstance(obj, sets.SetVariable):

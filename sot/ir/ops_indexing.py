@@ -145,6 +145,10 @@ def _getitem_infer(op, args, kwargs):
     x, index = args
     if not isinstance(x, Symbol):
         raise UnsupportedOp("only traced arrays are indexed")
+    from .ops_data_dependent import getitem_mask
+    masked = getitem_mask(x, index)
+    if masked is not None:
+        return masked
     shape = getitem_shape(x.meta.shape, index)
     if type(index) is tuple:
         pindex = tuple(_probe_index_item(it) for it in index)

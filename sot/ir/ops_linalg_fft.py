@@ -2,8 +2,9 @@
 onnxruntime backend leaves them in a NumPy segment).
 
 Only functions whose result dtype and shape follow from the operands'
-dtypes and shapes: not ``eig``/``eigvals`` (real or complex by the data),
-not ``lstsq`` (the shape of its residuals depends on the rank).  ``eigh``,
+dtypes and shapes: not ``eig``/``eigvals`` (real or complex by the data);
+``lstsq``, whose residuals' length depends on the rank, is in
+``ops_data_dependent``.  ``eigh``,
 ``svd``, ``qr`` and ``slogdet`` are multi-output ops whose named-tuple type
 the simulator rebuilds (``NAMED_RESULTS``).
 Singular matrices raise LinAlgError from the graph, as eagerly.

@@ -17,6 +17,7 @@ a ufunc, ``out=``   ``np.add(i0, i1, out=i2)``      ``kwargs["out"]``
 ``fill``            ``i0.fill(0.0)``                ``args[0]``
 ``putmask``         ``np.putmask(i0, t1, 0.0)``     ``args[0]``
 ``put``, ``place``  ``np.put(i0, [0, 2], t1)``      ``args[0]``
+``put_along_axis``  ``np.put_along_axis(i0, t1, …)``  ``args[0]``
 ``add.at`` …        ``c0(i0, t1, 1.0)`` (c0:        ``args[0]``
                     ``np.add.at``)
 ``fill_diagonal``   ``np.fill_diagonal(i0, 1.0)``   ``args[0]``
@@ -317,6 +318,30 @@ def _put_infer(op, args, kwargs):
     return ()
 
 
+def _put_along_axis_infer(op, args, kwargs):
+    """``np.put_along_axis(arr, indices, values, axis)`` with an int axis:
+    the index shape is ``indices`` broadcast with the other axes of ``arr``,
+    ``values`` broadcast to it; traced indices out of bounds raise at run
+    time, as for ``put``."""
+    from .registry import bind, const_axes
+    bound = bind("put_along_axis", ("arr", "indices", "values", "axis"), args, kwargs,
+                 {"arr", "indices", "values", "axis"})
+    target = _target(bound.get("arr"))
+    ind, values = bound.get("indices"), bound.get("values")
+    if not isinstance(ind, Symbol) or ind.meta.is_python or ind.meta.dtype.kind not in "iu" or values is None:
+        raise UnsupportedOp("put_along_axis: needs traced integer indices and values")
+    if bound.get("axis") is None or ind.meta.ndim != target.meta.ndim:
+        raise UnsupportedOp("put_along_axis: needs an int axis and indices of the array's ndim")
+    (axis,) = const_axes(bound["axis"], target.meta.ndim)
+    index_shape = tuple(i if d == axis else broadcast((i,), (a,))[0]
+                        for d, (i, a) in enumerate(zip(ind.meta.shape, target.meta.shape)))
+    if broadcast(shape_of(values), index_shape) != index_shape:
+        raise UnsupportedOp(f"put_along_axis: values of shape {shape_of(values)} do not fit {index_shape}")
+    pind = np.zeros(tuple(min(int(d), 1) for d in ind.meta.shape), ind.meta.dtype)
+    call_quietly(op, (_probe_target(target), pind, _probe(values)), {"axis": axis})
+    return ()
+
+
 def _check_place(target, rest, kwargs):
     if kwargs or len(rest) != 2:
         raise UnsupportedOp("place takes (arr, mask, vals)")
@@ -329,6 +354,7 @@ def _check_place(target, rest, kwargs):
 _FUNCTION_WRITES = {
     id(np.put): WriteOp("put", "function", np.put, _put_infer),
     id(np.place): WriteOp("place", "function", np.place, _first_arg_infer(_check_place)),
+    id(np.put_along_axis): WriteOp("put_along_axis", "function", np.put_along_axis, _put_along_axis_infer),
     id(np.copyto): WriteOp("copyto", "function", np.copyto, _copyto_infer),
     id(np.putmask): WriteOp("putmask", "function", np.putmask, _first_arg_infer(_check_putmask)),
     id(np.fill_diagonal): WriteOp("fill_diagonal", "function", np.fill_diagonal,

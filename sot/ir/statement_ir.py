@@ -48,6 +48,7 @@ import numpy as np
 from .errors import UnsupportedOp
 from .meta import TensorMeta, dtype_is_supported
 from .symbolic import PYTHON_SCALARS, SHADOW_OFFSET, ScalarMeta, SpecializeDims
+from . import unbacked as ub
 
 __all__ = ["Symbol", "Statement", "StatementIR", "map_symbols", "symbols_in"]
 
@@ -233,6 +234,8 @@ class StatementIR:
         self._input_dims: dict[tuple, object] = {}  # (input name, axis) -> its source
         self._dim_of_size: dict[int, int] = {}      # trace-time size -> symbolic dim k
         self.dim_ties: list[tuple] = []             # (source, source of the dim it shares)
+        #: per small world (sot.ir.unbacked): symbol name -> its meta, number or RAISES there
+        self._small: tuple[dict, ...] = tuple({} for _ in ub.SMALL_SIZES)
         #: input name -> its value, for inputs fixed for the graph's life
         #: (to_static(freeze=True), sot/executor/freeze.py): a backend may
         #: take them as constants
@@ -307,12 +310,32 @@ class StatementIR:
         check_constant(kwargs, "keyword argument")
         used = symbols_in((args, kwargs))
         deps = frozenset().union(*(self._deps.get(s.name, ()) for s in used))
-        if not deps:
-            metas = op.infer(args, kwargs)
-        elif all(s.meta.is_python for s in used) and op.kind == "operator":
-            metas = _python_scalar_meta(op, args, kwargs, deps)
+        python = bool(deps) and all(s.meta.is_python for s in used) and op.kind == "operator"
+        try:
+            if not deps:
+                metas = op.infer(args, kwargs)
+            elif python:
+                metas = _python_scalar_meta(op, args, kwargs, deps)
+            else:
+                metas = _two_world_metas(op, args, kwargs, deps, self._dims)
+        except SpecializeDims as e:
+            if ub.any_unbacked(e.dims):  # nothing to guard: the op does not enter the graph
+                raise UnsupportedOp(f"{e.why}; a size known only at run time") from None
+            raise
+        if isinstance(metas, ub.UnbackedResult):
+            source = ub.UnbackedSource(len(self._dims) + 1, op.name)
+            metas = ub.fresh_metas(metas, source.k)
+            deps = deps | {source}
         else:
-            metas = _two_world_metas(op, args, kwargs, deps, self._dims)
+            source = None
+        small = None
+        if ub.any_unbacked(deps):
+            small = [ub.infer_small(op, args, kwargs, table, size, python)
+                     for table, size in zip(self._small, ub.SMALL_SIZES)]
+            for found, size in zip(small, ub.SMALL_SIZES):
+                ub.check_small(op, metas, found, size)
+        if source is not None:
+            self._dims.append(source)
         multi = not isinstance(metas, (TensorMeta, ScalarMeta))
         if multi:
             outputs = tuple(self._new_temp(m, deps) for m in metas)
@@ -320,6 +343,11 @@ class StatementIR:
         else:
             outputs = (self._new_temp(metas, deps),)
             result = outputs[0]
+        if small is not None:
+            for table, found in zip(self._small, small):
+                items = found if multi and found is not ub.RAISES else (found,) * len(outputs)
+                for sym, value in zip(outputs, items):
+                    table[sym.name] = value
         self._statements.append(Statement(op, args, kwargs, outputs, multi))
         return result
 
@@ -334,6 +362,10 @@ class StatementIR:
         source = self._input_dims.get((symbol.name, axis % len(meta.shape)))
         deps = frozenset([source]) if source is not None else self._deps[symbol.name]
         out = self._new_temp(ScalarMeta(int, size, meta.shadow[axis]), deps)
+        if ub.any_unbacked(deps):
+            for table in self._small:
+                value = table.get(symbol.name, meta)
+                table[out.name] = value if value is ub.RAISES else value.shape[axis]
         self._statements.append(Statement(DIM_OP, (symbol, axis), {}, (out,)))
         return out
 
@@ -459,6 +491,15 @@ def _two_world_metas(op, args, kwargs, deps, dims=()):
     except UnsupportedOp as e:
         raise SpecializeDims(_fewest_dims(op, args, kwargs, deps, dims),
                              f"{op.name} holds only for the traced sizes ({e})") from None
+    if isinstance(hint, ub.UnbackedResult):  # a data-dependent size (sot.ir.unbacked)
+        if not isinstance(shadow, ub.UnbackedResult) or shadow.axes != hint.axes:
+            raise SpecializeDims(deps, f"{op.name}: which size is data-dependent depends on a symbolic dim")
+        merged = _merged_metas(op, hint.metas, shadow.metas, deps)
+        return hint.with_metas(list(merged) if isinstance(merged, tuple) else [merged])
+    return _merged_metas(op, hint, shadow, deps)
+
+
+def _merged_metas(op, hint, shadow, deps):
     if isinstance(hint, TensorMeta):
         return _merge(op, hint, shadow, deps)
     if isinstance(shadow, TensorMeta) or len(hint) != len(shadow):

@@ -64,6 +64,7 @@ from .builder import GraphBuilder, NotLowered, NotSymbolic, meta_dtype
 from .lowering_shapes import lower_dim, lower_python_operator, statement_is_symbolic
 from .lowering_writes import lower_empty, lower_write
 from .rules import rule_for
+from .unbacked import forced_by_unbacked
 from .write_views import rebound
 from .writes import fallen_back, forced_by_writes, functional_classes, writeback
 from sot.ir.ops_write import allocation, is_write
@@ -280,7 +281,7 @@ def _plan(graph: StatementIR, fuse, names, on_numpy, prefer=None, cuts: frozense
         reason = f"{empty.name} has no elements (zero-size arrays stay on NumPy)"
         return Plan([NumpySegment(statements)] if statements else [],
                     [(st, reason) for st in statements], 0)
-    forced = {**forced_by_writes(graph, on_numpy), **numpy_only(graph)}
+    forced = {**forced_by_writes(graph, on_numpy), **numpy_only(graph), **forced_by_unbacked(graph)}
     if prefer is not None:
         forced = {**{i: why for i, st in enumerate(statements) if st.outputs and (why := prefer(st))}, **forced}
     views = functional_classes(graph)   # read by lower_write (write_views)

@@ -127,6 +127,7 @@ class SymScalarVariable(Variable):
 
     def specialise(self, why: str):
         from ...ir.symbolic import SpecializeDims
+        _break_if_unbacked(self.deps, f"{why} needs the value of {self.describe()}")
         raise SpecializeDims(self.deps, f"{why} needs the value of {self.describe()}")
 
     def truth(self) -> bool:
@@ -150,7 +151,17 @@ class SymSliceVariable(Variable):
 
     def specialise(self, why: str):
         from ...ir.symbolic import SpecializeDims
+        _break_if_unbacked(self.deps, f"{why} needs the value of a slice computed from symbolic dims")
         raise SpecializeDims(self.deps, f"{why} needs the value of a slice computed from symbolic dims")
+
+
+def _break_if_unbacked(deps, why: str) -> None:
+    """A value computed from a data-dependent size (sot.ir.unbacked) has
+    nothing to guard: needing it in Python breaks the graph there."""
+    from ...ir.unbacked import any_unbacked
+    if any_unbacked(deps):
+        raise FallbackError(DATA_DEPENDENT, f"{why}, a size known only at run time",
+                            hint="keep it in array operations, or compute it after the graph")
 
     def describe(self) -> str:
         return "slice computed from symbolic dims"

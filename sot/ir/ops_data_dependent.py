@@ -1,0 +1,171 @@
+"""Ops whose result size depends on the data (``sot.ir.unbacked``).
+
+``np.nonzero``/``ndarray.nonzero``/``np.where(condition)``, ``np.flatnonzero``, ``np.argwhere``,
+``np.unique`` (``return_index``/``return_inverse``/``return_counts``,
+``axis=None``), ``np.compress``/``ndarray.compress``, ``np.extract``,
+``np.bincount``, ``np.linalg.lstsq`` (its residuals) and boolean-mask
+indexing ``x[mask]`` (``getitem_mask``, called by the indexing rule).  Each returns an ``UnbackedResult``: the
+metas, with the data-dependent count as ``UNBACKED_HINT``, and the axes
+that hold it; all results of one call share the one count.  Dtypes and
+the Python type come from NumPy on probes, as for every op.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import ops_elementwise  # noqa: F401 - registers the three-argument np.where first
+from .errors import UnsupportedOp
+from .registry import Op, bind, const_axes, lookup_function, meta_of_probe, register, run_probe
+from .statement_ir import Symbol
+from .unbacked import UNBACKED_HINT as U, UnbackedResult
+
+__all__ = ["getitem_mask", "TUPLE_RESULTS"]
+
+#: ops whose several results NumPy returns as a tuple
+TUPLE_RESULTS = frozenset({"nonzero", "unique", "lstsq", "where"})
+
+
+def _array(value, what: str) -> Symbol:
+    if not isinstance(value, Symbol) or value.meta.is_python:
+        raise UnsupportedOp(f"{what} is not a traced array")
+    return value
+
+
+def _nonzero_infer(op, args, kwargs):
+    if kwargs or len(args) != 1:
+        raise UnsupportedOp("nonzero takes one array")
+    a = _array(args[0], "nonzero's argument")
+    result = run_probe(op, args, kwargs)   # a 0-d array: NumPy 2 raises
+    metas = tuple(meta_of_probe(op, r, (U,)) for r in result)
+    return UnbackedResult(metas, ((0,),) * len(metas)) if a.meta.ndim else _no_result(op)
+
+
+def _no_result(op):
+    raise UnsupportedOp(f"{op.name} of a 0-d array")
+
+
+def _flatnonzero_infer(op, args, kwargs):
+    bound = bind("flatnonzero", ("a",), args, kwargs, {"a"})
+    _array(bound.get("a"), "flatnonzero's argument")
+    return UnbackedResult(meta_of_probe(op, run_probe(op, args, kwargs), (U,)), ((0,),))
+
+
+def _argwhere_infer(op, args, kwargs):
+    bound = bind("argwhere", ("a",), args, kwargs, {"a"})
+    a = _array(bound.get("a"), "argwhere's argument")
+    return UnbackedResult(meta_of_probe(op, run_probe(op, args, kwargs), (U, a.meta.ndim)), ((0,),))
+
+
+_UNIQUE_FLAGS = ("return_index", "return_inverse", "return_counts")
+
+
+def _unique_infer(op, args, kwargs):
+    params = ("ar",) + _UNIQUE_FLAGS + ("axis",)
+    bound = bind("unique", params, args, kwargs, set(params) | {"equal_nan", "sorted"}, ("equal_nan", "sorted"))
+    a = _array(bound.get("ar"), "unique's argument")
+    if bound.get("axis") is not None:
+        raise UnsupportedOp("unique: axis= is not captured")
+    for name in _UNIQUE_FLAGS + ("equal_nan", "sorted"):
+        if type(bound.get(name, False)) is not bool:
+            raise UnsupportedOp(f"unique: {name}= must be a constant bool")
+    result = run_probe(op, args, kwargs)
+    if not any(bound.get(name, False) for name in _UNIQUE_FLAGS):
+        return UnbackedResult(meta_of_probe(op, result, (U,)), ((0,),))
+    metas, axes = [meta_of_probe(op, result[0], (U,))], [(0,)]
+    for name, r in zip((n for n in _UNIQUE_FLAGS if bound.get(n, False)), result[1:]):
+        inverse = name == "return_inverse"
+        metas.append(meta_of_probe(op, r, a.meta.shape if inverse else (U,)))
+        axes.append(() if inverse else (0,))
+    return UnbackedResult(tuple(metas), tuple(axes))
+
+
+def _compress_infer(op, args, kwargs):
+    if op.kind == "method":   # a.compress(condition, axis=None)
+        bound = bind("compress", ("a", "condition", "axis"), args, kwargs, {"a", "condition", "axis"})
+    else:
+        bound = bind("compress", ("condition", "a", "axis"), args, kwargs, {"a", "condition", "axis"})
+    a = _array(bound.get("a"), "compress's array")
+    condition = _array(bound.get("condition"), "compress's condition")
+    if condition.meta.ndim != 1 or condition.meta.dtype.kind not in "biu":
+        raise UnsupportedOp("compress: the condition must be a 1-d array of bools or ints")
+    result = run_probe(op, args, kwargs)
+    axis = bound.get("axis")
+    if axis is None:
+        return UnbackedResult(meta_of_probe(op, result, (U,)), ((0,),))
+    (axis,) = const_axes(axis, a.meta.ndim)
+    shape = list(a.meta.shape)
+    shape[axis] = U
+    return UnbackedResult(meta_of_probe(op, result, shape), ((axis,),))
+
+
+def _extract_infer(op, args, kwargs):
+    bound = bind("extract", ("condition", "arr"), args, kwargs, {"condition", "arr"})
+    _array(bound.get("condition"), "extract's condition")
+    _array(bound.get("arr"), "extract's array")
+    return UnbackedResult(meta_of_probe(op, run_probe(op, args, kwargs), (U,)), ((0,),))
+
+
+def _bincount_infer(op, args, kwargs):
+    bound = bind("bincount", ("x", "weights", "minlength"), args, kwargs, {"x", "weights", "minlength"})
+    x = _array(bound.get("x"), "bincount's argument")
+    if x.meta.ndim != 1:
+        raise UnsupportedOp("bincount: the argument must be 1-d (NumPy raises)")
+    weights = bound.get("weights")
+    if weights is not None and (not isinstance(weights, Symbol) or weights.meta.shape != x.meta.shape):
+        raise UnsupportedOp("bincount: weights must be a traced array of the argument's shape")
+    if isinstance(bound.get("minlength"), Symbol):
+        raise UnsupportedOp("bincount: minlength= is a traced value")
+    return UnbackedResult(meta_of_probe(op, run_probe(op, args, kwargs), (U,)), ((0,),))
+
+
+def _lstsq_infer(op, args, kwargs):
+    """``np.linalg.lstsq(a, b, rcond)``: the residuals have K (or 1) entries
+    when M > N and ``a`` has full rank, else none: a data-dependent length."""
+    bound = bind("lstsq", ("a", "b", "rcond"), args, kwargs, {"a", "b", "rcond"})
+    a, b = _array(bound.get("a"), "lstsq's a"), _array(bound.get("b"), "lstsq's b")
+    if isinstance(bound.get("rcond"), Symbol):
+        raise UnsupportedOp("lstsq: rcond= is a traced value")
+    if a.meta.ndim != 2 or b.meta.ndim not in (1, 2) or b.meta.shape[0] != a.meta.shape[0]:
+        raise UnsupportedOp(f"lstsq: shapes {a.meta.shape} and {b.meta.shape} (NumPy raises LinAlgError)")
+    m, n = a.meta.shape
+    x, residuals, rank, s = run_probe(op, args, kwargs)
+    metas = (meta_of_probe(op, x, (n,) + b.meta.shape[1:]), meta_of_probe(op, residuals, (U,)),
+             meta_of_probe(op, rank, ()), meta_of_probe(op, s, (min(m, n),)))
+    return UnbackedResult(metas, ((), (0,), (), ()))
+
+
+def getitem_mask(x: Symbol, index):
+    """``x[index]`` when ``index`` is one traced boolean array (None when it
+    is not): the masked leading axes become one data-dependent axis."""
+    if not isinstance(index, Symbol) or index.meta.is_python or index.meta.dtype.kind != "b":
+        return None
+    k = index.meta.ndim
+    if index.meta.is_scalar or k == 0:
+        raise UnsupportedOp("indexing with a 0-d boolean array is not captured")
+    if x.meta.is_scalar or tuple(index.meta.shape) != tuple(x.meta.shape[:k]):
+        raise UnsupportedOp("a boolean index must have the shape of the leading axes it masks")
+    meta = x.meta
+    from .meta import TensorMeta
+    return UnbackedResult(TensorMeta((U,) + tuple(meta.shape[k:]), meta.dtype, False), ((0,),))
+
+
+for _name, _fn, _infer in (("nonzero", np.nonzero, _nonzero_infer), ("flatnonzero", np.flatnonzero, _flatnonzero_infer),
+                           ("argwhere", np.argwhere, _argwhere_infer), ("unique", np.unique, _unique_infer),
+                           ("compress", np.compress, _compress_infer), ("extract", np.extract, _extract_infer),
+                           ("bincount", np.bincount, _bincount_infer)):
+    register(Op(_name, "function", _fn, _infer))
+register(Op("lstsq", "function", np.linalg.lstsq, _lstsq_infer))
+_WHERE = lookup_function(np.where)   # ops_elementwise: the three-argument form
+
+
+def _where_infer(op, args, kwargs):
+    """``np.where(condition)`` is ``np.nonzero(condition)``."""
+    if len(args) == 1 and not kwargs:
+        return _nonzero_infer(op, args, kwargs)
+    return _WHERE.infer(args, kwargs)
+
+
+register(Op("where", "function", np.where, _where_infer))
+register(Op("nonzero", "method", "nonzero", _nonzero_infer))
+register(Op("compress", "method", "compress", _compress_infer))
