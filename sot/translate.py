@@ -32,6 +32,7 @@ from .executor import cell_writes, freeze
 from .executor.codegen import make_calling_code, uniform_arg_names
 from .executor.executor import OpcodeExecutor
 from .executor.signals import BreakHere
+from .ir.floor import check_floor
 from .executor.function_graph import FunctionGraph
 from .executor.opcode_table import FACTS, instructions, loop_ranges
 from .executor.output import OutputBuilder
@@ -545,6 +546,7 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
                 options: Options):
     """The Python function a replacement calls: loads inputs through their
     trackers, runs the compiled graph, rebuilds the values in `ret`."""
+    check_floor(graph.ir)   # a clamp the traced sizes hide (x[:3]): SpecializeDims
     graph.ir.set_outputs(builder.symbols)
     nargs, ncells = len(uniform_arg_names(code)), len(code.co_freevars)
     # A frozen input is the object its identity guard names: bound, not loaded.

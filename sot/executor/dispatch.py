@@ -329,6 +329,7 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
                 return const(meta.dtype)
             if name == "itemsize":
                 return const(meta.dtype.itemsize)
+            graph.ir.note_static_read(obj.symbol, [i for i in range(meta.ndim) if i not in meta.symbolic_axes])
             if not meta.symbolic_axes:
                 return const(int(np.prod(meta.shape, dtype=np.int64)) * (meta.dtype.itemsize if name == "nbytes" else 1))
             size = const(int(np.prod([d for i, d in enumerate(meta.shape) if i not in meta.symbolic_axes],

@@ -234,6 +234,9 @@ class StatementIR:
         self._input_dims: dict[tuple, object] = {}  # (input name, axis) -> its source
         self._dim_of_size: dict[int, int] = {}      # trace-time size -> symbolic dim k
         self.dim_ties: list[tuple] = []             # (source, source of the dim it shares)
+        #: (symbol name, axis): static dims of computed values the trace read
+        #: as Python ints while inputs had symbolic dims (sot/ir/floor.py checks them)
+        self.static_reads: list[tuple[str, int]] = []
         #: per small world (sot.ir.unbacked): symbol name -> its meta, number or RAISES there
         self._small: tuple[dict, ...] = tuple({} for _ in ub.SMALL_SIZES)
         #: input name -> its value, for inputs fixed for the graph's life
@@ -357,6 +360,7 @@ class StatementIR:
         meta = symbol.meta
         size = meta.shape[axis]
         if axis % len(meta.shape) not in meta.symbolic_axes:
+            self.note_static_read(symbol, [axis % len(meta.shape)])
             return size
         from .registry import DIM_OP
         source = self._input_dims.get((symbol.name, axis % len(meta.shape)))
@@ -369,6 +373,11 @@ class StatementIR:
         self._statements.append(Statement(DIM_OP, (symbol, axis), {}, (out,)))
         return out
 
+    def note_static_read(self, symbol: Symbol, axes) -> None:
+        """The trace used these static dims of ``symbol`` as Python ints."""
+        if self._dims and symbol.name not in self._hints:  # an input's static dims are guarded
+            self.static_reads += [(symbol.name, axis) for axis in axes]
+
     def _new_temp(self, meta, deps=frozenset()) -> Symbol:
         sym = Symbol(f"t{self._n_temps}", meta)
         self._n_temps += 1
@@ -379,6 +388,10 @@ class StatementIR:
     def deps(self, symbol: Symbol) -> frozenset:
         """The sources of the symbolic dims ``symbol`` may depend on."""
         return self._deps.get(symbol.name, frozenset())
+
+    def symbolic_sources(self) -> list:
+        """The sources of the inputs' symbolic dims."""
+        return list(dict.fromkeys(self._input_dims.values()))
 
     @property
     def is_symbolic(self) -> bool:
