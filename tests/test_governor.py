@@ -203,3 +203,40 @@ def test_bound_methods_of_two_instances_share_one_measurement(clock):
         assert_same(work(x) * b.w, fb(x), bitwise=True)
     assert fa.__sot_mode__ == fb.__sot_mode__ == governor.NATIVE
     assert fa.__sot_governor__.choice == "native"
+
+
+
+_MEASURING = {"left": 0}
+
+
+@sot.not_to_static
+def _tick_while_measuring():
+    # stands for an auto graph timing its backends: while it does, a
+    # translated call is slow (half of it ran on the slower backend)
+    from sot.backends import measuring_calls
+    c = _CLOCK[0]
+    translated = _hook.get_callback() is not None
+    if translated and _MEASURING["left"]:
+        _MEASURING["left"] -= 1
+        measuring_calls[0] += 1
+        c.now += 100.0
+    c.now += c.translated_cost if translated else c.native_cost
+    return 1
+
+
+def measured_work(x):
+    y = x * 2 + 1
+    y = np.tanh(y) * 3 - y
+    n = _tick_while_measuring()
+    return y * n + x
+
+
+def test_calls_while_an_auto_graph_times_its_backends_are_not_samples(clock):
+    clock.translated_cost, clock.native_cost = 1.0, 2.0
+    _MEASURING["left"] = 8          # more than a window could absorb as samples
+    f = sot.to_static(measured_work, min_graph_size=1)
+    x = np.arange(4.0)
+    for _ in range(2 + 2 * governor.SAMPLES + 2 * 8):
+        assert_same(measured_work(x), f(x), bitwise=True)
+    assert _MEASURING["left"] == 0
+    assert f.__sot_governor__.choice == "translated", f.__sot_governor__.describe()

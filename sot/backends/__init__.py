@@ -36,6 +36,12 @@ log = logging.getLogger("sot.backends")
 
 __all__ = ["compile_graph", "compile_numpy", "CompiledGraph", "GraphWriteError", "BACKENDS", "DEVICES"]
 
+#: calls during which an ``auto`` graph was still timing its backends: the
+#: do-no-harm governor (sot/governor.py) does not time such a call (it is
+#: the graph's warm-up, half of it on the slower backend), as it does not
+#: time a call that translated
+measuring_calls = [0]
+
 BACKENDS = ("numpy", "onnxruntime", "auto")
 DEVICES = ("cpu", "gpu")
 

@@ -34,6 +34,7 @@ import time
 import weakref
 from collections import deque
 
+from sot.backends import measuring_calls
 from sot.ir.statement_ir import StatementIR
 
 __all__ = ["AutoCompiledGraph", "compile_auto", "recent", "TRIALS", "CHECK_FACTOR", "CHECK_CALLS", "CHECKS",
@@ -124,6 +125,7 @@ class AutoCompiledGraph:
         return result, time.perf_counter() - t0
 
     def _measure(self, *inputs):
+        measuring_calls[0] += 1
         if getattr(self.onnx, "choosing", False):   # its segments time themselves first (segments)
             result = self._timed("onnxruntime", inputs)[0]
             if not self.onnx.choosing and not self._final:
