@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from gpt2 import GPT2, generate  # noqa: E402
 
 import sot  # noqa: E402
-import sot.translate  # noqa: E402
+import sot.runner  # noqa: E402
 from sot.backends.size_check import compile_size_check  # noqa: E402
 from sot.backends.symbolic_shapes import check_sizes  # noqa: E402
 from sot.ir.meta import TensorMeta  # noqa: E402
@@ -40,18 +40,18 @@ def main(argv=None):
     args = parser.parse_args(argv)
     model = GPT2(layers=args.layers, d=64, heads=4, vocab=256, ctx=1024)
     seen = []
-    real = sot.translate.compile_graph
+    real = sot.runner.compile_graph
 
     def spy(graph, *a, **k):
         compiled = real(graph, *a, **k)
         seen.append((graph, compiled))
         return compiled
-    sot.translate.compile_graph = spy
+    sot.runner.compile_graph = spy
     try:
         static = sot.to_static(model.forward, backend="onnxruntime")
         generate(static, np.arange(10), args.lengths)
     finally:
-        sot.translate.compile_graph = real   # the spy holds what it saw
+        sot.runner.compile_graph = real   # the spy holds what it saw
     [(graph, compiled)] = [(g, c) for g, c in seen if g.is_symbolic]
     report = compiled.size_check_report()
     print(f"GPT-2 forward, {args.layers} layers: {len(graph)} ops; load average {os.getloadavg()[0]:.1f}")

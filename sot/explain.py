@@ -14,7 +14,7 @@ class ExplainReport:
     ``print(report)`` shows it, ``report.to_dict()`` gives it as data.
 
     entries: one per translation, in order: the function itself and each
-        resume function split from it at a graph break (translate.EntryInfo:
+        resume function split from it at a graph break (entry.EntryInfo:
         code_name, filename, firstlineno, state "fully static" / "partially
         static" / "dynamic", graphs as (op count, backend, source),
         graph_break and fallback reasons, guards in words, frozen weights,
@@ -27,7 +27,7 @@ class ExplainReport:
     phase_seconds (per translation phase), guards (all entries' guards).
     """
 
-    entries: list = field(default_factory=list)   # translate.EntryInfo, in translation order
+    entries: list = field(default_factory=list)   # entry.EntryInfo, in translation order
     skipped: list = field(default_factory=list)   # (name, file, line, rule) of codes not traced
     governor: str | None = None                   # the do-no-harm choice (sot/governor.py)
     result: object = None

@@ -224,14 +224,14 @@ def test_a_large_float64_matmul_is_left_to_numpy_and_the_softmax_still_fuses():
 
 def compiled_graphs(monkeypatch, fn, *args, backend="onnxruntime"):
     """Run ``fn`` under sot and return the compiled graphs (the objects)."""
-    import sot.translate
+    import sot.runner
     made = []
-    real = sot.translate.compile_graph
+    real = sot.runner.compile_graph
 
     def recording(*a, **k):
         made.append(real(*a, **k))
         return made[-1]
-    monkeypatch.setattr(sot.translate, "compile_graph", recording)
+    monkeypatch.setattr(sot.runner, "compile_graph", recording)
     static = sot.to_static(fn, backend=backend)
     out = static(*args)
     return static, out, made

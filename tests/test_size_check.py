@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import sot
-import sot.translate
+import sot.runner
 from sot.backends.size_check import compile_size_check
 from sot.backends.symbolic_shapes import check_sizes
 from sot.ir.meta import TensorMeta
@@ -27,13 +27,13 @@ RNG = np.random.default_rng(0)
 def graphs(monkeypatch):
     """The graphs compiled while the test runs, with what compile_graph made of them."""
     seen = []
-    real = sot.translate.compile_graph
+    real = sot.runner.compile_graph
 
     def spy(graph, *args, **kwargs):
         compiled = real(graph, *args, **kwargs)
         seen.append((graph, compiled))
         return compiled
-    monkeypatch.setattr(sot.translate, "compile_graph", spy)
+    monkeypatch.setattr(sot.runner, "compile_graph", spy)
     return seen
 
 

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 
 import fuzzgen
 import sot
-import sot.translate
+import sot.runner
 from sot.backends.size_check import _sources, compile_size_check
 from sot.backends.symbolic_shapes import check_sizes
 from sot.ir.meta import TensorMeta
@@ -19,12 +19,12 @@ from sot.ir.meta import TensorMeta
 
 def _graphs(prog):
     seen = []
-    real = sot.translate.compile_graph
+    real = sot.runner.compile_graph
 
     def spy(graph, *args, **kwargs):
         seen.append(graph)
         return real(graph, *args, **kwargs)
-    sot.translate.compile_graph = spy
+    sot.runner.compile_graph = spy
     try:
         ns, _ = fuzzgen.load(prog.source, "sizes")
         static = sot.to_static(ns["f"], dynamic=True)
@@ -36,7 +36,7 @@ def _graphs(prog):
                 except Exception:  # noqa: BLE001 - the program may raise; its graphs still count
                     pass
     finally:
-        sot.translate.compile_graph = real
+        sot.runner.compile_graph = real
     # graphs with Python-number inputs run on NumPy (no size check to compile)
     return [g for g in seen if g.is_symbolic and not any(s.meta.is_python for s in g.inputs)]
 

@@ -1,6 +1,6 @@
 """What every backend's compiled graph offers: ``compile_graph``'s result.
 
-Callers (the runner translate.py generates, ``sot.explain``, export) use
+Callers (the runner that runner.py builds, ``sot.explain``, export) use
 only this, never a backend's private attributes.
 """
 from __future__ import annotations

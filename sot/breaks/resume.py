@@ -406,7 +406,7 @@ def _with_body(items, bc, where, original, plan: BreakPlan):
     if plan.body is None:
         return bc[where[plan.instr.offset]]
     entry = loop_body.substitute(items, bc, where, original, plan.body)[0]
-    # entered at the loop head, or at its `for` statement (translate._loop_from_its_statement)
+    # entered at the loop head, or at its `for` statement (split._loop_from_its_statement)
     return entry if plan.instr.offset == plan.body.head else bc[where[plan.instr.offset]]
 
 
@@ -443,7 +443,7 @@ def _replacement_bytecode(original: types.CodeType) -> Bytecode:
 @dataclass
 class RebuiltFunction:
     """A function made by the frame before the break, alive after it: made
-    again by the replacement over its own cells (see translate._split)."""
+    again by the replacement over its own cells (see split._split)."""
     names: list          # the locals/cells that hold it
     code: types.CodeType
     qualname: str

@@ -16,7 +16,7 @@ state is not modelled per statement, so the whole graph runs with every
 floating-point error raising (on NumPy; an onnxruntime graph runs its NumPy
 twin). When no error happens the values are eager's whatever the block's
 settings were; when one does, the frame reruns natively, under the user's
-own `errstate` (translate.py). A graph that writes into memory from outside
+own `errstate` (runner.py). A graph that writes into memory from outside
 cannot be rerun: such a frame runs natively.
 """
 from __future__ import annotations

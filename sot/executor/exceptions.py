@@ -19,7 +19,7 @@ passed along (to `__exit__`) and compared with None, nothing else.
 
 Errors of NumPy operations at run time (a singular matrix, an index out of
 bounds) are not known to the trace: the graph raises, and the frame reruns
-natively (translate.py), where the user's own `except` sees them.
+natively (runner.py), where the user's own `except` sees them.
 """
 from __future__ import annotations
 

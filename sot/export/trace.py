@@ -172,7 +172,7 @@ def trace(target: Target, arrays: list, symbolic: list | None = None) -> Trace:
     BreakReason) when the simulator cannot capture it, ExportError when the
     result is not made of graph outputs.  ``symbolic``: the dynamic axes of
     each argument, made symbolic dims."""
-    from sot.translate import _simulate
+    from sot.executor.frame_entry import simulate as _simulate
 
     fn = target.function
     code = fn.__code__
