@@ -17,6 +17,7 @@ import warnings
 
 import numpy as np
 
+
 @contextlib.contextmanager
 def first_filter(action: str):
     """Every Python warning gets ``action`` ("ignore", "error"): one filter

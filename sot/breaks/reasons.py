@@ -61,59 +61,25 @@ class BreakReason:
 # One class per kind of reason: code asks `isinstance(reason, DataDependent)`,
 # users see `category`. Built from a category by `reason_for`.
 
-@dataclass
-class UnsupportedOpcode(BreakReason):
-    """An instruction the simulator does not model."""
-    category: str = field(default=UNSUPPORTED_OPCODE, init=False)
+def _kind(name: str, category: str, doc: str) -> type:
+    """A BreakReason subclass whose `category` is fixed (not an __init__ argument)."""
+    namespace = {"__doc__": doc, "__module__": __name__, "__qualname__": name,
+                 "__annotations__": {"category": "str"}, "category": field(default=category, init=False)}
+    return dataclass(type(name, (BreakReason,), namespace))
 
 
-@dataclass
-class UnsupportedCall(BreakReason):
-    """A call the simulator cannot inline or record."""
-    category: str = field(default=UNSUPPORTED_CALL, init=False)
-
-
-@dataclass
-class UnsupportedObject(BreakReason):
-    """A value the simulator does not model (or cannot rebuild)."""
-    category: str = field(default=UNSUPPORTED_OBJECT, init=False)
-
-
-@dataclass
-class DataDependent(BreakReason):
-    """Python needs a value computed from array data (a branch, a conversion)."""
-    category: str = field(default=DATA_DEPENDENT, init=False)
-
-
-@dataclass
-class SideEffect(BreakReason):
-    """Output, nondeterminism, or a write the trace does not replay."""
-    category: str = field(default=SIDE_EFFECT, init=False)
-
-
-@dataclass
-class Limit(BreakReason):
-    """A size or depth limit of the simulator."""
-    category: str = field(default=LIMIT, init=False)
-
-
-@dataclass
-class Forced(BreakReason):
-    """The user asked for it (sot.psdb)."""
-    category: str = field(default=FORCED, init=False)
-
-
-@dataclass
-class UnsupportedBreak(BreakReason):
-    """A graph break was needed where none can be made."""
-    category: str = field(default=UNSUPPORTED_BREAK, init=False)
-
-
-@dataclass
-class InternalError(BreakReason):
-    """A bug in sot: the frame runs natively rather than risk a wrong result."""
-    category: str = field(default=INTERNAL, init=False)
-
+UnsupportedOpcode = _kind("UnsupportedOpcode", UNSUPPORTED_OPCODE, "An instruction the simulator does not model.")
+UnsupportedCall = _kind("UnsupportedCall", UNSUPPORTED_CALL, "A call the simulator cannot inline or record.")
+UnsupportedObject = _kind("UnsupportedObject", UNSUPPORTED_OBJECT,
+                          "A value the simulator does not model (or cannot rebuild).")
+DataDependent = _kind("DataDependent", DATA_DEPENDENT,
+                      "Python needs a value computed from array data (a branch, a conversion).")
+SideEffect = _kind("SideEffect", SIDE_EFFECT, "Output, nondeterminism, or a write the trace does not replay.")
+Limit = _kind("Limit", LIMIT, "A size or depth limit of the simulator.")
+Forced = _kind("Forced", FORCED, "The user asked for it (sot.psdb).")
+UnsupportedBreak = _kind("UnsupportedBreak", UNSUPPORTED_BREAK, "A graph break was needed where none can be made.")
+InternalError = _kind("InternalError", INTERNAL,
+                      "A bug in sot: the frame runs natively rather than risk a wrong result.")
 
 KINDS = {cls.category: cls for cls in (UnsupportedOpcode, UnsupportedCall, UnsupportedObject, DataDependent,
                                         SideEffect, Limit, Forced, UnsupportedBreak, InternalError)}

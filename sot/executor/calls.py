@@ -24,7 +24,7 @@ from .dispatch import SEQUENCES, const
 from .variables.base import RealObjectVariable
 from .variables import (
     BoundMethodVariable, BuiltinMethodVariable, BuiltinVariable, ClassVariable, ConstVariable,
-    DictVariable, DictViewVariable, IteratorVariable, LazyIteratorVariable, ListVariable, NumpyCallableVariable, ObjectVariable,
+    DictVariable, DictViewVariable, IteratorVariable, ListVariable, NumpyCallableVariable, ObjectVariable,
     OpaqueVariable, SymScalarVariable, TensorVariable, TupleVariable, UserFunctionVariable, Variable,
 )
 

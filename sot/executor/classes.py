@@ -24,6 +24,7 @@ from ..breaks.reasons import UNSUPPORTED_CALL, UNSUPPORTED_OBJECT, FallbackError
 from ..guards.invariants import ClassUnchangedGuard
 from ..guards.tracker import AttrTracker, ConstTracker
 from .function_graph import function_variable, is_user_class
+from .side_effects import is_data_descriptor
 from .variables import (
     BoundMethodVariable, ClassVariable, ConstVariable, TupleVariable, Variable,
 )
@@ -95,10 +96,6 @@ def create(executor, cls_var: ClassVariable, args, kwargs) -> Variable:
     return obj
 
 
-def _is_data_descriptor(attr) -> bool:
-    return hasattr(type(attr), "__set__") or hasattr(type(attr), "__delete__")
-
-
 def new_object_getattr(executor, obj: NewObjectVariable, name: str) -> Variable:
     try:
         class_attr = inspect.getattr_static(obj.cls, name)
@@ -106,7 +103,7 @@ def new_object_getattr(executor, obj: NewObjectVariable, name: str) -> Variable:
     except AttributeError:
         class_attr, in_class = None, False
     slot = isinstance(class_attr, types.MemberDescriptorType)
-    if name in obj.attrs and (slot or not (in_class and _is_data_descriptor(class_attr))):
+    if name in obj.attrs and (slot or not (in_class and is_data_descriptor(class_attr))):
         return obj.attrs[name]
     if not in_class or slot:
         raise FallbackError(UNSUPPORTED_OBJECT, f"{obj.describe()} has no attribute {name!r} (eager raises)")
@@ -147,7 +144,7 @@ def store_attr(obj: NewObjectVariable, name: str, value: Variable) -> None:
     if isinstance(class_attr, types.MemberDescriptorType):
         obj.attrs[name] = value  # a __slots__ slot
         return
-    if class_attr is not None and _is_data_descriptor(class_attr):
+    if class_attr is not None and is_data_descriptor(class_attr):
         raise FallbackError(UNSUPPORTED_OBJECT, f"assignment through descriptor {name} of {obj.describe()}")
     if not obj.cls.__dictoffset__:  # __slots__ and no instance dict
         raise FallbackError(UNSUPPORTED_OBJECT, f"{obj.describe()} has no attribute {name!r} (eager raises)")

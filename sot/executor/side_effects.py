@@ -54,12 +54,17 @@ from .variables import (
     TupleVariable,
 )
 
-__all__ = ["SideEffects"]
+__all__ = ["SideEffects", "is_data_descriptor"]
 
 
 #: types whose objects run no Python code when released
 PLAIN_TYPES = frozenset((np.ndarray, int, float, complex, bool, str, bytes, type(None)))
 _MISSING = object()
+
+
+def is_data_descriptor(attr) -> bool:
+    """Whether setting or deleting `attr`'s name on an instance goes through it (a property, a slot...)."""
+    return hasattr(type(attr), "__set__") or hasattr(type(attr), "__delete__")
 
 
 def plain(var) -> bool:
@@ -71,11 +76,6 @@ def plain(var) -> bool:
     if type(var) is DictVariable:
         return all(plain(v) for v in var.entries.values())
     return False
-
-
-def _is_data_descriptor(attr) -> bool:
-    t = type(attr)
-    return hasattr(t, "__set__") or hasattr(t, "__delete__")
 
 
 class SideEffects:
@@ -139,7 +139,7 @@ class SideEffects:
         except AttributeError:
             class_attr = None
         else:
-            if _is_data_descriptor(class_attr):
+            if is_data_descriptor(class_attr):
                 raise FallbackError(SIDE_EFFECT, f"{where}: a property, slot or other descriptor")
         inst_dict = getattr(real, "__dict__", None)
         if type(inst_dict) is not dict or name in ("__dict__", "__class__"):

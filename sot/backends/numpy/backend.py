@@ -41,11 +41,12 @@ import numpy as np
 
 from sot import _hook
 from sot._linetable import relocate
+from sot.ir.ops_write import is_write
 from sot.ir.statement_ir import StatementIR, Symbol
 
 from .buffer_plan import BufferPlan, Write, plan_buffers
 from .buffers import BufferPool, c_ordered
-from .writes import GraphWriteError, first_commit, guard_commit, is_write, write_source
+from .writes import GraphWriteError, first_commit, guard_commit, write_source
 
 __all__ = ["compile_numpy", "NumpyCompiledGraph"]
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sot.ir.ops_write import INPLACE_SYMBOLS, SETITEM, is_write, write_roots
+from sot.ir.ops_write import INPLACE_SYMBOLS, SETITEM, write_roots
 
 __all__ = ["GraphWriteError", "write_source", "first_commit", "guard_commit"]
 

@@ -9,7 +9,7 @@ from ..opcode_table import (
 )
 from ..function_graph import to_ir_arg
 from ..variables import (
-    ConstVariable, DictVariable, ListVariable, SymScalarVariable, SymSliceVariable, TensorVariable,
+    ConstVariable, DictVariable, ListVariable, SymScalarVariable, SymSliceVariable,
     TupleVariable,
 )
 from ._registry import handler, unsupported
