@@ -186,14 +186,25 @@ def is_op(a: Variable, b: Variable, graph=None) -> bool:
         if isinstance(a, ObjectVariable) or isinstance(b, ObjectVariable):
             _guard_identity(graph, a, b, same)
         return same
-    # A None/True/False singleton against a value of another kind.
+    # A None/True/False singleton against a value of another kind; an Enum
+    # member (a fixed object) against a value of another type.
     for x, y in ((a, b), (b, a)):
         if isinstance(x, ConstVariable) and type(x.value) in SINGLETONS and not isinstance(y, ConstVariable):
+            return False
+        if isinstance(x, ConstVariable) and isinstance(x.value, enum.Enum) and _other_type(y, type(x.value)):
             return False
     raise FallbackError(UNSUPPORTED_OBJECT, f"identity of {a.describe()} and {b.describe()} is not known")
 
 
 _UNKNOWN = object()
+
+
+def _other_type(v: Variable, t: type) -> bool:
+    """Whether `v` is known not to be an instance of `t`."""
+    try:
+        return not issubclass(v.python_type(), t)
+    except FallbackError:
+        return False
 
 
 def _guard_identity(graph, a: Variable, b: Variable, same: bool) -> None:
