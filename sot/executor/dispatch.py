@@ -360,6 +360,9 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
             return numpy_iteration.FlatVariable(obj)
         raise FallbackError(UNSUPPORTED_OBJECT, f"attribute .{name} of {obj.describe()} is not captured")
     if isinstance(obj, ModuleVariable):
+        stored = graph.effects.globals.load(getattr(obj.value, "__dict__", None), name)
+        if stored is not None:   # `global name` stored by the trace (global_stores.py)
+            return stored
         value = _module_attr(obj.value, name)
         return graph.wrap(value, AttrTracker(obj.tracker, name) if obj.tracker else ConstTracker(value))
     if isinstance(obj, NumpyCallableVariable) and isinstance(obj.value, np.ufunc) and name == "at":

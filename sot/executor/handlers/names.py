@@ -167,10 +167,12 @@ def store_attr(ex, instr):
 
 @handler("STORE_GLOBAL")
 def store_global(ex, instr):
-    if writes.stores_back(ex.stack[-1], ex.global_tracker(instr.argval)):
+    tracker = ex.global_tracker(instr.argval)
+    if writes.stores_back(ex.stack[-1], tracker):
         ex.pop()   # `G += y` on a global array: the same object, written in place
         return
-    raise FallbackError(SIDE_EFFECT, f"assignment to global {instr.argval!r}")
+    # replayed after the graph (executor/global_stores.py)
+    ex.graph.effects.store_global(ex.globals, ex.globals_tracker, instr.argval, tracker, ex.pop())
 
 
 unsupported("deleting globals/attributes/cells is a side effect",
