@@ -16,9 +16,15 @@ stay undefined (it would otherwise replace a value the trace never saw).
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..breaks.reasons import SIDE_EFFECT, FallbackError
 from ..guards.guard import GlobalAbsentGuard, TypeGuard
 from ..guards.invariants import KeyAbsentGuard
+
+
+# NumPy's own scalar types (exact types: a subclass may define __del__)
+_NUMPY_SCALARS = frozenset(t for t in np.sctypeDict.values() if t.__module__ == "numpy")
 
 
 class GlobalStores:
@@ -30,9 +36,16 @@ class GlobalStores:
     def __bool__(self) -> bool:
         return bool(self._stored)
 
-    def store(self, globals_dict: dict, dict_tracker, name: str, tracker, value) -> None:
+    def store(self, graph, globals_dict: dict, dict_tracker, name: str, tracker, value, plain) -> None:
         """``name = value`` into `globals_dict` (reached by `dict_tracker`,
-        None for the frame's own globals), read back through `tracker`."""
+        None for the frame's own globals), read back through `tracker`.
+        A value the store would release that may run code breaks the graph
+        here, at the store (``check_releases`` checks again at the end)."""
+        if (id(globals_dict), name) not in self._stored:
+            old = graph._memo.get(tracker)
+            if not (plain(old) if old is not None else name not in globals_dict or _plain_value(globals_dict[name])):
+                raise FallbackError(SIDE_EFFECT, f"assignment to global {name!r} releases a value whose "
+                                    "release may run code")
         self._stored[(id(globals_dict), name)] = (globals_dict, dict_tracker, name, tracker, value)
 
     def load(self, globals_dict: dict, name: str):
@@ -54,7 +67,7 @@ class GlobalStores:
                                 else KeyAbsentGuard(dict_tracker, name))
                 ok = True
             else:
-                ok = type(globals_dict[name]) in plain_types
+                ok = type(globals_dict[name]) in plain_types or _plain_value(globals_dict[name])
                 graph.add_guard(TypeGuard(tracker, type(globals_dict[name])))
             if not ok:
                 raise FallbackError(SIDE_EFFECT, f"the assignment to global {name!r} releases a value "
@@ -67,3 +80,9 @@ class GlobalStores:
             target = "g" if dict_tracker is None else builder._load(dict_tracker)
             lines.append(f"{target}[{builder._bind(name)}] = {builder.expr(value)}")
         return lines
+
+
+def _plain_value(value) -> bool:
+    """Whether releasing `value` (a global's current value) runs no code."""
+    from .side_effects import PLAIN_TYPES
+    return type(value) in PLAIN_TYPES or type(value) in _NUMPY_SCALARS

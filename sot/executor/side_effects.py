@@ -153,7 +153,7 @@ class SideEffects:
         entry[1][name] = value
         obj.mutated = True
 
-    def store_global(self, globals_dict: dict, dict_tracker, name: str, tracker, value) -> None:
+    def store_global(self, graph, globals_dict: dict, dict_tracker, name: str, tracker, value) -> None:
         """``global name; name = value`` (see global_stores.py)."""
         where = f"assignment to global {name!r}"
         if not self.enabled:
@@ -161,7 +161,7 @@ class SideEffects:
         self._check_order(where)
         if type(globals_dict) is not dict:
             raise FallbackError(SIDE_EFFECT, f"{where}: the globals are not a plain dict")
-        self.globals.store(globals_dict, dict_tracker, name, tracker, value)
+        self.globals.store(graph, globals_dict, dict_tracker, name, tracker, value, plain)
 
     def load_attr(self, obj, name: str):
         """The Variable the trace stored in ``obj.name``, or None."""

@@ -172,7 +172,7 @@ def store_global(ex, instr):
         ex.pop()   # `G += y` on a global array: the same object, written in place
         return
     # replayed after the graph (executor/global_stores.py)
-    ex.graph.effects.store_global(ex.globals, ex.globals_tracker, instr.argval, tracker, ex.pop())
+    ex.graph.effects.store_global(ex.graph, ex.globals, ex.globals_tracker, instr.argval, tracker, ex.pop())
 
 
 unsupported("deleting globals/attributes/cells is a side effect",
