@@ -1,7 +1,7 @@
 """Loads and stores of constants, locals, cells, globals and attributes."""
 import builtins
 
-from ...breaks.reasons import SIDE_EFFECT, FallbackError
+from ...breaks.reasons import SIDE_EFFECT, UNSUPPORTED_OPCODE, FallbackError
 from .. import cell_writes, classes, dispatch, writes
 from ...guards.tracker import AttrTracker
 from ..opcode_table import FACTS
@@ -179,7 +179,16 @@ unsupported("deleting globals/attributes/cells is a side effect",
             "DELETE_GLOBAL", "DELETE_ATTR", "DELETE_DEREF")
 unsupported("module and class-body name lookups are not simulated",
             "LOAD_NAME", "STORE_NAME", "DELETE_NAME", "LOAD_CLASSDEREF", "LOAD_FROM_DICT_OR_DEREF",
-            "LOAD_FROM_DICT_OR_GLOBALS", "LOAD_LOCALS", "SETUP_ANNOTATIONS", "LOAD_BUILD_CLASS")
+            "LOAD_FROM_DICT_OR_GLOBALS", "LOAD_LOCALS", "SETUP_ANNOTATIONS")
+
+
+@handler("LOAD_BUILD_CLASS")
+def load_build_class(ex, instr):
+    # A class statement: its body, decorators, metaclass and __init_subclass__
+    # run user code and make a new class object each call; the break builds it
+    # natively, exactly as eager (qualname, module, closure cells, super()).
+    raise FallbackError(UNSUPPORTED_OPCODE, "a class statement is built natively (its body, decorators and "
+                        "metaclass run as eager)")
 unsupported("super() is not modelled", "LOAD_ZERO_SUPER_ATTR", "LOAD_ZERO_SUPER_METHOD",
             "LOAD_SUPER_METHOD")
 
