@@ -29,7 +29,7 @@ from .variables import (
     is_const_value,
 )
 from .function_graph import function_variable
-from . import introspect, numpy_forms, numpy_iteration, writes
+from . import introspect, numpy_forms, numpy_iteration, setters, writes
 
 SEQUENCES = (TupleVariable, ListVariable)
 
@@ -445,6 +445,9 @@ def object_getattr(executor, obj: ObjectVariable, name: str) -> Variable:
     except AttributeError:
         in_class = False
         class_attr = None
+    slot = setters.slot_value(graph, obj, name)
+    if slot is not None:   # a __slots__ member: no user code runs
+        return slot
     inst_dict = getattr(obj.value, "__dict__", None)
     if inst_dict is None:
         raise FallbackError(UNSUPPORTED_OBJECT, f"{obj.describe()} has no __dict__ (__slots__ are not modelled)")

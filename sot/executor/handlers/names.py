@@ -2,7 +2,7 @@
 import builtins
 
 from ...breaks.reasons import SIDE_EFFECT, UNSUPPORTED_OPCODE, FallbackError
-from .. import cell_writes, classes, dispatch, writes
+from .. import cell_writes, classes, dispatch, setters, writes
 from ...guards.tracker import AttrTracker
 from ..opcode_table import FACTS
 from ..variables import NULL, CellVariable, ConstVariable, ObjectVariable, Variable
@@ -152,6 +152,11 @@ def push_method(ex, bound: Variable) -> None:
 @handler("STORE_ATTR")
 def store_attr(ex, instr):
     obj = ex.pop()
+    cls = obj.cls if isinstance(obj, classes.NewObjectVariable) else \
+        type(obj.value) if isinstance(obj, ObjectVariable) else None
+    if cls is not None and setters.property_setter(cls, instr.argval) is not None:
+        setters.inline_setter(ex, obj, cls, instr.argval, ex.pop())   # a property setter: inlined
+        return
     if isinstance(obj, classes.NewObjectVariable):  # made in the trace: no side effect outside
         classes.store_attr(obj, instr.argval, ex.pop())
         return
