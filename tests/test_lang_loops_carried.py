@@ -78,6 +78,26 @@ def two_carried_names(x, n):
     return x
 
 
+def break_before_binding_read_after(x, n, limit):
+    y = x * 1
+    for i in range(n):
+        y = np.tanh(y) + i
+        if float(y.max()) > limit:     # a graph break, and a break before `last` is bound
+            break
+        last = y * 2
+    return last + 1
+
+
+def maybe_bound_in_a_while_loop(x, n):
+    i = 0
+    while i < n:
+        print(i)
+        if i % 2:
+            seen = x * i
+        i += 1
+    return seen
+
+
 G = 2.0
 
 
@@ -97,6 +117,9 @@ CASES = [
     (carried_in_a_while_loop, [(X, 3), (X, 0)]),
     (carried_with_break_and_continue, [(X, 6), (X, 3)]),
     (two_carried_names, [(X, 3)]),
+    # bound on the first iterations, then a break: `last` keeps the earlier value
+    (break_before_binding_read_after, [(X, 5, 2.5), (X, 3, 100.0), (X, 3, -100.0), (X, 0, 1.0)]),
+    (maybe_bound_in_a_while_loop, [(X, 4), (X, 1), (X, 0)]),
 ]
 
 
@@ -106,7 +129,9 @@ def test_carried_name_matches_eager(fn, arg_sets):
 
 
 @pytest.mark.parametrize("fn,args", [(prev_read_after_the_first_iteration, (X, 3)),
-                                     (carried_in_a_while_loop, (X, 3)), (two_carried_names, (X, 3))],
+                                     (carried_in_a_while_loop, (X, 3)), (two_carried_names, (X, 3)),
+                                     (break_before_binding_read_after, (X, 5, 2.5)),
+                                     (maybe_bound_in_a_while_loop, (X, 4))],
                          ids=lambda v: getattr(v, "__name__", ""))
 def test_the_loop_body_is_a_function_not_a_fallback(fn, args):
     report = sot.explain(static0(fn), *args)
@@ -133,6 +158,17 @@ def test_unbound_read_after_an_empty_loop_raises_eagers_error():
     assert str(traced.value) == str(eager.value)
 
 
+def test_a_loop_that_breaks_before_binding_raises_eagers_error():
+    static = static0(break_before_binding_read_after)
+    static(X, 5, 2.5)
+    for args in ((X, 3, -100.0), (X, 0, 1.0)):   # the first iteration breaks / no iteration
+        with pytest.raises(UnboundLocalError) as eager:
+            break_before_binding_read_after(*args)
+        with pytest.raises(UnboundLocalError) as traced:
+            static(*args)
+        assert str(traced.value) == str(eager.value)
+
+
 def test_second_call_hits_the_cache():
     static = static0(prev_read_after_the_first_iteration)
     static(X, 4)
@@ -151,3 +187,19 @@ def test_changed_global_is_seen():
     finally:
         G = 2.0
     check(reads_a_global, (X, 3), static=static)
+
+
+def deleted_argument_read_in_a_native_loop(x, a, n):
+    y = x * 2
+    del a
+    for i in range(n):      # Python values only: the whole loop runs natively
+        print(i)
+        if i == 1:
+            print(a)        # eager raises UnboundLocalError
+    return y
+
+
+def test_an_argument_deleted_before_a_native_loop_stays_unbound():
+    # the replacement used to leave `a` bound to its argument in the native loop
+    check(deleted_argument_read_in_a_native_loop, (X, 5, 0), (X, 5, 3),
+          static=static0(deleted_argument_read_in_a_native_loop))

@@ -26,16 +26,20 @@ the body ran, so the code after the loop has two resume functions, with and
 without those names (a flag says which).
 
 A name the body binds anew and reads before binding it (the previous
-iteration's value: ``if i: y = prev + x`` then ``prev = f(x)``) is
-*carried*: the replacement keeps it in a hidden local (CARRIED + name) that
-holds UNBOUND until an iteration binds it, passes it in and takes it back
-like the other locals; in the body function each read of it that may come
+iteration's value: ``if i: y = prev + x`` then ``prev = f(x)``), or binds
+on some paths only and is read after the loop (``if done: break`` before
+``last = y``), is *carried*: the replacement keeps it in a hidden local
+(CARRIED + name) that holds UNBOUND until an iteration binds it, passes it
+in and takes it back like the other locals; in the body function each read of it that may come
 before its binding first deletes it when it holds UNBOUND, so that the read
-raises eager's own UnboundLocalError (name and message).
+raises eager's own UnboundLocalError (name and message). The frame's own
+name is bound from it once it holds a value; the resume function after
+the loop takes such a name as it is and unbinds it there when it holds
+UNBOUND (resume.resume_code's `maybe_unbound`).
 
 Not done here (the whole loop runs natively, as before): loops in
 generators, loops inside or around try/with blocks, bodies that delete a
-local, names the loop may leave unbound that are read after it, loops with values under the iterator on the stack
+local, loops with values under the iterator on the stack
 (3.12+ inlined comprehensions), breaks to more than one place.
 """
 from __future__ import annotations
@@ -105,6 +109,7 @@ class LoopBody:
     live_full: list = None      # its local parameters
     carried: list = field(default_factory=list)   # names read before the iteration binds them (in ins and outs)
     checks: frozenset = frozenset()  # offsets of the loads of carried names that may come before their binding
+    maybe_unbound: list = field(default_factory=list)  # new names the loop may leave unbound though it ran
 
     def __post_init__(self):
         self.code = None
@@ -164,9 +169,9 @@ def plan(code: types.CodeType, loop: tuple, stack_nulls: list[bool], bound: set)
     names = _names(code, span, start, exits, bound)
     if isinstance(names, str):
         return names
-    ins_, outs, new, carried, checks = names
+    ins_, outs, new, carried, checks, unsure = names
     return LoopBody(lo, start, hi, is_for, ins_, outs, new, next(iter(targets), None), exits, base,
-                    carried=carried, checks=checks)
+                    carried=carried, checks=checks, maybe_unbound=unsure)
 
 
 def _transfer(ins, have: frozenset, fresh: set) -> frozenset:
@@ -193,7 +198,7 @@ def _successors(span, k: int, at: dict, exits: dict) -> list:
 
 
 def _names(code, span, start, exits, bound):
-    """(ins, outs, new, carried, checks) for the body, or a string saying why not (see plan)."""
+    """(ins, outs, new, carried, checks, maybe unbound) for the body, or a string saying why not (see plan)."""
     skip = set(code.co_cellvars) | set(code.co_freevars)
     used = {n for i in span if i.opname in LOCAL_LOADS | LOCAL_STORES for n in local_names_of(i)} - skip
     stored = {n for i in span if i.opname in LOCAL_STORES for n in local_names_of(i)} - skip
@@ -229,14 +234,13 @@ def _names(code, span, start, exits, bound):
     certain = frozenset.intersection(*leaving) if leaving else frozenset()
     read_after = {n for i in real_instructions(code) if i.offset > span[-1].offset and i.opname in LOCAL_LOADS
                   for n in local_names_of(i)}
-    unsure = (fresh & read_after) - certain
-    if unsure:
-        return f"the loop may leave {', '.join(sorted(unsure))} unbound, read after it"
+    unsure = (fresh & read_after) - certain   # carried too: UNBOUND until an iteration binds them
+    carried |= unsure
     order = list(code.co_varnames)
     ins_ = [n for n in order if n in used and (n in bound or n in carried)]
     new = [n for n in order if n in fresh and n in read_after]
     outs = [n for n in order if n in stored and n in bound] + [n for n in order if n in carried and n not in new] + new
-    return ins_, outs, new, [n for n in order if n in carried], frozenset(checks)
+    return ins_, outs, new, [n for n in order if n in carried], frozenset(checks), [n for n in order if n in unsure]
 
 
 def statement_start(code: types.CodeType, head: int) -> int | None:
@@ -401,17 +405,22 @@ def body_code(original: types.CodeType, body: LoopBody) -> types.CodeType:
 def _unbound_check(load: Instr) -> list:
     """Before `load` of a carried name: delete it when it holds UNBOUND, so
     that the load raises eager's UnboundLocalError."""
-    name = load.arg
     load.name = _LOAD_CHECKED   # 3.12+: a plain LOAD_FAST does not check
-    ok = Label()
-    ins = [Instr("LOAD_FAST", name), Instr("LOAD_CONST", UNBOUND), Instr("IS_OP", 0),
-           Instr(_FORWARD_IF + "FALSE", ok), Instr("DELETE_FAST", name)]
+    ins = unbind_if_unbound(load.arg)
     for i in ins:
-        i.lineno = load.lineno
-    return ins + [ok]
+        if isinstance(i, Instr):
+            i.lineno = load.lineno
+    return ins
 
 
-def _outer(body: LoopBody, name: str) -> str:
+def unbind_if_unbound(name: str) -> list:
+    """``if name is UNBOUND: del name``."""
+    ok = Label()
+    return [Instr("LOAD_FAST", name), Instr("LOAD_CONST", UNBOUND), Instr("IS_OP", 0),
+            Instr(_FORWARD_IF + "FALSE", ok), Instr("DELETE_FAST", name), ok]
+
+
+def outer_name(body: LoopBody, name: str) -> str:
     """The replacement's local a body parameter or result is passed through."""
     return CARRIED + name if name in body.carried else name
 
@@ -458,9 +467,12 @@ def substitute(items: list, bc, where: dict, original: types.CodeType, body: Loo
     call += [Instr("UNPACK_SEQUENCE", 3 + len(body.outs)), Instr("STORE_FAST", _STOP),
              Instr("STORE_FAST", _RETURNED), Instr("STORE_FAST", _VALUE)]
     for n in body.outs:
-        call.append(Instr("STORE_FAST", _outer(body, n)))
-        if n in body.carried and n in body.new:   # read after the loop: bound in the frame too
-            call += [Instr("LOAD_FAST", _outer(body, n)), Instr("STORE_FAST", n)]
+        call.append(Instr("STORE_FAST", outer_name(body, n)))
+        if n in body.carried and n in body.new:   # read after the loop: bound in the frame too, once bound
+            unbound = Label()
+            call += [Instr("LOAD_FAST", outer_name(body, n)), Instr("LOAD_CONST", UNBOUND), Instr("IS_OP", 0),
+                     Instr(_FORWARD_IF + "TRUE", unbound), Instr("LOAD_FAST", outer_name(body, n)),
+                     Instr("STORE_FAST", n), unbound]
     if body.new:
         call += [Instr("LOAD_CONST", True), Instr("STORE_FAST", RAN)]
     stopped = Label()
@@ -478,7 +490,7 @@ def substitute(items: list, bc, where: dict, original: types.CodeType, body: Loo
     # Made once before the loop: the body function (over this frame's cells) and the ran flag.
     init = codegen.closure_function(code, original.co_cellvars) + [Instr("STORE_FAST", _FN)]
     for n in body.carried:
-        init += [Instr("LOAD_CONST", UNBOUND), Instr("STORE_FAST", _outer(body, n))]
+        init += [Instr("LOAD_CONST", UNBOUND), Instr("STORE_FAST", outer_name(body, n))]
     if body.new:
         init += [Instr("LOAD_CONST", False), Instr("STORE_FAST", RAN)]
     for i in init:
@@ -490,7 +502,7 @@ def substitute(items: list, bc, where: dict, original: types.CodeType, body: Loo
 
 def _call_body(code, body: LoopBody, original) -> list:
     args = ([Instr("STORE_FAST", ITEM)] if body.is_for else [])
-    loads = ([Instr("LOAD_FAST", ITEM)] if body.is_for else []) + [Instr("LOAD_FAST", _outer(body, n))
+    loads = ([Instr("LOAD_FAST", ITEM)] if body.is_for else []) + [Instr("LOAD_FAST", outer_name(body, n))
                                                                     for n in body.ins]
     return args + codegen.call_local(_FN, loads, len(loads))
 
