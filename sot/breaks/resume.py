@@ -515,7 +515,7 @@ def native_prefix_code(original: types.CodeType, plan: BreakPlan, local_names: l
     n = len(plan.layout_after)
     lineno = bc[k].lineno
     if plan.kind in ("native", "try"):
-        splice = _store_stack(n) + _resume_call(resume, n, local_names)
+        splice = _store_stack(n) + _resume_call(resume, n, local_names) if resume is not None else []
         items[k + 1:k + 1] = splice
     elif plan.kind in ("loop", "region"):
         _with_body(items, bc, where, original, plan)

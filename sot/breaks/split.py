@@ -53,7 +53,11 @@ def make_break(frame, instr, reason: BreakReason, info: EntryInfo, options: Opti
         stop_at, loop = stop
         graph, executor = _simulate_to(frame, stop_at, info, options, shapes)
         stack_nulls = [v is NULL for v in executor.stack]
-        if loop is None and tries.in_try(code, instr, executor):
+        if instr.opname == "RAISE_VARARGS" and (made := tries.made_at(executor)) is not None:
+            return make_break(frame, made, reason, info, options, shapes)
+        if loop is None and instr.opname == "RAISE_VARARGS":
+            plan = tries.plan_raise(code, instr, stack_nulls, executor)
+        elif loop is None and tries.in_try(code, instr, executor):
             plan = tries.plan_try(code, instr, reason, stack_nulls, executor)
         elif loop is None:
             plan = breaks.plan_break(code, instr, reason, stack_nulls)

@@ -48,6 +48,7 @@ class ExceptionVariable(Variable):
         super().__init__(None)
         self.cls = cls
         self.args = list(args)
+        self.made_at = None  # the call of the translated frame that made it (breaks/tries.py)
 
     def python_type(self):
         return self.cls
@@ -100,12 +101,42 @@ def can_model(cls: type) -> bool:
     return True
 
 
+# What a builtin operation on Python values raises, simulated (executor/dispatch.py
+# `python_op`): errors whose message depends only on the operands. Not
+# FloatingPointError or warnings (NumPy's error state and the warning filters decide those).
+RAISED_BY_OPERATIONS = (LookupError, ArithmeticError, ValueError, TypeError)
+_ARG_TYPES = (str, int, float, bool, type(None))
+
+
+def raised_by_operation(error: BaseException) -> ExceptionVariable | None:
+    """The model of `error`, raised by a builtin operation the trace decided on
+    guarded values (so eager raises the same there), or None where not modelled."""
+    cls = type(error)
+    if not isinstance(error, RAISED_BY_OPERATIONS) or isinstance(error, FloatingPointError) \
+            or not can_model(cls) or not all(type(a) in _ARG_TYPES for a in error.args):
+        return None
+    return ExceptionVariable(cls, [ConstVariable(a) for a in error.args])
+
+
+def instance(exc: Variable) -> BaseException | None:
+    """A fresh instance equal to a modelled exception whose args are constants,
+    for str(), repr() and formatting (can_model: no own __init__, __str__ or
+    __repr__, so the text is its class's and args'); None where there is none."""
+    if not isinstance(exc, ExceptionVariable) or \
+            not all(isinstance(a, ConstVariable) and type(a.value) in _ARG_TYPES for a in exc.args):
+        return None
+    return exc.cls(*[a.value for a in exc.args])
+
+
 def create(executor, cls: type, args, kwargs) -> ExceptionVariable:
     if cls.__module__ != "builtins":
         executor.graph.add_guard(ClassUnchangedGuard(cls))  # e.g. no __init__ added later
     if kwargs:
         raise FallbackError(UNSUPPORTED_OBJECT, f"{cls.__name__}() takes no keyword arguments (eager raises)")
-    return ExceptionVariable(cls, list(args))
+    exc = ExceptionVariable(cls, list(args))
+    if executor.depth == 0:
+        exc.made_at = executor.current
+    return exc
 
 
 def exception_of(executor, value: Variable) -> ExceptionVariable:
