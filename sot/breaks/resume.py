@@ -509,7 +509,9 @@ def native_prefix_code(original: types.CodeType, plan: BreakPlan, local_names: l
                        resume: types.CodeType) -> types.CodeType:
     """Replacement: the original code, natively, with the resume call spliced
     in at the break (used when the graph before it would be too small)."""
-    bc, where = _abstract(original)
+    # A resume function enters its try range from its head: keep the handlers' depths (_to_code).
+    into_try = FACTS.exception_table and bool(exception_entries(original))
+    bc, where = _abstract(original, into_try)
     items = list(bc)
     k = where[plan.instr.offset]
     n = len(plan.layout_after)
@@ -545,4 +547,4 @@ def native_prefix_code(original: types.CodeType, plan: BreakPlan, local_names: l
     _copy_metadata(new, bc, codegen.uniform_arg_names(original))
     new.freevars = list(original.co_freevars)
     new.extend(items)
-    return codegen.patch_closure_loads(new.to_code())
+    return codegen.patch_closure_loads(_to_code(new, original, splice + release, into_try))

@@ -49,6 +49,7 @@ class ExceptionVariable(Variable):
         self.cls = cls
         self.args = list(args)
         self.made_at = None  # the call of the translated frame that made it (breaks/tries.py)
+        self.left_a_call = False  # raised out of an inlined call (side_effects.plain)
 
     def python_type(self):
         return self.cls

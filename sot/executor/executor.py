@@ -94,6 +94,7 @@ class OpcodeExecutor:
             return ret.value
         except RaiseSignal as sig:
             if self.depth > 0:
+                sig.exc.left_a_call = True
                 raise  # the caller's call site may catch it
             raise self._located(FallbackError(UNSUPPORTED_OBJECT, "the frame raises "
                                               f"{sig.exc.python_type().__name__} (eager raises it)"),
