@@ -82,8 +82,6 @@ def stop_offset(code: types.CodeType, instr: dis.Instruction):
     loops = [(lo, hi) for lo, hi in loop_ranges(instrs) if lo <= off <= hi]
     if not loops:
         return off, None  # inside a try/with body or not: see breaks/tries.py
-    if any(lo <= off < hi for lo, hi in exception_ranges(code, instrs)):
-        return "graph breaks inside try/with blocks in a loop are not supported yet"
     lo, hi = min(loops, key=lambda r: (r[0], -r[1]))
     outer = [(a, b) for a, b in loop_ranges(instrs) if a <= lo and hi <= b]
     lo, hi = min(outer, key=lambda r: (r[0], -r[1]))
@@ -370,7 +368,7 @@ def loop_region_code(original: types.CodeType, plan: BreakPlan, runner, used_cel
     region the same from its start to its end, and for a break inside a
     try/with body (breaks/tries.py) from the breaking instruction to right
     after it."""
-    into_try = plan.kind == "try" and _enters_try(original, plan.instr.offset)
+    into_try = _enters_try(original, plan.instr.offset)   # a try/with body, or a loop inside one
     bc, where = _abstract(original, into_try)
     items = list(bc)
     n = len(plan.layout_after)

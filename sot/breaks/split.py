@@ -65,6 +65,7 @@ def make_break(frame, instr, reason: BreakReason, info: EntryInfo, options: Opti
             bound = set(executor.locals) | set(executor.lazy_locals)
             plan = breaks.plan_loop(code, loop, stack_nulls, bound,
                                     lambda body: loop_body.touches_arrays(body, executor, frame.f_globals))
+            plan = tries.in_block(plan, code, executor)   # a loop inside a try/with body
         why = plan
         if not isinstance(plan, str):
             n_graphs = len(info.graphs)
@@ -99,7 +100,10 @@ def _loop_from_its_statement(frame, plan, reason, info: EntryInfo, options: Opti
         if isinstance(body, str):
             return None
         head = next(i for i in instructions(code) if i.offset == start)
-        early = breaks.BreakPlan(head, "loop", plan.resume_offset, [], plan.layout_after, 0, body=body)
+        early = tries.in_block(breaks.BreakPlan(head, "loop", plan.resume_offset, [], plan.layout_after, 0,
+                                                body=body), code, executor)
+        if isinstance(early, str):
+            return None
         return _split(frame, graph, executor, early, None, reason, info, options)
     except FallbackError:
         del info.graphs[n_graphs:]

@@ -30,6 +30,7 @@ eager's; only the graph before it is kept.
 """
 from __future__ import annotations
 
+import dataclasses
 import dis
 import types
 
@@ -72,6 +73,17 @@ def made_at(executor):
     if top.made_at is None:
         raise FallbackError(UNSUPPORTED_BREAK, "the exception raised was made outside the translated frame")
     return top.made_at
+
+
+def in_block(plan, code: types.CodeType, executor):
+    """`plan` (a loop or statement region that runs natively) where it starts
+    inside a try/with body: with the blocks to set up again on 3.10 (the
+    resume function after it re-enters the same blocks), or a string saying why not."""
+    if isinstance(plan, str) or not in_try(code, plan.instr, executor):
+        return plan
+    if executor.exc_info is not None or any(kind != SETUP for kind, _, _ in executor.blocks):
+        return "graph breaks inside except/finally handlers are not supported"
+    return dataclasses.replace(plan, blocks=tuple((handler, level) for _, handler, level in executor.blocks))
 
 
 def plan_raise(code: types.CodeType, instr: dis.Instruction, stack_nulls: list[bool], executor):
