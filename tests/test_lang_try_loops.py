@@ -13,6 +13,7 @@
   (opcode_table.loop_ranges), so a break after such a loop keeps the loop's graph.
 Each case runs with the compiled prefix (min_graph_size=0) and the native prefix.
 """
+import inspect
 import sys
 
 import numpy as np
@@ -153,3 +154,54 @@ def test_a_handler_s_jump_back_is_no_loop_over_the_code_after_it():
     # the break is at native(...) itself, after the loop: the loop is in the first graph
     assert top.graph_break is not None and "native(x * 2)" in (top.graph_break.source or ""), str(report)
     assert not any("resumed after `for" in e.code_name for e in report.entries), str(report)
+
+
+def branch_on_data_in_a_try(x, fail_at):
+    y = x * 2
+    log = []
+    try:
+        if y.sum() > fail_at:   # data-dependent: the resume function takes the branch inside the block
+            y = y + 1
+            if fail_at == 0:
+                raise KeyError("after the branch")
+        else:
+            y = native(y, fail=fail_at == 1) - 1
+        z = y * 3
+    except (KeyError, ValueError) as e:
+        log.append(type(e) is KeyError)
+        z = x
+    finally:
+        log.append("finally")
+        y = y + 100
+    return y, z, log
+
+
+def branch_on_data_in_a_with(x, limit):
+    m = Log()
+    with m:
+        y = x + 1
+        if (y > 0).sum() > limit:
+            y = y * 2
+        else:
+            y = y * 3
+    return y, m.events
+
+
+@pytest.mark.parametrize("min_graph_size", [0, 100])
+def test_data_dependent_branch_inside_a_block_splits_there(min_graph_size):
+    static = sot.to_static(branch_on_data_in_a_try, min_graph_size=min_graph_size)
+    for fail_at in (-1000, 0, 1, 1000):
+        check(branch_on_data_in_a_try, (X, fail_at), static=static)
+    static = sot.to_static(branch_on_data_in_a_with, min_graph_size=min_graph_size)
+    check(branch_on_data_in_a_with, (X, 3), (X, 100), static=static)
+
+
+def test_data_dependent_branch_inside_a_block_keeps_graphs_on_both_sides():
+    report = sot.explain(sot.to_static(branch_on_data_in_a_try, min_graph_size=0), X, 1000)
+    top = report.entries[0]
+    assert top.fallback is None and "data-dependent" in str(top.graph_break), str(report)
+    lines, first = inspect.getsourcelines(branch_on_data_in_a_try)
+    line = first + next(k for k, text in enumerate(lines) if "y.sum() > fail_at" in text)
+    at_branch = [e for e in report.entries if e.code_name.endswith(f"line {line})")]  # resumed at the branch
+    assert at_branch and all(e.fallback is None for e in report.entries), str(report)
+    assert report.graph_count >= 2, str(report)

@@ -10,6 +10,9 @@ except/finally handler) splits the frame so that the block keeps working:
   natively, as eager. Right after *i* the replacement returns
   `Resume(resume function)`, a plain return that leaves the block without
   running its exit code;
+* a data-dependent branch *i* needs no native instruction: the replacement
+  runs the graph and calls the resume function entered at *i* itself, inside
+  the block, with the condition's value (a Python bool) on the stack;
 * the resume function enters the original code after *i*, inside the same
   block (the stack it receives holds a `with`'s bound `__exit__`), so an
   exception later in the body still reaches the handler and `__exit__` runs
@@ -54,11 +57,13 @@ def plan_try(code: types.CodeType, instr: dis.Instruction, reason, stack_nulls: 
     plan = plan_break(code, instr, reason, stack_nulls)
     if isinstance(plan, str):
         return plan
-    if plan.kind != "native":
-        return "a data-dependent branch inside a try/with block is not split there"
     if not FACTS.exception_table and any(stack_nulls):
         return "a NULL call slot is live at a break inside a try/with block"
     blocks = tuple((handler, level) for _, handler, level in executor.blocks)
+    if plan.kind == "bool":   # the resume function takes the branch, inside the block
+        return dataclasses.replace(plan, blocks=blocks)
+    if plan.kind != "native":
+        return f"a {plan.kind} break inside a try/with block is not split there"
     return BreakPlan(instr, "try", plan.resume_offset, plan.layout_before, plan.layout_after, plan.pushed,
                      blocks=blocks)
 
