@@ -263,3 +263,34 @@ def test_traceback_of_an_exception_leaving_the_frame_is_eager_s(fn, args, capsys
     eager = _frames(fn, *args)
     for _ in range(2):   # translating, then the cached entry
         assert _frames(static, *args) == eager
+
+
+def print_in_finally(x, d):
+    y = x + 1
+    try:
+        y = y * d["k"]
+    finally:
+        print("finally", sys.exc_info()[0])
+        y = y + 3
+    return y
+
+
+def print_in_a_with_exit_path(x, d):
+    class Noisy:
+        def __enter__(self):
+            return self
+
+        def __exit__(self, kind, value, tb):
+            print("exit", kind, value)
+            return kind is KeyError
+
+    y = x * 2
+    with Noisy():
+        y = y + d["k"]
+    return y
+
+
+@pytest.mark.parametrize("min_graph_size", [0, 100])
+@pytest.mark.parametrize("fn", [print_in_finally, print_in_a_with_exit_path])
+def test_break_inside_finally_or_exit_keeps_eager_behaviour(fn, min_graph_size):
+    check(fn, (X, {}), (X, {"k": 2.0}), static=sot.to_static(fn, min_graph_size=min_graph_size))
