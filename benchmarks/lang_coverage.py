@@ -742,6 +742,20 @@ def zero_division_caught(x, n):
         return x - 1
 
 
+class _Config:
+    def __init__(self):
+        self.scale = 2.0
+
+
+@case("exceptions", X, _Config())
+def missing_attribute_falls_back_to_a_default(x, cfg):
+    try:
+        shift = cfg.shift
+    except AttributeError:
+        shift = 0.5
+    return x * cfg.scale + shift
+
+
 @case("exceptions", X, "3.5")
 def bad_int_literal_falls_back_to_float(x, text):
     try:

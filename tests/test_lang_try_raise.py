@@ -1,7 +1,7 @@
 """Exceptions of builtin operations on Python values, and graph breaks in handlers.
 
 * An error a builtin operation raises on values the trace guards (a missing
-  dict key, a list index out of range, an integer division by zero, a bad
+  dict key, a missing attribute of a plain object, a list index out of range, an integer division by zero, a bad
   `int()` literal, `list.index` of a missing value, `list.pop` of an empty list) is raised in the
   trace, so the frame's own `except` catches it inside the graph: one graph,
   no break; type, args and text as eager's (dispatch.python_op).
@@ -120,6 +120,48 @@ def test_error_of_a_builtin_operation_is_caught_as_eager(fn, arg_sets):
 @pytest.mark.parametrize("fn, arg_sets", CAUGHT, ids=[f.__name__ for f, _ in CAUGHT])
 def test_error_of_a_builtin_operation_caught_in_the_frame_is_one_graph(fn, arg_sets):
     assert_captured_whole(fn, *arg_sets[0])
+
+
+class Plain:
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+
+class Lazy(Plain):
+    def __getattr__(self, name):   # called for a missing name: no AttributeError
+        if name.startswith("__"):
+            raise AttributeError(name)   # (copy.deepcopy looks for __deepcopy__)
+        return 10.0
+
+
+def missing_attribute(x, o):
+    try:
+        v = o.scale
+    except AttributeError as e:
+        return x * 2, str(e), e.args
+    return x * v
+
+
+def missing_attribute_name_read(x, o):
+    try:
+        return x * o.scale
+    except AttributeError as e:
+        return x, e.name   # .name is not modelled: this frame runs natively from the error
+
+
+def test_missing_attribute_is_caught_as_eager():
+    static = sot.to_static(missing_attribute, min_graph_size=0)
+    check(missing_attribute, (X, Plain()), (X, Plain(scale=3.0)), (X, Lazy()), (X, Plain()), static=static)
+    assert_captured_whole(missing_attribute, X, Plain())
+    check(missing_attribute_name_read, (X, Plain()), (X, Plain(scale=2.0)))
+
+
+def test_an_attribute_set_later_is_seen():
+    static = sot.to_static(missing_attribute)
+    o = Plain()
+    check(missing_attribute, (X, o), static=static)
+    o.scale = 5.0
+    check(missing_attribute, (X, o), static=static)
 
 
 def test_caught_in_the_caller_of_an_inlined_function():

@@ -455,7 +455,10 @@ def object_getattr(executor, obj: ObjectVariable, name: str) -> Variable:
     if name in inst_dict and not is_data_descr:
         return graph.wrap(inst_dict[name], AttrTracker(obj.tracker, name) if obj.tracker else ConstTracker(inst_dict[name]))
     if not in_class:
-        raise FallbackError(UNSUPPORTED_OBJECT, f"{obj.describe()} has no attribute {name!r}")
+        missing = exceptions.missing_attribute(obj.value, name)
+        if missing is None:
+            raise FallbackError(UNSUPPORTED_OBJECT, f"{obj.describe()} has no attribute {name!r}")
+        raise RaiseSignal(missing)   # the instance's keys and its class are guarded above
     # The class attribute; guard it through the (type-guarded) class.
     cls_tracker = ConstTracker(cls)
     if isinstance(class_attr, property):

@@ -24,6 +24,7 @@ natively (runner.py), where the user's own `except` sees them.
 from __future__ import annotations
 
 import builtins
+import inspect
 
 from ..breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
 from ..guards.invariants import ClassUnchangedGuard
@@ -117,6 +118,22 @@ def raised_by_operation(error: BaseException) -> ExceptionVariable | None:
             or not can_model(cls) or not all(type(a) in _ARG_TYPES for a in error.args):
         return None
     return ExceptionVariable(cls, [ConstVariable(a) for a in error.args])
+
+
+def missing_attribute(obj, name: str) -> ExceptionVariable | None:
+    """The AttributeError of `obj.name` where neither the instance nor its
+    class has the name and plain object.__getattribute__ looks it up (no
+    __getattr__ to call instead); None otherwise. Its .name and .obj are not
+    modelled (reading them runs the frame natively)."""
+    cls = type(obj)
+    if cls.__getattribute__ is not object.__getattribute__:
+        return None
+    try:
+        inspect.getattr_static(cls, "__getattr__")
+        return None
+    except AttributeError:
+        pass
+    return ExceptionVariable(AttributeError, [ConstVariable(f"'{cls.__name__}' object has no attribute '{name}'")])
 
 
 def instance(exc: Variable) -> BaseException | None:
