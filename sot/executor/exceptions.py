@@ -1,16 +1,20 @@
 """Exceptions raised and caught inside the trace.
 
 An exception the frame itself creates (`raise ValueError("bad")`, a
-`StopIteration` from `next()` of an exhausted simulated iterator) is an
-`ExceptionVariable`. Raising it unwinds the simulated frame the way CPython
+`StopIteration` from `next()` of an exhausted simulated iterator, the error
+of a builtin operation on values the trace guards: a missing dict key or
+attribute, an index out of range, a division by zero, `int("x")`; see
+`raised_by_operation`, `missing_attribute`) is an `ExceptionVariable`. Raising it unwinds the simulated frame the way CPython
 does: to the innermost handler around the raising instruction (the code's
 exception table on 3.11+, the block stack on 3.10; see
 `opcode_table.VersionFacts.exception_table`), so `except`, `else`, `finally`
 and `with`'s `__exit__(type, value, tb)` are simulated code like any other.
 An exception no handler in the frame catches leaves the executor as
 `RaiseSignal` and is handled at the caller's call site (inlining); out of the
-translated frame itself it becomes a fallback: the frame runs natively and
-eager raises it.
+translated frame itself it becomes a graph break where the first exception
+entered the frame (`OpcodeExecutor.first_raise`; breaks/tries.py), as does
+a handler the simulation cannot follow: from there the frame runs natively,
+so eager raises it with eager's traceback, `sys.exc_info()` and chaining.
 
 The exception object never leaves the trace (it has no rebuild): returning
 it, storing it outside the frame or reading more than its class and `args`
