@@ -153,7 +153,7 @@ def call_method(executor, obj: Variable, name: str, args, kwargs) -> Variable:
     if isinstance(obj, ConstVariable) and type(obj.value) is str:
         values = [functional.python_value(a) for a in args]
         kw = {k: functional.python_value(v) for k, v in kwargs.items()}
-        return const(dispatch._python(getattr(obj.value, name), *values, **kw))
+        return const(dispatch.python_op(getattr(obj.value, name), *values, **kw))
     raise FallbackError(UNSUPPORTED_CALL, f"method {name} of {obj.describe()} is not captured")
 
 
@@ -173,7 +173,7 @@ def _list_method(executor, obj: ListVariable, name, args, kwargs):
     elif name == "insert":
         obj.grow("insert", (_int(args[0]), args[1]))
     elif name == "pop":
-        return dispatch._python(obj.items.pop, *[_int(a) for a in args])
+        return dispatch.python_op(obj.items.pop, *[_int(a) for a in args])
     elif name == "clear":
         obj.items.clear()
     elif name == "reverse":
@@ -182,7 +182,7 @@ def _list_method(executor, obj: ListVariable, name, args, kwargs):
         return ListVariable(obj.items)
     elif name in ("count", "index", "remove"):
         values = functional.plain_values(obj.items + list(args[:1]), f"list.{name}")
-        found = dispatch._python(getattr(values[:-1], name), values[-1], *[_int(a) for a in args[1:]])
+        found = dispatch.python_op(getattr(values[:-1], name), values[-1], *[_int(a) for a in args[1:]])
         if name == "remove":
             del obj.items[values.index(values[-1])]
             return const(None)
@@ -280,16 +280,18 @@ def b_len(executor, obj):
             raise FallbackError(UNSUPPORTED_OBJECT, "len() of a 0-d array")
         return executor.graph.dim(obj, 0)
     if isinstance(obj, ConstVariable):
-        return const(dispatch._python(len, obj.value))
+        return const(dispatch.python_op(len, obj.value))
     raise FallbackError(UNSUPPORTED_OBJECT, f"len() of {obj.describe()}")
 
 
 def _python_builtin(fn):
     """A builtin computed on constants; on arrays it reads data (a break)."""
     def handler(executor, *args, **kwargs):
+        if fn in (str, repr) and len(args) == 1 and (exc := exceptions.instance(args[0])) is not None:
+            return const(fn(exc))
         values = _consts(*args, *kwargs.values())
         if values is not None:
-            return const(dispatch._python(fn, *[a.value for a in args], **{k: v.value for k, v in kwargs.items()}))
+            return const(dispatch.python_op(fn, *[a.value for a in args], **{k: v.value for k, v in kwargs.items()}))
         if any(isinstance(a, TensorVariable) for a in args):
             raise FallbackError(DATA_DEPENDENT, f"{fn.__name__}() of an array reads its data into Python",
                                 hint=f"`{fn.__name__}(x.sum())` forces a break; keep the value as an array")
@@ -301,7 +303,7 @@ def b_range(executor, *args):
     values = _consts(*args)
     if values is None or not all(type(v) in (int, bool) for v in values):
         raise FallbackError(UNSUPPORTED_OBJECT, "range() of non-constant bounds")
-    return const(dispatch._python(range, *values))
+    return const(dispatch.python_op(range, *values))
 
 
 def b_isinstance(executor, obj, classinfo):
@@ -439,7 +441,7 @@ def b_callable(executor, obj):
 def b_abs(executor, x):
     if isinstance(x, (TensorVariable, SymScalarVariable)):
         return executor.graph.call_op(registry.lookup_operator("abs"), (x,))
-    return const(dispatch._python(abs, x.value if isinstance(x, ConstVariable) else _bad(x, "abs")))
+    return const(dispatch.python_op(abs, x.value if isinstance(x, ConstVariable) else _bad(x, "abs")))
 
 
 def _bad(x, what):

@@ -21,6 +21,7 @@ from ..guards.tracker import AttrTracker, ConstTracker, ItemTracker
 from ..ir import registry
 from . import classes, exceptions, list_data, metaclass, pyidentity, sets
 from .generators import GeneratorVariable
+from .signals import RaiseSignal
 from .function_graph import is_user_class
 from .variables import (
     BoundMethodVariable, BuiltinMethodVariable, BuiltinVariable, ClassVariable, ConstVariable, DictVariable,
@@ -67,6 +68,20 @@ def _python(fn, *values):
         raise FallbackError(UNSUPPORTED_OBJECT, f"{type(e).__name__}: {e}") from None
 
 
+def python_op(fn, *values, **kw):
+    """A builtin operation of the frame on Python values the trace guards: an
+    error eager raises there too is raised in the trace (the frame's own
+    `except` may catch it; exceptions.raised_by_operation), other errors fall back.
+    Only for `fn` that is the operation itself, never sot's own code."""
+    try:
+        return fn(*values, **kw)
+    except Exception as e:
+        exc = exceptions.raised_by_operation(e)
+        if exc is None:
+            raise FallbackError(UNSUPPORTED_OBJECT, f"{type(e).__name__}: {e}") from None
+        raise RaiseSignal(exc) from None
+
+
 # -- operators ---------------------------------------------------------------
 
 def binary_op(graph, name: str, a: Variable, b: Variable) -> Variable:
@@ -90,7 +105,7 @@ def binary_op(graph, name: str, a: Variable, b: Variable) -> Variable:
             return graph.call_op(op, (a, b))
     concrete(f"operator {name}", a, b)
     if isinstance(a, ConstVariable) and isinstance(b, ConstVariable):
-        return const(_python(getattr(operator, _op_key(base)), a.value, b.value))
+        return const(python_op(getattr(operator, _op_key(base)), a.value, b.value))
     if isinstance(a, SEQUENCES) and isinstance(b, SEQUENCES) and base == "add" \
             and type(a) is type(b):
         if inplace and isinstance(a, ListVariable):
@@ -135,7 +150,7 @@ def unary_op(graph, name: str, a: Variable) -> Variable:
     if isinstance(a, SymScalarVariable) and registry.lookup_operator(name) is not None:
         return graph.call_op(registry.lookup_operator(name), (a,))
     if isinstance(a, ConstVariable):
-        return const(_python(getattr(operator, name), a.value))
+        return const(python_op(getattr(operator, name), a.value))
     raise FallbackError(UNSUPPORTED_OBJECT, f"unary {name} on {a.describe()}")
 
 
@@ -150,7 +165,7 @@ def compare_op(graph, name: str, a: Variable, b: Variable) -> Variable:
     if isinstance(a, ConstVariable) and isinstance(b, ConstVariable):
         if a is not b and isinstance(a.value, CONTAINERS) and isinstance(b.value, CONTAINERS):
             pyidentity.items_equal(a, b)   # breaks where items' identity decides
-        return const(_python(getattr(operator, name), a.value, b.value))
+        return const(python_op(getattr(operator, name), a.value, b.value))
     if isinstance(a, SEQUENCES) and isinstance(b, SEQUENCES) and name in ("eq", "ne"):
         if type(a) is not type(b) or len(a.items) != len(b.items):
             return const(name == "ne")
@@ -252,7 +267,7 @@ def contains_op(graph, item: Variable, container: Variable) -> bool:
     if isinstance(container, ConstVariable) and isinstance(item, ConstVariable):
         if pyidentity.identity_decides(container.value, item.value):
             raise FallbackError(UNSUPPORTED_OBJECT, "`in` involving a NaN depends on object identity")
-        return _python(operator.contains, container.value, item.value)
+        return python_op(operator.contains, container.value, item.value)
     raise FallbackError(UNSUPPORTED_OBJECT, f"`in` on {container.describe()}")
 
 
@@ -276,14 +291,14 @@ def getitem(graph, obj: Variable, key: Variable) -> Variable:
     concrete("indexing", obj, key)
     if isinstance(obj, SEQUENCES) and isinstance(key, ConstVariable):
         if isinstance(key.value, slice):
-            return type(obj)(_python(lambda: obj.items[key.value]))
-        if type(key.value) in (int, bool):
-            return _python(lambda: obj.items[key.value])
+            return type(obj)(python_op(operator.getitem, obj.items, key.value))
+        if type(key.value) in (int, bool):  # as the sequence's own type, for the IndexError's text
+            return python_op(operator.getitem, obj.items if isinstance(obj, ListVariable) else tuple(obj.items),
+                             key.value)
     if isinstance(obj, DictVariable) and isinstance(key, ConstVariable):
-        if key.value in obj.entries:
-            return obj.entries[key.value]
+        return python_op(operator.getitem, obj.entries, key.value)  # the keys are guarded: KeyError as eager
     if isinstance(obj, ConstVariable) and isinstance(key, ConstVariable):
-        return const(_python(operator.getitem, obj.value, key.value))
+        return const(python_op(operator.getitem, obj.value, key.value))
     if isinstance(obj, ClassVariable) and classes.is_enum_class(obj.value) and isinstance(key, ConstVariable):
         member = classes.enum_class_member(obj.value, key.value)
         if member is not None:
@@ -294,13 +309,11 @@ def getitem(graph, obj: Variable, key: Variable) -> Variable:
 def delitem(graph, obj: Variable, key: Variable) -> None:
     if isinstance(obj, ListVariable) and isinstance(key, ConstVariable) and type(key.value) in (int, slice):
         obj.check_mutable("item deletion")
-        _python(lambda: obj.items.__delitem__(key.value))
+        python_op(operator.delitem, obj.items, key.value)
         return
     if isinstance(obj, DictVariable) and isinstance(key, ConstVariable) and type(key.value) in (int, str):
         obj.check_mutable("item deletion")
-        if key.value not in obj.entries:
-            raise FallbackError(UNSUPPORTED_OBJECT, f"del of a missing key {key.value!r} (eager raises)")
-        del obj.entries[key.value]
+        python_op(operator.delitem, obj.entries, key.value)
         return
     raise FallbackError(SIDE_EFFECT, f"item deletion from {obj.describe()}")
 
@@ -311,7 +324,7 @@ def setitem(graph, obj: Variable, key: Variable, value: Variable) -> None:
         return   # `d["a"] += y` on an array of a container from outside: the same object
     if isinstance(obj, ListVariable) and isinstance(key, ConstVariable) and type(key.value) is int:
         obj.check_mutable("item assignment")
-        _python(lambda: obj.items.__setitem__(key.value, value))
+        python_op(operator.setitem, obj.items, key.value, value)
         return
     if isinstance(obj, DictVariable) and isinstance(key, ConstVariable) and type(key.value) in (int, str):
         obj.check_mutable("item assignment")
@@ -459,7 +472,10 @@ def object_getattr(executor, obj: ObjectVariable, name: str) -> Variable:
     if name in inst_dict and not is_data_descr:
         return graph.wrap(inst_dict[name], AttrTracker(obj.tracker, name) if obj.tracker else ConstTracker(inst_dict[name]))
     if not in_class:
-        raise FallbackError(UNSUPPORTED_OBJECT, f"{obj.describe()} has no attribute {name!r}")
+        missing = exceptions.missing_attribute(obj.value, name)
+        if missing is None:
+            raise FallbackError(UNSUPPORTED_OBJECT, f"{obj.describe()} has no attribute {name!r}")
+        raise RaiseSignal(missing)   # the instance's keys and its class are guarded above
     # The class attribute; guard it through the (type-guarded) class.
     cls_tracker = ConstTracker(cls)
     if isinstance(class_attr, property):
