@@ -16,6 +16,7 @@ import numpy as np
 from ..breaks.reasons import (
     DATA_DEPENDENT, SIDE_EFFECT, UNSUPPORTED_CALL, UNSUPPORTED_OBJECT, FallbackError,
 )
+from .._quiet import first_filter
 from ..guards.guard import DictKeysGuard
 from ..guards.tracker import AttrTracker, ConstTracker, ItemTracker
 from ..ir import registry
@@ -60,10 +61,14 @@ def _shape_scalars(a: Variable, b: Variable) -> bool:
 
 
 def _python(fn, *values):
-    """Compute on constants; an exception means eager would raise: fall back."""
+    """Compute on constants; an exception means eager would raise: fall back.
+    So does a warning (``~True``'s DeprecationWarning, a NumPy scalar's
+    overflow): folded into a constant it would be shown once, from here,
+    where eager shows it on every call from the user's line."""
     try:
-        return fn(*values)
-    except Exception as e:  # eager raises the same error when it runs natively
+        with first_filter("error"):
+            return fn(*values)
+    except Exception as e:  # eager raises (or warns) the same when it runs natively
         raise FallbackError(UNSUPPORTED_OBJECT, f"{type(e).__name__}: {e}") from None
 
 
@@ -152,7 +157,8 @@ def compare_op(graph, name: str, a: Variable, b: Variable) -> Variable:
             pyidentity.items_equal(a, b)   # breaks where items' identity decides
         return const(_python(getattr(operator, name), a.value, b.value))
     if isinstance(a, SEQUENCES) and isinstance(b, SEQUENCES) and name in ("eq", "ne"):
-        if type(a) is not type(b) or len(a.items) != len(b.items):
+        # a namedtuple equals the plain tuple of its items; a list never equals a tuple
+        if _sequence_kind(a) is not _sequence_kind(b) or len(a.items) != len(b.items):
             return const(name == "ne")
         if all(isinstance(x, ConstVariable) for x in a.items + b.items):
             # items compare with `is` before `==`, as list/tuple equality does
@@ -160,6 +166,15 @@ def compare_op(graph, name: str, a: Variable, b: Variable) -> Variable:
             return const(equal == (name == "eq"))
     symbol = _COMPARISONS.get(name, name)
     raise FallbackError(UNSUPPORTED_OBJECT, f"comparison `{symbol}` of {a.describe()} and {b.describe()}")
+
+
+def _sequence_kind(v: Variable) -> type:
+    """list or tuple: what `==` of a modelled sequence compares as (a
+    namedtuple class with its own __eq__ is not modelled)."""
+    kind = list if isinstance(v, ListVariable) else tuple
+    if v.python_type().__eq__ is not kind.__eq__:
+        raise FallbackError(UNSUPPORTED_OBJECT, f"comparison of {v.describe()}: its class defines __eq__")
+    return kind
 
 
 _COMPARISONS = {"lt": "<", "le": "<=", "eq": "==", "ne": "!=", "gt": ">", "ge": ">="}   # for messages
