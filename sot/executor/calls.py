@@ -17,8 +17,8 @@ from ..breaks.reasons import (
 from ..guards.tracker import AttrTracker, ConstTracker
 from .. import psdb
 from ..ir import registry
-from . import (classes, contexts, dispatch, exceptions, functional, introspect, list_data, metaclass,
-               numpy_forms, numpy_iteration, sets, writes)
+from . import (classes, contexts, dispatch, exceptions, functional, introspect, list_data, live_iterators,
+               metaclass, numpy_forms, numpy_iteration, sets, writes)
 from .generators import GeneratorVariable
 from .dispatch import SEQUENCES, const
 from .variables.base import RealObjectVariable
@@ -201,11 +201,11 @@ def _dict_method(obj: DictVariable, name, args, kwargs):
         default = args[1] if len(args) > 1 else const(None)
         return obj.entries.get(args[0].value, default)
     if name == "keys":
-        return DictViewVariable([const(k) for k in obj.entries], "keys")
+        return DictViewVariable(obj, "keys")
     if name == "values":
-        return DictViewVariable(list(obj.entries.values()), "values")
+        return DictViewVariable(obj, "values")
     if name == "items":
-        return DictViewVariable([TupleVariable([const(k), v]) for k, v in obj.entries.items()], "items")
+        return DictViewVariable(obj, "items")
     if name == "copy":
         return DictVariable(obj.entries)
     if name == "update":
@@ -336,7 +336,8 @@ def _class_attribute(t: type):
 def b_enumerate(executor, iterable, start=None):
     n = 0 if start is None else _int(start)
     it = dispatch.get_iter(executor.graph, iterable)
-    if it is iterable:  # an iterator others may also advance: take items when asked, as eager
+    if it is iterable or it.live:  # an iterator others may also advance, or over a list that may
+        # still change: take items when asked, as eager
         return functional.lazy_enumerate(it, n)
     return IteratorVariable([TupleVariable([const(n + i), v]) for i, v in enumerate(it.items)], enumerate)
 
@@ -345,15 +346,17 @@ def b_zip(executor, *iterables, **kwargs):
     if kwargs:
         raise FallbackError(UNSUPPORTED_CALL, "zip(strict=...) is not modelled")
     its = [dispatch.get_iter(executor.graph, it) for it in iterables]
-    if any(it is src for it, src in zip(its, iterables)):
+    if any(it is src or it.live for it, src in zip(its, iterables)):
         return functional.lazy_zip(executor, its)
     lists = [it.items for it in its]
     return IteratorVariable([TupleVariable(list(t)) for t in zip(*lists)], zip)
 
 
 def b_reversed(executor, seq):
-    if isinstance(seq, (TupleVariable, ListVariable)):
-        return IteratorVariable(seq.items[::-1])
+    if isinstance(seq, ListVariable):
+        return live_iterators.ListIteratorVariable(seq, reverse=True)
+    if isinstance(seq, TupleVariable):
+        return IteratorVariable(seq.items[::-1], type(reversed(())))
     if isinstance(seq, ConstVariable) and isinstance(seq.value, (range, tuple, str)):
         return IteratorVariable([const(v) for v in reversed(seq.value)])
     raise FallbackError(UNSUPPORTED_OBJECT, f"reversed() of {seq.describe()}")

@@ -30,7 +30,7 @@ from .variables import (
     is_const_value,
 )
 from .function_graph import function_variable
-from . import introspect, numpy_forms, numpy_iteration, writes
+from . import introspect, live_iterators, numpy_forms, numpy_iteration, writes
 
 SEQUENCES = (TupleVariable, ListVariable)
 
@@ -499,16 +499,20 @@ def get_iter(graph, obj: Variable) -> IteratorVariable:
     if isinstance(obj, IteratorVariable):
         return obj
     concrete("iteration", obj)
-    if isinstance(obj, SEQUENCES) or isinstance(obj, DictViewVariable):
-        return IteratorVariable(obj.items)
+    if isinstance(obj, ListVariable):
+        return live_iterators.ListIteratorVariable(obj)
+    if isinstance(obj, DictViewVariable):
+        return live_iterators.DictIteratorVariable(obj.dict, obj.kind)
     if isinstance(obj, DictVariable):
-        return IteratorVariable([const(k) for k in obj.entries])
+        return live_iterators.DictIteratorVariable(obj)
+    if isinstance(obj, TupleVariable):
+        return IteratorVariable(obj.items)
     if isinstance(obj, numpy_iteration.FlatVariable):
         return obj.iterate(graph)
     if isinstance(obj, ClassVariable) and classes.is_enum_class(obj.value):
         return IteratorVariable([const(m) for m in obj.value])
     if isinstance(obj, sets.SetVariable):
-        return IteratorVariable(obj.items, type(iter(set())))  # members of an identity-guarded class
+        return live_iterators.SetIteratorVariable(obj)  # members of an identity-guarded class
     if isinstance(obj, ConstVariable) and isinstance(obj.value, (range, tuple, str, bytes, frozenset)):
         if len(obj.value) > ITER_LIMIT:
             raise FallbackError(UNSUPPORTED_OBJECT, f"loop of {len(obj.value)} iterations exceeds the unroll limit {ITER_LIMIT}")

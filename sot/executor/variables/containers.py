@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ...breaks.reasons import SIDE_EFFECT, FallbackError
 from .base import Variable
+from .basic import ConstVariable
 
 
 class TupleVariable(Variable):
@@ -119,15 +120,28 @@ class DictVariable(_MutableContainer):
 
 
 class DictViewVariable(Variable):
-    """dict.keys()/values()/items(): iterable and sized, nothing else."""
+    """dict.keys()/values()/items(): iterable and sized, nothing else; a
+    view of the DictVariable, read when it is used (it sees later stores)."""
 
-    def __init__(self, items: list[Variable], kind: str):
+    def __init__(self, d: DictVariable, kind: str):
         super().__init__(None)
-        self.items = list(items)
+        self.dict = d
         self.kind = kind
 
+    @property
+    def items(self) -> list[Variable]:
+        entries = self.dict.entries
+        if self.kind == "keys":
+            return [ConstVariable(k) for k in entries]
+        if self.kind == "values":
+            return list(entries.values())
+        return [TupleVariable([ConstVariable(k), v]) for k, v in entries.items()]
+
+    def python_type(self):
+        return type(getattr({}, self.kind)())
+
     def truth(self) -> bool:
-        return bool(self.items)
+        return bool(self.dict.entries)
 
 
 class IteratorVariable(Variable):
@@ -136,6 +150,8 @@ class IteratorVariable(Variable):
 
     Reading `items` consumes what is left, as `list(it)` does; `remaining()`
     looks without consuming."""
+
+    live = False   # True: reads its source at each step (lazy, or over a mutable container)
 
     def __init__(self, items: list[Variable], kind: type = type(iter(()))):
         super().__init__(None)
@@ -170,6 +186,8 @@ class LazyIteratorVariable(IteratorVariable):
     """An iterator whose next item is computed when it is asked for: map,
     filter, zip and enumerate over lazy iterators. Each step may run user
     code (inlined), so the steps happen where eager takes them."""
+
+    live = True
 
     def __init__(self, step, kind: type):
         super().__init__([], kind)
