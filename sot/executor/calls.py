@@ -372,7 +372,7 @@ def b_next(executor, it, *default):
         if v is None:
             if default:
                 return default[0]
-            raise exceptions.stop_iteration()
+            raise it.stop_iteration() if isinstance(it, GeneratorVariable) else exceptions.stop_iteration()
         return v
     raise FallbackError(UNSUPPORTED_OBJECT, f"next() of {it.describe()}")
 
