@@ -150,10 +150,10 @@ def call_method(executor, obj: Variable, name: str, args, kwargs) -> Variable:
         return _list_method(executor, obj, name, args, kwargs)
     if isinstance(obj, DictVariable):
         return _dict_method(obj, name, args, kwargs)
-    if isinstance(obj, ConstVariable) and type(obj.value) is str:
+    if isinstance(obj, ConstVariable) and dispatch.is_pure_method(obj.value, name):
         values = [functional.python_value(a) for a in args]
         kw = {k: functional.python_value(v) for k, v in kwargs.items()}
-        return const(dispatch._python(getattr(obj.value, name), *values, **kw))
+        return dispatch.folded(dispatch._python(getattr(obj.value, name), *values, **kw))
     raise FallbackError(UNSUPPORTED_CALL, f"method {name} of {obj.describe()} is not captured")
 
 
@@ -280,7 +280,7 @@ def b_len(executor, obj):
             raise FallbackError(UNSUPPORTED_OBJECT, "len() of a 0-d array")
         return executor.graph.dim(obj, 0)
     if isinstance(obj, ConstVariable):
-        return const(dispatch._python(len, obj.value))
+        return dispatch.folded(dispatch._python(len, obj.value))
     raise FallbackError(UNSUPPORTED_OBJECT, f"len() of {obj.describe()}")
 
 
@@ -289,7 +289,7 @@ def _python_builtin(fn):
     def handler(executor, *args, **kwargs):
         values = _consts(*args, *kwargs.values())
         if values is not None:
-            return const(dispatch._python(fn, *[a.value for a in args], **{k: v.value for k, v in kwargs.items()}))
+            return dispatch.folded(dispatch._python(fn, *[a.value for a in args], **{k: v.value for k, v in kwargs.items()}))
         if any(isinstance(a, TensorVariable) for a in args):
             raise FallbackError(DATA_DEPENDENT, f"{fn.__name__}() of an array reads its data into Python",
                                 hint=f"`{fn.__name__}(x.sum())` forces a break; keep the value as an array")
@@ -301,7 +301,7 @@ def b_range(executor, *args):
     values = _consts(*args)
     if values is None or not all(type(v) in (int, bool) for v in values):
         raise FallbackError(UNSUPPORTED_OBJECT, "range() of non-constant bounds")
-    return const(dispatch._python(range, *values))
+    return dispatch.folded(dispatch._python(range, *values))
 
 
 def b_isinstance(executor, obj, classinfo):
@@ -323,7 +323,7 @@ def b_issubclass(executor, cls, classinfo):
     sub, sup = getattr(cls, "value", None), getattr(classinfo, "value", None)
     if not isinstance(sub, type) or not isinstance(sup, type):
         raise FallbackError(UNSUPPORTED_OBJECT, "issubclass() of values that are not known classes")
-    return const(dispatch._python(metaclass.is_subclass, executor.graph, sub, sup, False))
+    return dispatch.folded(dispatch._python(metaclass.is_subclass, executor.graph, sub, sup, False))
 
 
 _OBJECT_CLASS = object.__dict__["__class__"]
@@ -416,7 +416,7 @@ def b_sum(executor, iterable, start=None):
         while known < len(items) and isinstance(items[known], ConstVariable):
             known += 1
         if known:
-            total = const(dispatch._python(sum, [v.value for v in items[:known]], total.value))
+            total = dispatch.folded(dispatch._python(sum, [v.value for v in items[:known]], total.value))
     for item in items[known:]:
         total = dispatch.binary_op(executor.graph, "add", total, item)
     return total
@@ -442,7 +442,7 @@ def b_callable(executor, obj):
 def b_abs(executor, x):
     if isinstance(x, (TensorVariable, SymScalarVariable)):
         return executor.graph.call_op(registry.lookup_operator("abs"), (x,))
-    return const(dispatch._python(abs, x.value if isinstance(x, ConstVariable) else _bad(x, "abs")))
+    return dispatch.folded(dispatch._python(abs, x.value if isinstance(x, ConstVariable) else _bad(x, "abs")))
 
 
 def _bad(x, what):

@@ -39,6 +39,29 @@ def const(value) -> ConstVariable:
     return ConstVariable(value)
 
 
+def folded(value) -> Variable:
+    """The result of a computation on constants (`_python`). A new list,
+    dict or set (`"a b".split()`, `sorted(...)`) becomes the modelled
+    container, made afresh by every call as eager makes it: a ConstVariable
+    would bake one object into the compiled code, shared (and mutated)
+    across calls."""
+    t = type(value)
+    if t is list:
+        return ListVariable([folded(v) for v in value])
+    if t is tuple and any(type(v) in _MUTABLE for v in value):
+        return TupleVariable([folded(v) for v in value])
+    if t is dict:
+        return DictVariable({k: folded(v) for k, v in value.items()})
+    if t is set:
+        return sets.SetVariable(value)
+    if t in _MUTABLE:
+        raise FallbackError(UNSUPPORTED_OBJECT, f"a {t.__name__} computed at trace time is not modelled")
+    return ConstVariable(value)
+
+
+_MUTABLE = (list, dict, set, bytearray)
+
+
 SYMBOLIC = (SymScalarVariable, SymSliceVariable)
 _NUMBERS = (int, float, bool)
 
@@ -60,14 +83,14 @@ def _shape_scalars(a: Variable, b: Variable) -> bool:
                for v in (a, b))
 
 
-def _python(fn, *values):
+def _python(fn, *values, **kwargs):
     """Compute on constants; an exception means eager would raise: fall back.
     So does a warning (``~True``'s DeprecationWarning, a NumPy scalar's
     overflow): folded into a constant it would be shown once, from here,
     where eager shows it on every call from the user's line."""
     try:
         with first_filter("error"):
-            return fn(*values)
+            return fn(*values, **kwargs)
     except Exception as e:  # eager raises (or warns) the same when it runs natively
         raise FallbackError(UNSUPPORTED_OBJECT, f"{type(e).__name__}: {e}") from None
 
@@ -95,7 +118,7 @@ def binary_op(graph, name: str, a: Variable, b: Variable) -> Variable:
             return graph.call_op(op, (a, b))
     concrete(f"operator {name}", a, b)
     if isinstance(a, ConstVariable) and isinstance(b, ConstVariable):
-        return const(_python(getattr(operator, _op_key(base)), a.value, b.value))
+        return folded(_python(getattr(operator, _op_key(base)), a.value, b.value))
     if isinstance(a, SEQUENCES) and isinstance(b, SEQUENCES) and base == "add" \
             and type(a) is type(b):
         if inplace and isinstance(a, ListVariable):
@@ -140,7 +163,7 @@ def unary_op(graph, name: str, a: Variable) -> Variable:
     if isinstance(a, SymScalarVariable) and registry.lookup_operator(name) is not None:
         return graph.call_op(registry.lookup_operator(name), (a,))
     if isinstance(a, ConstVariable):
-        return const(_python(getattr(operator, name), a.value))
+        return folded(_python(getattr(operator, name), a.value))
     raise FallbackError(UNSUPPORTED_OBJECT, f"unary {name} on {a.describe()}")
 
 
@@ -155,7 +178,7 @@ def compare_op(graph, name: str, a: Variable, b: Variable) -> Variable:
     if isinstance(a, ConstVariable) and isinstance(b, ConstVariable):
         if a is not b and isinstance(a.value, CONTAINERS) and isinstance(b.value, CONTAINERS):
             pyidentity.items_equal(a, b)   # breaks where items' identity decides
-        return const(_python(getattr(operator, name), a.value, b.value))
+        return folded(_python(getattr(operator, name), a.value, b.value))
     if isinstance(a, SEQUENCES) and isinstance(b, SEQUENCES) and name in ("eq", "ne"):
         # a namedtuple equals the plain tuple of its items; a list never equals a tuple
         if _sequence_kind(a) is not _sequence_kind(b) or len(a.items) != len(b.items):
@@ -287,7 +310,7 @@ def getitem(graph, obj: Variable, key: Variable) -> Variable:
         if key.value in obj.entries:
             return obj.entries[key.value]
     if isinstance(obj, ConstVariable) and isinstance(key, ConstVariable):
-        return const(_python(operator.getitem, obj.value, key.value))
+        return folded(_python(operator.getitem, obj.value, key.value))
     if isinstance(obj, ClassVariable) and classes.is_enum_class(obj.value) and isinstance(key, ConstVariable):
         member = classes.enum_class_member(obj.value, key.value)
         if member is not None:
@@ -407,7 +430,7 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
             return known
         if type(obj.value) in (int, float, complex) and name in ("real", "imag"):
             return const(getattr(obj.value, name))
-        if type(obj.value) is str and name in STR_METHODS:
+        if is_pure_method(obj.value, name):
             return BuiltinMethodVariable(obj, name)
     raise FallbackError(UNSUPPORTED_OBJECT, f"attribute .{name} of {obj.describe()} is not captured")
 
@@ -430,7 +453,14 @@ def _module_attr(module, name: str):
 
 LIST_METHODS = {"append", "extend", "pop", "insert", "index", "count", "copy", "clear", "reverse", "remove", "sort"}
 DICT_METHODS = {"get", "keys", "values", "items", "copy", "update", "setdefault", "pop", "popitem", "clear"}
-STR_METHODS = {"format", "join", "upper", "lower", "startswith", "endswith", "strip", "split", "replace"}
+#: types whose methods never change the value nor run user code on constant arguments
+IMMUTABLE = (str, bytes, int, float, complex, bool, tuple, range, frozenset)
+
+
+def is_pure_method(value, name: str) -> bool:
+    """`value.name` is a method computed at trace time: a public method of an
+    immutable builtin value (`s.find`, `t.index`, `n.bit_length`)."""
+    return type(value) in IMMUTABLE and not name.startswith("_") and callable(getattr(type(value), name, None))
 
 
 def object_getattr(executor, obj: ObjectVariable, name: str) -> Variable:
