@@ -335,7 +335,7 @@ def b_zip_strict_raises(x):
 @case()
 def b_range_index_len(x):
     r = range(0, 10, 2)
-    return r[2], len(r), r.index(4), list(r[::-1]), x
+    return r[2], len(r), r.index(4), list(r[::-1]), x + 1
 
 
 @case()

@@ -934,3 +934,19 @@ def max_of_shape_and_scalars(x):
 @case()
 def sum_floats_order(x):
     return sum([0.1, 0.2, 0.3]), sum([1e100, 1.0, -1e100]), math.fsum([1e100, 1.0, -1e100]), x + 1
+
+
+@case()
+def folded_list_is_fresh_on_every_call(x):
+    s = sorted((3, 1, 2))
+    s.append(0)
+    d = dict((("a", 1),))
+    d["b"] = 2
+    return s, d, x + 1
+
+
+@case()
+def methods_of_immutable_values(x):
+    t_ = (1, 2, 1)
+    return (t_.index(2), t_.count(1), (255).bit_length(), (2.5).is_integer(), "a-b".rpartition("-"),
+            b"ab".hex(), range(0, 9, 3).index(6), frozenset({1}).union({2}), x + 1)

@@ -469,7 +469,7 @@ def str_fstring_of_scalar(x):
 def str_methods(x):
     s = " Hello, World "
     return (s.strip().lower(), s.split(","), "-".join(["a", "b"]), s.replace("l", "L"),
-            s.startswith(" H"), s.find("o"), s.count("l"), s.title(), x)
+            s.startswith(" H"), s.find("o"), s.count("l"), s.title(), x + 1)
 
 
 @case()
@@ -508,7 +508,9 @@ def str_encode_and_ord(x):
 
 @case()
 def str_split_maxsplit_partition(x):
-    return "a.b.c".split(".", 1), "a.b.c".rpartition("."), "x=1".partition("="), x
+    parts = "a.b.c".split(".", 1)
+    parts.append("fresh on every call")
+    return parts, "a.b.c".rpartition("."), "x=1".partition("="), x + 1
 
 
 @case()
