@@ -506,11 +506,12 @@ BUILTINS = {
     builtins.hash: _python_builtin(hash),
     builtins.callable: b_callable,
 }
-for _name in ("sqrt", "exp", "log", "sin", "cos", "tanh", "floor", "ceil", "pi", "prod", "isclose", "fabs",
-              "log2", "log10", "erf", "gamma", "atan", "atan2", "hypot", "pow", "isnan", "isinf", "isfinite"):
-    _fn = getattr(math, _name, None)
+# pure functions of constants: the math module's (math.gcd, math.isqrt, math.degrees...) and
+# the builtins that format or convert numbers and characters
+for _fn in [getattr(math, _name) for _name in dir(math) if not _name.startswith("_")] + [
+        builtins.bin, builtins.hex, builtins.oct, builtins.format, builtins.chr, builtins.ord, builtins.ascii]:
     if callable(_fn):
-        BUILTINS[_fn] = _python_builtin(_fn)
+        BUILTINS.setdefault(_fn, _python_builtin(_fn))
 
 functional.register(BUILTINS)
 BUILTINS[builtins.super] = classes.b_super

@@ -129,7 +129,22 @@ def binary_op(graph, name: str, a: Variable, b: Variable) -> Variable:
     if isinstance(a, SEQUENCES) and isinstance(b, ConstVariable) and base == "mul" \
             and type(b.value) is int:
         return type(a)(a.items * b.value)
+    if base == "mod" and isinstance(a, ConstVariable) and type(a.value) is str and isinstance(b, TupleVariable):
+        return folded(_python(operator.mod, a.value, _plain_sequence(b)))   # "%d/%s" % (n, name)
+    if base == "or_" and isinstance(a, DictVariable) and isinstance(b, DictVariable) \
+            and a.python_type() is dict and b.python_type() is dict:
+        if inplace:   # d |= e updates d itself
+            a.check_mutable("|=")
+            a.entries.update(b.entries)
+            return a
+        return DictVariable({**a.entries, **b.entries})
     raise FallbackError(UNSUPPORTED_OBJECT, f"operator {name} on {a.describe()} and {b.describe()}")
+
+
+def _plain_sequence(v) -> tuple | list:
+    """A tuple or list of plain constants as its Python value (a break otherwise)."""
+    from .functional import python_value  # functional imports this module
+    return python_value(v)
 
 
 def _op_key(name: str) -> str:
@@ -179,6 +194,10 @@ def compare_op(graph, name: str, a: Variable, b: Variable) -> Variable:
         if a is not b and isinstance(a.value, CONTAINERS) and isinstance(b.value, CONTAINERS):
             pyidentity.items_equal(a, b)   # breaks where items' identity decides
         return folded(_python(getattr(operator, name), a.value, b.value))
+    if isinstance(a, SEQUENCES) and isinstance(b, SEQUENCES) and name in ("lt", "le", "gt", "ge") \
+            and _sequence_kind(a) is _sequence_kind(b) and type(a) is type(b):
+        # ordering of sequences of plain constants: Python's own (a namedtuple orders as a tuple)
+        return const(_python(getattr(operator, name), _plain_sequence(a), _plain_sequence(b)))
     if isinstance(a, SEQUENCES) and isinstance(b, SEQUENCES) and name in ("eq", "ne"):
         # a namedtuple equals the plain tuple of its items; a list never equals a tuple
         if _sequence_kind(a) is not _sequence_kind(b) or len(a.items) != len(b.items):
