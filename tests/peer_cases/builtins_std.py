@@ -340,7 +340,7 @@ def b_range_index_len(x):
 
 @case()
 def b_chr_ord_bin_hex(x):
-    return bin(10), hex(255), oct(8), ord("z") - ord("a"), x
+    return bin(10), hex(255), oct(8), ord("z") - ord("a"), x + 1
 
 
 @case()
@@ -426,4 +426,4 @@ def b_str_of_array_scalar(x):
 
 @case()
 def b_format_builtin(x):
-    return format(3.14159, ".3f"), format(255, "x"), format(x.shape[0], "05d")
+    return format(3.14159, ".3f"), format(255, "x"), format(x.shape[0], "05d"), x + 1

@@ -950,3 +950,15 @@ def methods_of_immutable_values(x):
     t_ = (1, 2, 1)
     return (t_.index(2), t_.count(1), (255).bit_length(), (2.5).is_integer(), "a-b".rpartition("-"),
             b"ab".hex(), range(0, 9, 3).index(6), frozenset({1}).union({2}), x + 1)
+
+
+@case(X, {"a": 1})
+def dict_or_operators_on_argument(x, d):
+    merged = d | {"b": 2}
+    d |= {"c": 3}
+    return merged, x * len(d)
+
+
+@case()
+def percent_format_and_tuple_ordering(x):
+    return "%d/%s %r" % (3, "x", (1, 2)), (1, 5) < (1, 7), [2, 1] >= [2], (1, "a") > (1, "B"), x + 1

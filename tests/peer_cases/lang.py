@@ -423,7 +423,7 @@ def unpack_build_list_star(x):
 def unpack_dict_merge(x):
     a = {"a": 1, "b": x}
     b = {"b": 2, **a, "c": 3}
-    return b, {**a} | {"z": 0}
+    return b, {**a} | {"z": 0}, x + 1
 
 
 @case()
@@ -474,7 +474,7 @@ def str_methods(x):
 
 @case()
 def str_format_method(x):
-    return "{}-{:>3}-{name}".format(1, 2, name="n"), "%d/%s" % (3, "x"), x
+    return "{}-{:>3}-{name}".format(1, 2, name="n"), "%d/%s" % (3, "x"), x + 1
 
 
 @case()
