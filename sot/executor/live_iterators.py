@@ -16,7 +16,8 @@ region runs natively.
 from __future__ import annotations
 
 from ..breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
-from .variables import ConstVariable, IteratorVariable, TupleVariable, Variable
+from .variables import ConstVariable, TupleVariable, Variable
+from .variables.containers import SteppedIterator
 
 LIST_ITERATOR = type(iter([]))
 LIST_REVERSE_ITERATOR = type(reversed([]))
@@ -41,21 +42,7 @@ def dict_iterator_at(d: dict, kind: str, pos: int):
     return it
 
 
-class LiveIterator(IteratorVariable):
-    """Steps read the container (subclasses define `next`); `items` takes
-    what is left, step by step, as `list(it)` does."""
-
-    live = True
-
-    @property
-    def items(self) -> list[Variable]:
-        out = []
-        while (item := self.next()) is not None:
-            out.append(item)
-        return out
-
-
-class ListIteratorVariable(LiveIterator):
+class ListIteratorVariable(SteppedIterator):
     """`iter(list)` / `reversed(list)`: CPython's listiterator, index by index."""
 
     def __init__(self, seq, reverse: bool = False):
@@ -94,7 +81,7 @@ def _size_changed(what: str):
     return RaiseSignal(exceptions.ExceptionVariable(RuntimeError, [ConstVariable(f"{what} changed size during iteration")]))
 
 
-class DictIteratorVariable(LiveIterator):
+class DictIteratorVariable(SteppedIterator):
     """`iter(d)`, `iter(d.values())`, `iter(d.items())` over a DictVariable."""
 
     def __init__(self, d, kind: str = "keys"):
@@ -150,7 +137,7 @@ def _entry(d, key, kind: str) -> Variable:
     return TupleVariable([ConstVariable(key), d.entries[key]])
 
 
-class SetIteratorVariable(LiveIterator):
+class SetIteratorVariable(SteppedIterator):
     """`iter(s)` over a SetVariable made in the frame (never rebuilt: see sets.py)."""
 
     def __init__(self, s):

@@ -367,20 +367,6 @@ def gen_close_and_state(x):
 
 
 @case()
-def gen_return_value_stopiteration(x):
-    def g():
-        yield 1
-        return 5
-    it = g()
-    next(it)
-    try:
-        next(it)
-    except StopIteration as e:
-        return x * e.value
-    return x
-
-
-@case()
 def gen_zip_two_generators(x):
     a = (i for i in range(3))
     b = (r for r in x)

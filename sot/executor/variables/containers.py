@@ -182,12 +182,24 @@ class IteratorVariable(Variable):
         return self._items[self.pos:]
 
 
-class LazyIteratorVariable(IteratorVariable):
+class SteppedIterator(IteratorVariable):
+    """An iterator whose items are taken by stepping (subclasses define
+    `next`): `items` takes what is left, step by step, as `list(it)` does."""
+
+    live = True
+
+    @property
+    def items(self) -> list[Variable]:
+        out = []
+        while (item := self.next()) is not None:
+            out.append(item)
+        return out
+
+
+class LazyIteratorVariable(SteppedIterator):
     """An iterator whose next item is computed when it is asked for: map,
     filter, zip and enumerate over lazy iterators. Each step may run user
     code (inlined), so the steps happen where eager takes them."""
-
-    live = True
 
     def __init__(self, step, kind: type):
         super().__init__([], kind)
@@ -201,13 +213,6 @@ class LazyIteratorVariable(IteratorVariable):
         if item is None:
             self._done = True
         return item
-
-    @property
-    def items(self) -> list[Variable]:
-        out = []
-        while (item := self.next()) is not None:
-            out.append(item)
-        return out
 
     def remaining(self):
         return None
