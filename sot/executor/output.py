@@ -63,6 +63,8 @@ class OutputBuilder:
             return f"{self._bind(types.MethodType)}({self.expr(var.func)}, {self.expr(var.self_var)})"
         if hasattr(var, "rebuild"):  # e.g. an object created in the trace (classes.py), a list iterator
             text = var.rebuild(self)
+        elif getattr(var, "rebuilt_as", None) is not None and not var._done:  # zip/enumerate of rebuildable ones
+            text = var.rebuilt_as(lambda v: self.expr(v) if isinstance(v, Variable) else self._bind(v))
         elif isinstance(var, IteratorVariable):  # an iterator over what is left
             rest = var.remaining()
             if rest is None:

@@ -505,3 +505,40 @@ def gen_value_via_send(x):
     except StopIteration as e:
         return x + 1, e.value
     return x
+
+
+@case()
+def zip_growing_with_break(x):
+    a = [1, 2]
+    s = x
+    for u, v in zip(a, [x, x, x, x]):
+        if len(a) < 4:
+            a.append(u + 5)
+        print(u)
+        s = s + u * v
+    return s, a
+
+@case()
+def enumerate_growing_with_break(x):
+    a = [x, x + 1]
+    s = x
+    for i, v in enumerate(a):
+        if i == 0:
+            a.append(x + 2)
+        print(i)
+        s = s + v * i
+    return s
+
+@case()
+def zip_exhausted_then_rebuilt(x):
+    z = zip([1], [2])
+    list(z)
+    print("b")
+    return list(z), x + 1
+
+@case()
+def enumerate_partially_consumed_across_break(x):
+    e = enumerate([x, x + 1, x + 2], 10)
+    next(e)
+    print("b")
+    return list(e)

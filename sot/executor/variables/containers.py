@@ -201,6 +201,11 @@ class LazyIteratorVariable(SteppedIterator):
     filter, zip and enumerate over lazy iterators. Each step may run user
     code (inlined), so the steps happen where eager takes them."""
 
+    #: (expr) -> source of the real iterator in this state, for the zip and
+    #: enumerate of iterators that can be rebuilt (expr: a Variable's or a
+    #: value's source); None: not rebuilt (map and filter would rerun code)
+    rebuilt_as = None
+
     def __init__(self, step, kind: type):
         super().__init__([], kind)
         self._step = step   # () -> Variable, or None when exhausted
