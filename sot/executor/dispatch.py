@@ -447,7 +447,8 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
         known = introspect.const_attr(obj.value, name)
         if known is not None:
             return known
-        if type(obj.value) in (int, float, complex) and name in ("real", "imag"):
+        if type(obj.value) in (int, float, complex) and name in ("real", "imag") \
+                or type(obj.value) in (slice, range) and name in ("start", "stop", "step"):
             return const(getattr(obj.value, name))
         if is_pure_method(obj.value, name):
             return BuiltinMethodVariable(obj, name)

@@ -962,3 +962,9 @@ def dict_or_operators_on_argument(x, d):
 @case()
 def percent_format_and_tuple_ordering(x):
     return "%d/%s %r" % (3, "x", (1, 2)), (1, 5) < (1, 7), [2, 1] >= [2], (1, "a") > (1, "B"), x + 1
+
+
+@case()
+def slice_and_range_attributes(x):
+    s, r = slice(1, None, 2), range(2, 9, 3)
+    return x[:, s], s.start, s.stop, s.step, r.start, r.stop, r.step
