@@ -239,7 +239,7 @@ def format_value(ex, instr):
     elif instr.opname == "CONVERT_VALUE":
         ex.push(const(conv[instr.arg](v)))
         return
-    ex.push(const(dispatch._python(format, v, spec.value)))
+    ex.push(dispatch.folded(dispatch._python(format, v, spec.value)))
 
 
 def _no_format(value):
