@@ -193,3 +193,52 @@ def test_data_dependent_branch_inside_a_block_keeps_graphs_on_both_sides():
     at_branch = [e for e in report.entries if e.code_name.endswith(f"line {line})")]  # resumed at the branch
     assert at_branch and all(e.fallback is None for e in report.entries), str(report)
     assert report.graph_count >= 2, str(report)
+
+
+# `while True:` holding a try, left only from its handler: 3.12+ place the
+# handler right after the loop's backward jump and inline the code after a
+# `break`, so the instruction after the loop is no exit of it. Planned as one,
+# the resume function entered the handler with no exception (a segfault).
+def while_true_left_by_a_handler_return(x, fail_at):
+    i = 0
+    while True:
+        try:
+            y = x[i]          # out of bounds at i == 3: a break in the trace
+        except IndexError:
+            return i
+        i += 1
+
+
+def while_true_left_by_a_handler_break(x, fail_at):
+    out = []
+    i = 0
+    while True:
+        try:
+            out.append(x[i] * 2)
+        except IndexError:
+            break
+        i += 1
+    return len(out), i
+
+
+def while_true_with_a_native_step_and_code_after(x, fail_at):
+    i = 0
+    y = x + 1
+    while True:
+        try:
+            y = native(y, fail=i == fail_at)
+            if i == 2:
+                raise KeyError(i)
+        except (ValueError, KeyError):
+            break
+        i += 1
+    return y * 2, i
+
+
+@pytest.mark.parametrize("min_graph_size", [0, 100])
+@pytest.mark.parametrize("fn", [while_true_left_by_a_handler_return, while_true_left_by_a_handler_break,
+                                while_true_with_a_native_step_and_code_after])
+def test_while_true_left_from_its_handler_keeps_eager_behaviour(fn, min_graph_size):
+    static = sot.to_static(fn, min_graph_size=min_graph_size)
+    for fail_at in (-1, 0, 1):
+        check(fn, (X, fail_at), static=static)

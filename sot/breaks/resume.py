@@ -108,6 +108,8 @@ def plan_loop(code: types.CodeType, loop: tuple, stack_nulls: list[bool], bound:
     else:
         k = _at_or_after(real, loop[1]) + 1
         after = list(stack_nulls)
+        if k < len(real) and not _is_loop_exit(code, real, loop, real[k].offset):
+            k = len(real)  # `while True:` left by return (3.12+ inlines the code after a break)
     if any(after):
         return "a NULL call slot is live around the loop"
     if k >= len(real):  # left only by return (`while True:`): no resume function after it
@@ -132,6 +134,22 @@ def plan_loop(code: types.CodeType, loop: tuple, stack_nulls: list[bool], bound:
         return (f"the loop around the graph break binds {', '.join(sorted(maybe_unbound))}, "
                 f"read after the loop; its body cannot be a function: {body}")
     return BreakPlan(head, "loop", exit_offset, stack_nulls, after, 0)
+
+
+def _is_loop_exit(code: types.CodeType, real: list, loop: tuple, offset: int) -> bool:
+    """Whether the instruction after a while loop's backward jump is where
+    the loop goes on: a jump inside the loop targets it, and it is not an
+    exception handler (3.11+ places a handler there when the loop, such as
+    `while True:`, is only left by return)."""
+    try:
+        handlers = {e.target for e in dis.Bytecode(code).exception_entries}
+    except AttributeError:  # 3.10: handlers are reached by SETUP_* targets, not counted below
+        handlers = set()
+    if offset in handlers:
+        return False
+    jumps = set(dis.hasjrel) | set(dis.hasjabs)
+    return any(i.opcode in jumps and not i.opname.startswith("SETUP_") and i.argval == offset
+               for i in real if loop[0] <= i.offset <= loop[1])
 
 
 # Calls that see the calling frame's locals (or bind names in them): in a
