@@ -1,6 +1,9 @@
 """Numerical helpers scientific code calls between array ops: ``np.gradient``
-(one array: a 1-D operand or one ``axis``) and the window functions
-``hanning``, ``hamming``, ``blackman``, ``bartlett``, ``kaiser``.
+(one array: a 1-D operand or one ``axis``), ``trapezoid``, ``polyval``,
+``ediff1d`` (no ``to_begin``/``to_end``), ``digitize``, ``isin``,
+``count_nonzero`` (with an ``axis``: without, it returns a Python int),
+and the window functions ``hanning``, ``hamming``, ``blackman``,
+``bartlett``, ``kaiser``.
 
 Same contract as every ``ops_*`` module: the shape from a rule in pure
 Python (valid for symbolic dims), dtype and Python type from a probe run.
@@ -10,10 +13,13 @@ The probes here are larger than one element where NumPy needs them to be
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .errors import UnsupportedOp
-from .registry import Op, bind, call_quietly, const_axes, const_int, meta_of_probe, probe_value, register, shape_of
+from .registry import (Op, bind, call_quietly, const_axes, const_int, meta_of_probe, probe_value, register,
+                       shape_of, simple_op)
 from .statement_ir import Symbol
 
 
@@ -71,3 +77,72 @@ def _window_infer(params):
 for _name in ("hanning", "hamming", "blackman", "bartlett"):
     register(Op(_name, "function", getattr(np, _name), _window_infer(("M",))))
 register(Op("kaiser", "function", np.kaiser, _window_infer(("M", "beta"))))
+
+
+def _trapezoid_shape(args, kwargs):
+    bound = bind("trapezoid", ("y", "x", "dx", "axis"), args, kwargs, {"y", "x", "dx", "axis"})
+    shape = shape_of(bound["y"])
+    if not shape:
+        raise UnsupportedOp("trapezoid of a 0-d operand (NumPy raises)")
+    (axis,) = const_axes(bound.get("axis", -1), len(shape))
+    x = bound.get("x")
+    if x is not None and shape_of(x) not in ((shape[axis],), tuple(shape)):
+        raise UnsupportedOp("trapezoid: x is 1-d along the axis or of y's shape")
+    if isinstance(bound.get("dx"), Symbol) and bound["dx"].meta.shape != ():
+        raise UnsupportedOp("trapezoid: dx is a scalar")
+    return tuple(d for i, d in enumerate(shape) if i != axis)
+
+
+simple_op("trapezoid", "function", np.trapezoid, _trapezoid_shape)
+
+
+def _polyval_shape(args, kwargs):
+    bound = bind("polyval", ("p", "x"), args, kwargs, {"p", "x"})
+    if len(shape_of(bound["p"])) != 1:
+        raise UnsupportedOp("polyval: the coefficients are 1-d")
+    return shape_of(bound["x"])
+
+
+simple_op("polyval", "function", np.polyval, _polyval_shape)
+
+
+def _ediff1d_shape(args, kwargs):
+    bound = bind("ediff1d", ("ary", "to_end", "to_begin"), args, kwargs, {"ary"})
+    return (max(math.prod(shape_of(bound["ary"])) - 1, 0),)
+
+
+simple_op("ediff1d", "function", np.ediff1d, _ediff1d_shape)
+
+
+def _digitize_shape(args, kwargs):
+    bound = bind("digitize", ("x", "bins", "right"), args, kwargs, {"x", "bins", "right"})
+    if len(shape_of(bound["bins"])) != 1:
+        raise UnsupportedOp("digitize: bins are 1-d (NumPy raises)")
+    return shape_of(bound["x"])
+
+
+simple_op("digitize", "function", np.digitize, _digitize_shape)
+
+
+def _isin_shape(args, kwargs):
+    params = ("element", "test_elements", "assume_unique", "invert")
+    bound = bind("isin", params, args, kwargs, set(params) | {"kind"}, kwonly=("kind",))
+    shape_of(bound["test_elements"])  # one traced array or constants
+    return shape_of(bound["element"])
+
+
+simple_op("isin", "function", np.isin, _isin_shape)
+
+
+def _count_nonzero_shape(args, kwargs):
+    bound = bind("count_nonzero", ("a", "axis"), args, kwargs, {"a", "axis", "keepdims"}, kwonly=("keepdims",))
+    shape = shape_of(bound["a"])
+    axes = const_axes(bound.get("axis"), len(shape))
+    if axes is None:  # a Python int
+        raise UnsupportedOp("count_nonzero without axis= gives a Python int")
+    if bound.get("keepdims", False):
+        return tuple(1 if i in axes else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+simple_op("count_nonzero", "function", np.count_nonzero, _count_nonzero_shape)
