@@ -182,6 +182,10 @@ CALLS = {
     "spaced": (lambda x: (x[:, None] * np.logspace(0, 2, 5), np.geomspace(1, 256, 9) + x.sum(),
                           np.logspace(0.0, 1.0, x.shape[0], base=2.0) * x, np.linspace(0, 1, 4) + 1),
                [(_V,), (_V[:3],), (np.arange(4),)]),
+    "average": (lambda m, w: (np.average(m), np.average(m, axis=0), np.average(m, axis=1, weights=w),
+                              np.average(m, weights=m * 0 + 1, keepdims=True), np.average(m, (0, 1))),
+                [(_M, np.arange(1.0, 5.0)), (_M.astype(np.float32), np.ones(4, np.float32)),
+                 (_I.reshape(2, 3), np.array([1, 2, 3]))]),
     "identity": (lambda x: (x @ np.identity(x.shape[1]), np.identity(3, dtype=np.int8) * 2, np.identity(n=2)),
                  [(_M,), (_M.T.copy(),), (_I.reshape(3, 2),)]),
 }

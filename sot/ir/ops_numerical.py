@@ -1,6 +1,7 @@
 """Numerical helpers scientific code calls between array ops: ``np.gradient``
 (one array: a 1-D operand or one ``axis``), ``trapezoid``, ``polyval``,
 ``ediff1d`` (no ``to_begin``/``to_end``), ``digitize``, ``isin``,
+``average`` (no ``returned=True``: a tuple),
 ``count_nonzero`` (with an ``axis``: without, it returns a Python int),
 and the window functions ``hanning``, ``hamming``, ``blackman``,
 ``bartlett``, ``kaiser``.
@@ -146,3 +147,24 @@ def _count_nonzero_shape(args, kwargs):
 
 
 simple_op("count_nonzero", "function", np.count_nonzero, _count_nonzero_shape)
+
+
+def _average_shape(args, kwargs):
+    params = ("a", "axis", "weights", "returned")
+    bound = bind("average", params, args, kwargs, {"a", "axis", "weights", "keepdims"}, kwonly=("keepdims",))
+    shape = shape_of(bound["a"])
+    axes = const_axes(bound.get("axis"), len(shape))
+    weights = bound.get("weights")
+    if weights is not None:
+        w_shape = shape_of(weights)
+        one_axis = axes is not None and len(axes) == 1 and w_shape == (shape[axes[0]],)
+        if w_shape != tuple(shape) and not one_axis:
+            raise UnsupportedOp("average: weights of the operand's shape, or 1-d along one axis (NumPy raises)")
+    if axes is None:
+        axes = tuple(range(len(shape)))
+    if bound.get("keepdims", False):
+        return tuple(1 if i in axes else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+simple_op("average", "function", np.average, _average_shape)
