@@ -113,6 +113,15 @@ def loop_binding_name_read_after(x):
     return last, i
 
 
+@case("loops")
+def loop_carries_the_previous_iterations_value(x):
+    for i in range(3):
+        if i:
+            x = x + prev
+        prev = x * 0.5
+    return x
+
+
 # -- closures and functions as values ---------------------------------------------
 
 @case("closures")
@@ -716,6 +725,55 @@ def raise_class_and_raise_from(x):
         return x - len(e.args)
 
 
+@case("exceptions", X, {"a": 1.0})
+def missing_dict_key_caught(x, d):
+    try:
+        v = d["b"]
+    except KeyError as e:
+        v = len(e.args)
+    return x * v
+
+
+@case("exceptions", X, [2, 3])
+def list_index_out_of_range_caught(x, items):
+    try:
+        v = items[5]
+    except IndexError as e:
+        v = len(str(e))
+    return x + v
+
+
+@case("exceptions", X, 0)
+def zero_division_caught(x, n):
+    try:
+        return x * (1 // n)
+    except ZeroDivisionError:
+        return x - 1
+
+
+class _Config:
+    def __init__(self):
+        self.scale = 2.0
+
+
+@case("exceptions", X, _Config())
+def missing_attribute_falls_back_to_a_default(x, cfg):
+    try:
+        shift = cfg.shift
+    except AttributeError:
+        shift = 0.5
+    return x * cfg.scale + shift
+
+
+@case("exceptions", X, "3.5")
+def bad_int_literal_falls_back_to_float(x, text):
+    try:
+        v = int(text)
+    except ValueError:
+        v = float(text)
+    return x * v
+
+
 @case("exceptions")
 def assert_statement_passes(x):
     assert x.ndim == 2, "expected a matrix"
@@ -863,6 +921,27 @@ def chained_comparison(x):
 @case("misc")
 def global_constant_read(x):
     return x * len(CASES[:2])
+
+
+_LAST = None
+
+
+@case("misc")
+def global_store_read_back(x):
+    global _LAST
+    _LAST = x * 2
+    return _LAST + 1
+
+
+@case("misc")
+def global_store_in_a_callee(x):
+    _remember(x.sum())
+    return x - _LAST
+
+
+def _remember(v):
+    global _LAST
+    _LAST = v
 
 
 @case("misc")

@@ -67,6 +67,7 @@ class BreakPlan:
     native_stores: frozenset = frozenset()  # locals the native part binds
     body: object = None           # "loop": the loop body as a function (loop_body.LoopBody), or None
     blocks: tuple = ()            # "try" on 3.10: (handler offset, stack level) of each enclosing block
+    entry_bound: tuple | None = None  # locals bound where the native part starts (set by split._split)
 
 
 def stop_offset(code: types.CodeType, instr: dis.Instruction):
@@ -82,8 +83,6 @@ def stop_offset(code: types.CodeType, instr: dis.Instruction):
     loops = [(lo, hi) for lo, hi in loop_ranges(instrs) if lo <= off <= hi]
     if not loops:
         return off, None  # inside a try/with body or not: see breaks/tries.py
-    if any(lo <= off < hi for lo, hi in exception_ranges(code, instrs)):
-        return "graph breaks inside try/with blocks in a loop are not supported yet"
     lo, hi = min(loops, key=lambda r: (r[0], -r[1]))
     outer = [(a, b) for a, b in loop_ranges(instrs) if a <= lo and hi <= b]
     lo, hi = min(outer, key=lambda r: (r[0], -r[1]))
@@ -232,10 +231,12 @@ RESUME_OWN_CELLS = CodeMap()  # resume code -> the original's cell variables it 
 
 
 def resume_code(original: types.CodeType, offset: int, stack_nulls: list[bool],
-                local_names: list[str], blocks=()) -> types.CodeType:
+                local_names: list[str], blocks=(), maybe_unbound=()) -> types.CodeType:
     """The original code, entered at `offset` with the given stack and locals
-    (and, on 3.10, the try/with `blocks` set up again: see block_setups)."""
-    key = (offset, tuple(stack_nulls), tuple(local_names), tuple(blocks))
+    (and, on 3.10, the try/with `blocks` set up again: see block_setups);
+    the locals in `maybe_unbound` are unbound on entry where they hold
+    loop_body.UNBOUND."""
+    key = (offset, tuple(stack_nulls), tuple(local_names), tuple(blocks), tuple(maybe_unbound))
     per_code = _resume_cache.get(original)
     if per_code is None:
         per_code = {}
@@ -266,9 +267,12 @@ def resume_code(original: types.CodeType, offset: int, stack_nulls: list[bool],
         else:   # on the stack only, as in the original frame
             head += [Instr("LOAD_FAST", f"{STACK_PREFIX}{j}"), Instr("DELETE_FAST", f"{STACK_PREFIX}{j}")]
     head += setups.get(len(stack_nulls), [])
+    for name in maybe_unbound:
+        head += loop_body.unbind_if_unbound(name)
     head.append(Instr("JUMP_FORWARD", target))
     for i in head:
-        i.lineno = lineno
+        if isinstance(i, Instr):
+            i.lineno = lineno
     new.extend(head + items)
     code = codegen.patch_closure_loads(_to_code(new, original, head, into_try))
     per_code[key] = code
@@ -370,7 +374,7 @@ def loop_region_code(original: types.CodeType, plan: BreakPlan, runner, used_cel
     region the same from its start to its end, and for a break inside a
     try/with body (breaks/tries.py) from the breaking instruction to right
     after it."""
-    into_try = plan.kind == "try" and _enters_try(original, plan.instr.offset)
+    into_try = _enters_try(original, plan.instr.offset)   # a try/with body, or a loop inside one
     bc, where = _abstract(original, into_try)
     items = list(bc)
     n = len(plan.layout_after)
@@ -386,7 +390,10 @@ def loop_region_code(original: types.CodeType, plan: BreakPlan, runner, used_cel
         k -= 1  # a CALL is entered at its KW_NAMES/PRECALL
     items.insert(k, head)
     new = _replacement_bytecode(original)
-    ins = _run_and_restore(original, plan, runner, used_cells, restored_locals, functions, None,
+    # a loop or statement region: arguments the trace unbound (`del a`, a
+    # carried name still UNBOUND) are unbound here too; the rest stay bound
+    keep = list(plan.entry_bound) if plan.kind in ("loop", "region") and plan.entry_bound is not None else None
+    ins = _run_and_restore(original, plan, runner, used_cells, restored_locals, functions, keep,
                            block_setups(bc, where, plan.blocks))
     ins.append(Instr("JUMP_FORWARD", head))
     for i in ins:
@@ -417,8 +424,9 @@ def _exit_resume(plan: BreakPlan, resume, n: int, local_names: list[str]) -> lis
     if body is None or not body.new:
         return _store_stack(n) + _resume_call(resume, n, local_names)
     not_ran = Label()
+    passed = [loop_body.outer_name(body, name) if name in body.maybe_unbound else name for name in body.live_full]
     return ([Instr("LOAD_FAST", loop_body.RAN), Instr(loop_body._FORWARD_IF + "FALSE", not_ran)]
-            + _store_stack(n) + _resume_call(body.resume_full, n, body.live_full)
+            + _store_stack(n) + _resume_call(body.resume_full, n, passed)
             + [not_ran] + _store_stack(n) + _resume_call(resume, n, local_names))
 
 
@@ -509,13 +517,15 @@ def native_prefix_code(original: types.CodeType, plan: BreakPlan, local_names: l
                        resume: types.CodeType) -> types.CodeType:
     """Replacement: the original code, natively, with the resume call spliced
     in at the break (used when the graph before it would be too small)."""
-    bc, where = _abstract(original)
+    # A resume function enters its try range from its head: keep the handlers' depths (_to_code).
+    into_try = FACTS.exception_table and bool(exception_entries(original))
+    bc, where = _abstract(original, into_try)
     items = list(bc)
     k = where[plan.instr.offset]
     n = len(plan.layout_after)
     lineno = bc[k].lineno
     if plan.kind in ("native", "try"):
-        splice = _store_stack(n) + _resume_call(resume, n, local_names)
+        splice = _store_stack(n) + _resume_call(resume, n, local_names) if resume is not None else []
         items[k + 1:k + 1] = splice
     elif plan.kind in ("loop", "region"):
         _with_body(items, bc, where, original, plan)
@@ -545,4 +555,4 @@ def native_prefix_code(original: types.CodeType, plan: BreakPlan, local_names: l
     _copy_metadata(new, bc, codegen.uniform_arg_names(original))
     new.freevars = list(original.co_freevars)
     new.extend(items)
-    return codegen.patch_closure_loads(new.to_code())
+    return codegen.patch_closure_loads(_to_code(new, original, splice + release, into_try))
