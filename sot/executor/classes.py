@@ -20,6 +20,7 @@ import enum
 import inspect
 import types
 
+from .._hook import StaticFunction
 from ..breaks.reasons import UNSUPPORTED_CALL, UNSUPPORTED_OBJECT, FallbackError
 from ..guards.invariants import ClassUnchangedGuard
 from ..guards.tracker import AttrTracker, ConstTracker
@@ -96,6 +97,13 @@ def create(executor, cls_var: ClassVariable, args, kwargs) -> Variable:
     return obj
 
 
+def binds_like_function(attr) -> bool:
+    """``attr`` found on a class binds to an instance as a plain function
+    does: a function, or a to_static wrapper of one (its ``__get__`` makes
+    the same bound method; the wrapper is inlined as what it wraps)."""
+    return inspect.isfunction(attr) or type(attr) is StaticFunction
+
+
 def new_object_getattr(executor, obj: NewObjectVariable, name: str) -> Variable:
     try:
         class_attr = inspect.getattr_static(obj.cls, name)
@@ -129,7 +137,7 @@ def class_level(executor, cls: type, name: str, attr, self_var: Variable | None,
         graph.wrap(attr, tracker)
         getter = function_variable(attr.fget, AttrTracker(tracker, "fget"))
         return executor.call_function(getter, [self_var], {})
-    if inspect.isfunction(attr):
+    if binds_like_function(attr):
         fn = graph.wrap(attr, tracker)
         return BoundMethodVariable(fn, self_var) if self_var is not None else fn
     if hasattr(type(attr), "__get__"):

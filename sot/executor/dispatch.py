@@ -558,7 +558,7 @@ def object_getattr(executor, obj: ObjectVariable, name: str) -> Variable:
     if isinstance(class_attr, classmethod):
         fn = graph.wrap(class_attr.__func__, AttrTracker(AttrTracker(cls_tracker, name), "__func__"))
         return BoundMethodVariable(fn, graph.wrap(cls, cls_tracker))
-    if inspect.isfunction(class_attr):
+    if classes.binds_like_function(class_attr):
         fn = graph.wrap(class_attr, AttrTracker(cls_tracker, name))
         return BoundMethodVariable(fn, obj)
     if hasattr(type(class_attr), "__get__"):
