@@ -109,14 +109,22 @@ simple_op("argsort", "method", "argsort", _sort_shape("argsort"))
 
 
 def _diff_shape(args, kwargs):
-    bound = bind("diff", ("a", "n", "axis", "prepend", "append"), args, kwargs, {"a", "n", "axis"})
+    params = ("a", "n", "axis", "prepend", "append")
+    bound = bind("diff", params, args, kwargs, set(params))
     shape = list(shape_of(bound["a"]))
     n = const_int(bound.get("n", 1), "n")
-    if n == 0:  # diff returns its operand unchanged
+    if n == 0:  # diff returns its operand unchanged (prepend/append unused)
         return tuple(shape)
     if n < 0 or not shape:
         raise UnsupportedOp("diff: negative order or 0-d operand")
     (axis,) = const_axes(bound.get("axis", -1), len(shape))
+    for name in ("prepend", "append"):  # a 0-d value is broadcast to one slice along the axis
+        if name in bound:
+            extra = shape_of(bound[name])
+            if extra and (len(extra) != len(shape) or any(d != e for i, (d, e) in enumerate(zip(shape, extra))
+                                                           if i != axis)):
+                raise UnsupportedOp(f"diff: {name}= does not fit the operand (NumPy raises)")
+            shape[axis] += extra[axis] if extra else 1
     shape[axis] = max(0, shape[axis] - n)
     return tuple(shape)
 
