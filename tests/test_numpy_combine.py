@@ -12,6 +12,7 @@ import pytest
 import sot
 from difftest import assert_same, check
 from ort_tolerance import assert_ort_close
+from test_ir_oracle import F as op_of
 from test_numpy_api_extra import one_graph
 
 F = np.arange(12.0).reshape(3, 4) - 5
@@ -115,6 +116,24 @@ def test_set_ops_of_a_data_dependent_length_feed_more_ops():
 ])
 def test_errors_are_eager_errors(fn):
     check(fn, (F,), (I32,))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int8", "uint64", "bool"])
+def test_onnx_lowers_column_stack_kron_and_select(dtype):
+    pytest.importorskip("onnxruntime")
+    from test_onnx_lowering import assert_backends_agree, sample
+    from test_ir_oracle import Const
+    x, y, v = sample((3, 4), dtype), sample((2, 3), dtype, seed=1), sample((3,), dtype, seed=2)
+    cases = [(np.column_stack, ([x, v, v[:, None]],)), (np.column_stack, ((v, v),)),
+             (np.kron, (x, y)), (np.kron, (v, x)), (np.kron, (y, np.ones((2, 1, 2), np.int16))),
+             (np.select, ([x > x[0], x < 1], [x, v[:, None]], v[0])),
+             (np.select, ((x > x[:1], Const([[True], [False], [True]])), (Const(2), x), 1.5))]
+    for fn, args in cases:
+        with np.errstate(all="ignore"):
+            if dtype == "bool" and fn is np.select:
+                args = ([x, ~x], [v[:, None], x])
+            ort = assert_backends_agree(op_of(fn), *args)
+            assert ort is not None
 
 
 def test_onnx_backend_runs_them_within_tolerance():

@@ -24,7 +24,7 @@ tests/test_onnx_lowering.py):
   atleast_*d, transpose/T/mT/swapaxes/moveaxis, broadcast_to, copy,
   astype, basic indexing (ints, slices, None, ...), concatenate, stack,
   hstack, vstack, the split family, flip/fliplr/flipud, roll, tile, repeat,
-  tril/triu; creation ops whose value depends on no array (a fill is
+  tril/triu, column_stack, kron, select; creation ops whose value depends on no array (a fill is
   ConstantOfShape).
 
 What does not, and why (``explain()`` gives each reason): expm1, log1p,

@@ -26,7 +26,7 @@ import numpy as np
 
 from sot.ir.registry import OP_KINDS
 
-from . import lowering_array, lowering_elementwise
+from . import lowering_array, lowering_combine, lowering_elementwise
 
 __all__ = ["Rule", "RULES", "register", "rule_for"]
 
@@ -81,5 +81,7 @@ def _load() -> bool:
     _add([(kind, "clip") for kind in OP_KINDS], e.lower_clip, True, False)
     _add([(kind, name) for kind in OP_KINDS for name in ("round", "around")], e.lower_round, True, False)
     _add([("function", "nan_to_num")], e.lower_nan_to_num, True, False)
+    for key, lower in lowering_combine.COMBINE_RULES.items():
+        _add([key], lower, False, False)
     _loaded = True
     return True
