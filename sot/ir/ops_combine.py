@@ -22,6 +22,13 @@ from .statement_ir import Symbol
 from .unbacked import UNBACKED_HINT as U, UnbackedResult
 
 
+def _required(bound: dict, op: str, *names):
+    missing = [n for n in names if n not in bound]
+    if missing:
+        raise UnsupportedOp(f"{op}: missing {', '.join(missing)} (NumPy raises)")
+    return [bound[n] for n in names]
+
+
 def _sequence(value, what: str) -> list:
     if not isinstance(value, (tuple, list)):
         raise UnsupportedOp(f"{what}: expects a list or tuple of arrays")
@@ -130,7 +137,7 @@ def _cross_infer(op, args, kwargs):
     bound = bind("cross", params, args, kwargs, set(params))
     if bound.get("axis") is not None:
         bound.update(axisa=bound["axis"], axisb=bound["axis"], axisc=bound["axis"])
-    a, b = bound["a"], bound["b"]
+    a, b = _required(bound, "cross", "a", "b")
     sa, sb = shape_of(a), shape_of(b)
     if not sa or not sb:
         raise UnsupportedOp("cross of a 0-d operand (NumPy raises)")
@@ -149,8 +156,7 @@ register(Op("cross", "function", np.cross, _cross_infer))
 
 def _unravel_index_infer(op, args, kwargs):
     bound = bind("unravel_index", ("indices", "shape", "order"), args, kwargs, {"indices", "shape", "order"})
-    if "shape" not in bound:
-        raise UnsupportedOp("unravel_index: no shape")
+    _required(bound, "unravel_index", "indices", "shape")
     dims = const_shape(bound["shape"])
     result = call_quietly(op, (_zeros_probe(bound["indices"]), dims), {"order": bound.get("order", "C")})
     shape = shape_of(bound["indices"])
@@ -163,8 +169,7 @@ register(Op("unravel_index", "function", np.unravel_index, _unravel_index_infer)
 def _ravel_multi_index_infer(op, args, kwargs):
     params = ("multi_index", "dims", "mode", "order")
     bound = bind("ravel_multi_index", params, args, kwargs, set(params))
-    if "dims" not in bound:
-        raise UnsupportedOp("ravel_multi_index: no dims")
+    _required(bound, "ravel_multi_index", "multi_index", "dims")
     dims = const_shape(bound["dims"])
     index = _sequence(bound["multi_index"], "ravel_multi_index")
     mode = bound.get("mode", "raise")
