@@ -9,6 +9,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <strings.h>
 #include <structmember.h>
 #include <stdlib.h>
 
@@ -32,14 +33,25 @@ typedef struct {
 
 enum { SF_TRANSLATED = 0, SF_NATIVE = 1, SF_MEASURE = 2 };
 
-/* SOT_DISABLE=<non-empty> runs everything natively. Read with getenv on
- * every call: os.environ writes go through putenv, so a change made at run
- * time is seen, at the cost of a scan of the environment. */
+/* SOT_DISABLE=1 runs everything natively; empty, 0, false, no or off
+ * (any case: the switches of sot/_env.py, which rejects other words when a
+ * function is decorated) does not. Read with getenv on every call:
+ * os.environ writes go through putenv, so a change made at run time is
+ * seen, at the cost of a scan of the environment. */
 static int
 disabled_by_env(void)
 {
     const char *v = getenv("SOT_DISABLE");
-    return v != NULL && v[0] != '\0';
+    if (v == NULL || v[0] == '\0') {
+        return 0;
+    }
+    static const char *const off[] = {"0", "false", "no", "off"};
+    for (size_t i = 0; i < sizeof(off) / sizeof(off[0]); i++) {
+        if (strcasecmp(v, off[i]) == 0) {
+            return 0;
+        }
+    }
+    return 1;
 }
 
 static PyObject *

@@ -31,11 +31,10 @@ invisible to the program. The mode lives in the C callable
 from __future__ import annotations
 
 import logging
-import os
 import time
 import weakref
 
-from . import _hook
+from . import _env, _hook
 from .backends import measuring_calls
 from .logs import vlog
 
@@ -57,7 +56,7 @@ _governors: "weakref.WeakSet[Governor]" = weakref.WeakSet()
 
 
 def enabled() -> bool:
-    return os.environ.get("SOT_DO_NO_HARM", "1") != "0"
+    return _env.flag("SOT_DO_NO_HARM", True)
 
 
 class Governor:
