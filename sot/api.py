@@ -75,6 +75,12 @@ def to_static(fn: Callable | None = None, *, backend: str | None = None, device:
                                  cache_size=cache_size,
                                  min_graph_size=min_graph_size, dynamic=dynamic, freeze=freeze,
                                  cache_dir=cache_dir)
+    if isinstance(fn, (staticmethod, classmethod)):
+        # Below @staticmethod/@classmethod in a class body: the descriptor
+        # stays outermost, so the class binds (or does not bind) as eagerly.
+        return type(fn)(to_static(fn.__func__, backend=backend, device=device, full_graph=full_graph,
+                                  cache_size=cache_size, min_graph_size=min_graph_size, dynamic=dynamic,
+                                  freeze=freeze, cache_dir=cache_dir))
     if not callable(fn):
         raise TypeError(f"sot.to_static() needs a function, method or callable object, "
                         f"not {type(fn).__name__} {_short_repr(fn)}")
