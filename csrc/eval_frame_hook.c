@@ -704,7 +704,7 @@ sot_callback_enter(PyObject *cb, PyObject **prev)
     if (!ts->has_owner && thread_register_owner(ts) < 0) {
         return -1;
     }
-    *prev = thread_swap_callback(ts, Py_NewRef(cb));
+    *prev = thread_swap_callback(ts, Py_XNewRef(cb));  /* NULL: no callback for the call */
     return 0;
 }
 
