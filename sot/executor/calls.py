@@ -336,7 +336,7 @@ def _class_attribute(t: type):
 def b_enumerate(executor, iterable, start=None):
     n = 0 if start is None else _int(start)
     it = dispatch.get_iter(executor.graph, iterable)
-    if it is iterable:  # an iterator others may also advance: take items when asked, as eager
+    if it is iterable or getattr(it, "live", False):  # take items when asked, as eager
         return functional.lazy_enumerate(it, n)
     return IteratorVariable([TupleVariable([const(n + i), v]) for i, v in enumerate(it.items)], enumerate)
 
@@ -345,7 +345,7 @@ def b_zip(executor, *iterables, **kwargs):
     if kwargs:
         raise FallbackError(UNSUPPORTED_CALL, "zip(strict=...) is not modelled")
     its = [dispatch.get_iter(executor.graph, it) for it in iterables]
-    if any(it is src for it, src in zip(its, iterables)):
+    if any(it is src or getattr(it, "live", False) for it, src in zip(its, iterables)):
         return functional.lazy_zip(executor, its)
     lists = [it.items for it in its]
     return IteratorVariable([TupleVariable(list(t)) for t in zip(*lists)], zip)

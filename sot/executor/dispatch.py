@@ -29,7 +29,7 @@ from .variables import (
     is_const_value,
 )
 from .function_graph import function_variable
-from . import introspect, numpy_forms, numpy_iteration, writes
+from . import introspect, live_iterators, numpy_forms, numpy_iteration, writes
 
 SEQUENCES = (TupleVariable, ListVariable)
 
@@ -484,6 +484,8 @@ def get_iter(graph, obj: Variable) -> IteratorVariable:
     if isinstance(obj, IteratorVariable):
         return obj
     concrete("iteration", obj)
+    if isinstance(obj, ListVariable) and type(obj) is ListVariable:
+        return live_iterators.ListIteratorVariable(obj)
     if isinstance(obj, SEQUENCES) or isinstance(obj, DictViewVariable):
         return IteratorVariable(obj.items)
     if isinstance(obj, DictVariable):
@@ -508,7 +510,7 @@ def get_iter(graph, obj: Variable) -> IteratorVariable:
             concrete("a loop over rows", graph.dim(obj, 0))
         if shape[0] > ITER_LIMIT:
             raise FallbackError(UNSUPPORTED_OBJECT, f"loop over {shape[0]} rows exceeds the unroll limit {ITER_LIMIT}")
-        return IteratorVariable([getitem(graph, obj, const(i)) for i in range(shape[0])])
+        return live_iterators.RowIteratorVariable(obj, shape[0], lambda i: getitem(graph, obj, const(i)))
     raise FallbackError(UNSUPPORTED_OBJECT, f"iteration over {obj.describe()}")
 
 

@@ -65,7 +65,9 @@ def lazy_zip(executor, its: list[IteratorVariable]):
                 return None
             items.append(item)
         return TupleVariable(items)
-    return LazyIteratorVariable(step, zip)
+    var = LazyIteratorVariable(step, zip)
+    var.rebuild_iterator = lambda b: f"{b._bind(zip)}(" + "".join(b.expr(it) + ", " for it in its) + ")"
+    return var
 
 
 def lazy_enumerate(it: IteratorVariable, start: int):
@@ -77,7 +79,9 @@ def lazy_enumerate(it: IteratorVariable, start: int):
             return None
         count[0] += 1
         return TupleVariable([const(count[0] - 1), item])
-    return LazyIteratorVariable(step, enumerate)
+    var = LazyIteratorVariable(step, enumerate)
+    var.rebuild_iterator = lambda b: f"{b._bind(enumerate)}({b.expr(it)}, {count[0]})"
+    return var
 
 
 def _truths(executor, iterable, stop_on: bool):

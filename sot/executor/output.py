@@ -61,7 +61,9 @@ class OutputBuilder:
             return f"{self._bind(getattr)}({self.expr(var.self_var)}, {self._bind(var.name)})"
         if isinstance(var, BoundMethodVariable):
             return f"{self._bind(types.MethodType)}({self.expr(var.func)}, {self.expr(var.self_var)})"
-        if isinstance(var, IteratorVariable):  # an iterator over what is left
+        if getattr(var, "rebuild_iterator", None) is not None:  # over the same container (live_iterators.py)
+            text = var.rebuild_iterator(self)
+        elif isinstance(var, IteratorVariable):  # an iterator over what is left
             rest = var.remaining()
             if rest is None:
                 raise FallbackError(UNSUPPORTED_OBJECT, f"{var.describe()} (lazy) cannot be rebuilt")
