@@ -1,5 +1,6 @@
 """Loops over a container the loop body changes: a list iterator reads the
-list at each step and an array iterator reads row i at step i, as eagerly
+list at each step and an array iterator reads row i at step i, as eagerly;
+so do reversed(list), dicts and their views, a.flat and np.ndenumerate
 (sot/executor/live_iterators.py). Taking every item when the loop started
 gave silent wrong answers: appended items never visited, stale values."""
 from __future__ import annotations
@@ -110,3 +111,70 @@ def test_array_changed_by_its_loop(fn):
 
 def test_array_rows_are_read_when_reached():
     check(_array_2d_rows_are_views, (np.arange(6.0).reshape(3, 2),))
+
+
+def _dict_items_after_store(x, d):
+    out = x
+    for k, v in d.items():
+        d["b"] = 100           # a store, not a new key: allowed eagerly, seen by the next step
+        out = out + v
+    return out
+
+
+def _dict_values_after_store(x, d):
+    out = x
+    for v in d.values():
+        d["b"] = 100
+        out = out + v
+    return out
+
+
+def _dict_view_taken_before_store(x, d):
+    view = d.values()
+    d["a"] = 7
+    return x + sum(view)
+
+
+def _dict_grows_while_iterating(x, d):
+    for k in d:
+        d[k + "x"] = 1         # RuntimeError eagerly
+    return x
+
+
+def _reversed_list_changed(x, items):
+    out = x
+    for v in reversed(items):
+        items[0] = 100
+        out = out + v
+    return out
+
+
+def _flat_after_writes(x):
+    t = 0.0
+    for v in x.flat:
+        x[-1] = 50
+        t = t + v
+    return t
+
+
+def _ndenumerate_after_writes(x):
+    t = 0.0
+    for idx, v in np.ndenumerate(x):
+        x[-1] = 50
+        t = t + v * (idx[0] + 1)
+    return t
+
+
+@pytest.mark.parametrize("fn", [_dict_items_after_store, _dict_values_after_store, _dict_view_taken_before_store,
+                                _dict_grows_while_iterating], ids=lambda f: f.__name__.strip("_"))
+def test_dict_changed_by_its_loop(fn):
+    check(fn, (np.ones(2), {"a": 1, "b": 2}))
+
+
+def test_reversed_list_changed_by_its_loop():
+    check(_reversed_list_changed, (np.ones(2), [1, 2, 3]))
+
+
+@pytest.mark.parametrize("fn", [_flat_after_writes, _ndenumerate_after_writes], ids=lambda f: f.__name__.strip("_"))
+def test_flat_and_ndenumerate_read_when_reached(fn):
+    check(fn, (np.arange(4.0),), (np.arange(6.0).reshape(2, 3),))

@@ -17,7 +17,7 @@ from ..breaks.reasons import (
 from ..guards.tracker import AttrTracker, ConstTracker
 from .. import psdb
 from ..ir import registry
-from . import (classes, contexts, dispatch, exceptions, functional, introspect, list_data, metaclass,
+from . import (classes, contexts, dispatch, exceptions, functional, introspect, list_data, live_iterators, metaclass,
                numpy_forms, numpy_iteration, sets, writes)
 from .generators import GeneratorVariable
 from .dispatch import SEQUENCES, const
@@ -200,12 +200,8 @@ def _dict_method(obj: DictVariable, name, args, kwargs):
     if name == "get":
         default = args[1] if len(args) > 1 else const(None)
         return obj.entries.get(args[0].value, default)
-    if name == "keys":
-        return DictViewVariable([const(k) for k in obj.entries], "keys")
-    if name == "values":
-        return DictViewVariable(list(obj.entries.values()), "values")
-    if name == "items":
-        return DictViewVariable([TupleVariable([const(k), v]) for k, v in obj.entries.items()], "items")
+    if name in ("keys", "values", "items"):
+        return DictViewVariable(obj, name)
     if name == "copy":
         return DictVariable(obj.entries)
     if name == "update":
@@ -352,6 +348,8 @@ def b_zip(executor, *iterables, **kwargs):
 
 
 def b_reversed(executor, seq):
+    if type(seq) is ListVariable:
+        return live_iterators.ReversedListIteratorVariable(seq)
     if isinstance(seq, (TupleVariable, ListVariable)):
         return IteratorVariable(seq.items[::-1])
     if isinstance(seq, ConstVariable) and isinstance(seq.value, (range, tuple, str)):

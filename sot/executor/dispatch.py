@@ -484,8 +484,12 @@ def get_iter(graph, obj: Variable) -> IteratorVariable:
     if isinstance(obj, IteratorVariable):
         return obj
     concrete("iteration", obj)
-    if isinstance(obj, ListVariable) and type(obj) is ListVariable:
+    if type(obj) is ListVariable:
         return live_iterators.ListIteratorVariable(obj)
+    if type(obj) is DictViewVariable:
+        return live_iterators.DictIteratorVariable(obj.dict, obj.kind)
+    if type(obj) is DictVariable:
+        return live_iterators.DictIteratorVariable(obj, "keys")
     if isinstance(obj, SEQUENCES) or isinstance(obj, DictViewVariable):
         return IteratorVariable(obj.items)
     if isinstance(obj, DictVariable):
@@ -510,7 +514,9 @@ def get_iter(graph, obj: Variable) -> IteratorVariable:
             concrete("a loop over rows", graph.dim(obj, 0))
         if shape[0] > ITER_LIMIT:
             raise FallbackError(UNSUPPORTED_OBJECT, f"loop over {shape[0]} rows exceeds the unroll limit {ITER_LIMIT}")
-        return live_iterators.RowIteratorVariable(obj, shape[0], lambda i: getitem(graph, obj, const(i)))
+        return live_iterators.ReadingIteratorVariable(
+            shape[0], lambda i: getitem(graph, obj, const(i)), type(iter(np.empty(0))),
+            lambda b: f"{b._bind(iter)}({b.expr(obj)})")
     raise FallbackError(UNSUPPORTED_OBJECT, f"iteration over {obj.describe()}")
 
 

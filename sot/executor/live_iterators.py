@@ -3,7 +3,8 @@
 ``for v in some_list`` and ``for v in array`` take item i when step i is
 taken: a list iterator indexes the list (what the loop body appends,
 removes or replaces is seen), an array iterator reads row i then (after
-what the body wrote into the array). Taking every item when the loop
+what the body wrote into the array); the same for reversed(list), dicts
+and their views, ``a.flat`` and ``np.ndenumerate(a)``. Taking every item when the loop
 started gave silent wrong answers: ``for v in l: l.append(...)`` stopped at
 the old length, ``for v in x: x[-1] += v`` summed stale values.
 
@@ -13,9 +14,9 @@ that continues the loop keeps seeing the container as eager does.
 """
 from __future__ import annotations
 
-import numpy as np
-
+from ..breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
 from .variables import IteratorVariable
+from .variables.containers import view_items
 
 
 def advanced(iterator, steps: int):
@@ -62,15 +63,109 @@ class ListIteratorVariable(IteratorVariable):
         return f"{builder._bind(advanced)}({builder._bind(iter)}({builder.expr(self.seq)}), {self.pos})"
 
 
-class RowIteratorVariable(IteratorVariable):
-    """iter(array) over its first axis: row i is read (`read(i)`) when
-    step i is taken."""
+class ReversedListIteratorVariable(IteratorVariable):
+    """reversed(list): from the last index down, each item read when its
+    step is taken; an index past the list's end (it shrank) ends it, as
+    CPython's list_reverseiterator."""
 
     live = True
 
-    def __init__(self, tensor, count: int, read):
-        super().__init__([], type(iter(np.empty(0))))
-        self.tensor, self.count, self.read = tensor, count, read
+    def __init__(self, seq):
+        super().__init__([], type(reversed([])))
+        self.seq = seq
+        self.index = len(seq.items) - 1
+
+    def next(self):
+        items = self.seq.items
+        if not 0 <= self.index < len(items):
+            self.index = -1
+            return None
+        self.index -= 1
+        return items[self.index + 1]
+
+    @property
+    def items(self):
+        out = []
+        while (item := self.next()) is not None:
+            out.append(item)
+        return out
+
+    def remaining(self):
+        items = self.seq.items
+        return [items[i] for i in range(self.index, -1, -1)] if self.index < len(items) else []
+
+    def rebuild_iterator(self, builder) -> str:
+        return f"{builder._bind(reversed_from)}({builder.expr(self.seq)}, {self.index})"
+
+
+def reversed_from(seq: list, index: int):
+    """A list_reverseiterator of `seq` whose next item is seq[index]."""
+    it = reversed(seq)
+    if not 0 <= index < len(seq):   # exhausted
+        for _ in it:
+            pass
+        return it
+    for _ in range(len(seq) - 1 - index):
+        next(it, None)
+    return it
+
+
+_DICT_ITERATORS = {"keys": type(iter({}.keys())), "values": type(iter({}.values())),
+                   "items": type(iter({}.items()))}
+
+
+class DictIteratorVariable(IteratorVariable):
+    """Iteration over a dict or one of its views: entry i of the dict as it
+    is when step i is taken (values stored by the loop body are seen). A
+    dict whose keys changed meanwhile raises RuntimeError eagerly: the
+    frame then runs natively."""
+
+    live = True
+
+    def __init__(self, dict_var, kind: str):
+        super().__init__([], _DICT_ITERATORS[kind])
+        self.dict, self.view_kind = dict_var, kind
+        self.keys = list(dict_var.entries)
+
+    def _check(self):
+        if list(self.dict.entries) != self.keys:
+            raise FallbackError(UNSUPPORTED_OBJECT, "the dict changed size or keys during iteration "
+                                                    "(eagerly a RuntimeError)")
+
+    def next(self):
+        self._check()
+        if self.pos >= len(self.keys):
+            return None
+        self.pos += 1
+        return view_items(self.dict, self.view_kind)[self.pos - 1]
+
+    @property
+    def items(self):
+        out = []
+        while (item := self.next()) is not None:
+            out.append(item)
+        return out
+
+    def remaining(self):
+        self._check()
+        return view_items(self.dict, self.view_kind)[self.pos:]
+
+    def rebuild_iterator(self, builder) -> str:
+        view = f"{builder._bind(getattr)}({builder.expr(self.dict)}, {builder._bind(self.view_kind)})()"
+        return f"{builder._bind(advanced)}({builder._bind(iter)}({view}), {self.pos})"
+
+
+class ReadingIteratorVariable(IteratorVariable):
+    """An iterator over `count` items of an array (its rows, its .flat,
+    np.ndenumerate): item k is read (`read(k)`) when step k is taken.
+    `fresh(builder)`: the source of a new eager iterator of the same kind,
+    which a rebuild advances to where the trace is."""
+
+    live = True
+
+    def __init__(self, count: int, read, kind: type, fresh):
+        super().__init__([], kind)
+        self.count, self.read, self.fresh = count, read, fresh
 
     def next(self):
         if self.pos >= self.count:
@@ -89,4 +184,4 @@ class RowIteratorVariable(IteratorVariable):
         return [self.read(i) for i in range(self.pos, self.count)]
 
     def rebuild_iterator(self, builder) -> str:
-        return f"{builder._bind(advanced)}({builder._bind(iter)}({builder.expr(self.tensor)}), {self.pos})"
+        return f"{builder._bind(advanced)}({builder._bind(iter)}({self.fresh(builder)}), {self.pos})"

@@ -119,15 +119,31 @@ class DictVariable(_MutableContainer):
 
 
 class DictViewVariable(Variable):
-    """dict.keys()/values()/items(): iterable and sized, nothing else."""
+    """dict.keys()/values()/items(): iterable and sized, nothing else. A
+    view of its dict, as eager's: `items` are the dict's entries now."""
 
-    def __init__(self, items: list[Variable], kind: str):
+    def __init__(self, dict_var: DictVariable, kind: str):
         super().__init__(None)
-        self.items = list(items)
+        self.dict = dict_var
         self.kind = kind
+
+    @property
+    def items(self) -> list[Variable]:
+        return view_items(self.dict, self.kind)
 
     def truth(self) -> bool:
         return bool(self.items)
+
+
+def view_items(dict_var: DictVariable, kind: str) -> list[Variable]:
+    """What dict.keys()/values()/items() of `dict_var` hold now."""
+    from .basic import ConstVariable
+    entries = dict_var.entries
+    if kind == "keys":
+        return [ConstVariable(k) for k in entries]
+    if kind == "values":
+        return list(entries.values())
+    return [TupleVariable([ConstVariable(k), v]) for k, v in entries.items()]
 
 
 class IteratorVariable(Variable):
