@@ -178,3 +178,16 @@ def test_reversed_list_changed_by_its_loop():
 @pytest.mark.parametrize("fn", [_flat_after_writes, _ndenumerate_after_writes], ids=lambda f: f.__name__.strip("_"))
 def test_flat_and_ndenumerate_read_when_reached(fn):
     check(fn, (np.arange(4.0),), (np.arange(6.0).reshape(2, 3),))
+
+
+def _set_shrinks_while_iterating(x):
+    members = {1, 2}
+    out = x
+    for v in members:
+        members.discard(2)     # RuntimeError eagerly at the next step
+        out = out + v
+    return out
+
+
+def test_set_changed_by_its_loop_raises_as_eager():
+    check(_set_shrinks_while_iterating, (np.ones(2),))

@@ -499,7 +499,7 @@ def get_iter(graph, obj: Variable) -> IteratorVariable:
     if isinstance(obj, ClassVariable) and classes.is_enum_class(obj.value):
         return IteratorVariable([const(m) for m in obj.value])
     if isinstance(obj, sets.SetVariable):
-        return IteratorVariable(obj.items, type(iter(set())))  # members of an identity-guarded class
+        return live_iterators.SetIteratorVariable(obj)  # members of an identity-guarded class
     if isinstance(obj, ConstVariable) and isinstance(obj.value, (range, tuple, str, bytes, frozenset)):
         if len(obj.value) > ITER_LIMIT:
             raise FallbackError(UNSUPPORTED_OBJECT, f"loop of {len(obj.value)} iterations exceeds the unroll limit {ITER_LIMIT}")

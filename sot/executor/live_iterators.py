@@ -4,7 +4,8 @@
 taken: a list iterator indexes the list (what the loop body appends,
 removes or replaces is seen), an array iterator reads row i then (after
 what the body wrote into the array); the same for reversed(list), dicts
-and their views, ``a.flat`` and ``np.ndenumerate(a)``. Taking every item when the loop
+and their views, ``a.flat`` and ``np.ndenumerate(a)``; a set or dict
+whose size changes meanwhile is eager's RuntimeError (the frame falls back). Taking every item when the loop
 started gave silent wrong answers: ``for v in l: l.append(...)`` stopped at
 the old length, ``for v in x: x[-1] += v`` summed stale values.
 
@@ -153,6 +154,30 @@ class DictIteratorVariable(IteratorVariable):
     def rebuild_iterator(self, builder) -> str:
         view = f"{builder._bind(getattr)}({builder.expr(self.dict)}, {builder._bind(self.view_kind)})()"
         return f"{builder._bind(advanced)}({builder._bind(iter)}({view}), {self.pos})"
+
+
+class SetIteratorVariable(IteratorVariable):
+    """iter(set): its members in the order they were when it started; a set
+    whose size changed meanwhile raises RuntimeError eagerly at the next
+    step: the frame then runs natively."""
+
+    live = True
+
+    def __init__(self, set_var):
+        super().__init__(list(set_var.items), type(iter(set())))
+        self.set = set_var
+
+    def next(self):
+        if len(self.set.items) != len(self._items):
+            raise FallbackError(UNSUPPORTED_OBJECT, "the set changed size during iteration (eagerly a RuntimeError)")
+        return super().next()
+
+    @property
+    def items(self):
+        out = []
+        while (item := self.next()) is not None:
+            out.append(item)
+        return out
 
 
 class ReadingIteratorVariable(IteratorVariable):
