@@ -27,11 +27,24 @@ def advanced(iterator, steps: int):
     return iterator
 
 
-class ListIteratorVariable(IteratorVariable):
+class _Stepping(IteratorVariable):
+    """Its items are taken one `next()` at a time, also by `items` (the
+    rest, consumed) and by enumerate/zip over it (calls.py: `live`)."""
+
+    live = True
+
+    @property
+    def items(self):
+        out = []
+        while (item := self.next()) is not None:
+            out.append(item)
+        return out
+
+
+class ListIteratorVariable(_Stepping):
     """iter(list): the list's item at `pos`, read at each step. Once
     exhausted it stays exhausted, even if the list grows, as CPython's."""
 
-    live = True
 
     def __init__(self, seq):
         super().__init__([], type(iter([])))
@@ -48,13 +61,6 @@ class ListIteratorVariable(IteratorVariable):
         self.pos += 1
         return items[self.pos - 1]
 
-    @property
-    def items(self):
-        out = []
-        while (item := self.next()) is not None:
-            out.append(item)
-        return out
-
     def remaining(self):
         return [] if self.done else list(self.seq.items[self.pos:])
 
@@ -64,12 +70,11 @@ class ListIteratorVariable(IteratorVariable):
         return f"{builder._bind(advanced)}({builder._bind(iter)}({builder.expr(self.seq)}), {self.pos})"
 
 
-class ReversedListIteratorVariable(IteratorVariable):
+class ReversedListIteratorVariable(_Stepping):
     """reversed(list): from the last index down, each item read when its
     step is taken; an index past the list's end (it shrank) ends it, as
     CPython's list_reverseiterator."""
 
-    live = True
 
     def __init__(self, seq):
         super().__init__([], type(reversed([])))
@@ -83,13 +88,6 @@ class ReversedListIteratorVariable(IteratorVariable):
             return None
         self.index -= 1
         return items[self.index + 1]
-
-    @property
-    def items(self):
-        out = []
-        while (item := self.next()) is not None:
-            out.append(item)
-        return out
 
     def remaining(self):
         items = self.seq.items
@@ -115,13 +113,12 @@ _DICT_ITERATORS = {"keys": type(iter({}.keys())), "values": type(iter({}.values(
                    "items": type(iter({}.items()))}
 
 
-class DictIteratorVariable(IteratorVariable):
+class DictIteratorVariable(_Stepping):
     """Iteration over a dict or one of its views: entry i of the dict as it
     is when step i is taken (values stored by the loop body are seen). A
     dict whose keys changed meanwhile raises RuntimeError eagerly: the
     frame then runs natively."""
 
-    live = True
 
     def __init__(self, dict_var, kind: str):
         super().__init__([], _DICT_ITERATORS[kind])
@@ -140,13 +137,6 @@ class DictIteratorVariable(IteratorVariable):
         self.pos += 1
         return view_items(self.dict, self.view_kind)[self.pos - 1]
 
-    @property
-    def items(self):
-        out = []
-        while (item := self.next()) is not None:
-            out.append(item)
-        return out
-
     def remaining(self):
         self._check()
         return view_items(self.dict, self.view_kind)[self.pos:]
@@ -156,12 +146,11 @@ class DictIteratorVariable(IteratorVariable):
         return f"{builder._bind(advanced)}({builder._bind(iter)}({view}), {self.pos})"
 
 
-class SetIteratorVariable(IteratorVariable):
+class SetIteratorVariable(_Stepping):
     """iter(set): its members in the order they were when it started; a set
     whose size changed meanwhile raises RuntimeError eagerly at the next
     step: the frame then runs natively."""
 
-    live = True
 
     def __init__(self, set_var):
         super().__init__(list(set_var.items), type(iter(set())))
@@ -172,21 +161,13 @@ class SetIteratorVariable(IteratorVariable):
             raise FallbackError(UNSUPPORTED_OBJECT, "the set changed size during iteration (eagerly a RuntimeError)")
         return super().next()
 
-    @property
-    def items(self):
-        out = []
-        while (item := self.next()) is not None:
-            out.append(item)
-        return out
 
-
-class ReadingIteratorVariable(IteratorVariable):
+class ReadingIteratorVariable(_Stepping):
     """An iterator over `count` items of an array (its rows, its .flat,
     np.ndenumerate): item k is read (`read(k)`) when step k is taken.
     `fresh(builder)`: the source of a new eager iterator of the same kind,
     which a rebuild advances to where the trace is."""
 
-    live = True
 
     def __init__(self, count: int, read, kind: type, fresh):
         super().__init__([], kind)
@@ -197,13 +178,6 @@ class ReadingIteratorVariable(IteratorVariable):
             return None
         self.pos += 1
         return self.read(self.pos - 1)
-
-    @property
-    def items(self):
-        out = []
-        while (item := self.next()) is not None:
-            out.append(item)
-        return out
 
     def remaining(self):
         return [self.read(i) for i in range(self.pos, self.count)]
