@@ -104,6 +104,11 @@ class FlatVariable(Variable):
         getitem = registry.lookup_operator("getitem")
         count = len(_indices(shape, "iteration over a.flat"))
         array = self.array
+        # The flat view taken when the loop starts (each item is still read when
+        # reached): even a loop of no steps is then an array op, so a frame with
+        # only `[v for v in a.flat]` stays one graph (on 3.10 the comprehension
+        # frame could not take a real flatiter).
+        self._flat(graph)
         return ReadingIteratorVariable(   # element k read at step k, after what the loop wrote
             count, lambda k: graph.call_op(getitem, (self._flat(graph), ConstVariable(k))), np.flatiter,
             lambda b: f"{b.expr(array)}.flat")
