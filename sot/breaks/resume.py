@@ -83,8 +83,6 @@ def stop_offset(code: types.CodeType, instr: dis.Instruction):
     loops = [(lo, hi) for lo, hi in loop_ranges(instrs) if lo <= off <= hi]
     if not loops:
         return off, None  # inside a try/with body or not: see breaks/tries.py
-    if any(lo <= off < hi for lo, hi in exception_ranges(code, instrs)):
-        return "graph breaks inside try/with blocks in a loop are not supported yet"
     lo, hi = min(loops, key=lambda r: (r[0], -r[1]))
     outer = [(a, b) for a, b in loop_ranges(instrs) if a <= lo and hi <= b]
     lo, hi = min(outer, key=lambda r: (r[0], -r[1]))
@@ -376,7 +374,7 @@ def loop_region_code(original: types.CodeType, plan: BreakPlan, runner, used_cel
     region the same from its start to its end, and for a break inside a
     try/with body (breaks/tries.py) from the breaking instruction to right
     after it."""
-    into_try = plan.kind == "try" and _enters_try(original, plan.instr.offset)
+    into_try = _enters_try(original, plan.instr.offset)   # a try/with body, or a loop inside one
     bc, where = _abstract(original, into_try)
     items = list(bc)
     n = len(plan.layout_after)
@@ -519,13 +517,15 @@ def native_prefix_code(original: types.CodeType, plan: BreakPlan, local_names: l
                        resume: types.CodeType) -> types.CodeType:
     """Replacement: the original code, natively, with the resume call spliced
     in at the break (used when the graph before it would be too small)."""
-    bc, where = _abstract(original)
+    # A resume function enters its try range from its head: keep the handlers' depths (_to_code).
+    into_try = FACTS.exception_table and bool(exception_entries(original))
+    bc, where = _abstract(original, into_try)
     items = list(bc)
     k = where[plan.instr.offset]
     n = len(plan.layout_after)
     lineno = bc[k].lineno
     if plan.kind in ("native", "try"):
-        splice = _store_stack(n) + _resume_call(resume, n, local_names)
+        splice = _store_stack(n) + _resume_call(resume, n, local_names) if resume is not None else []
         items[k + 1:k + 1] = splice
     elif plan.kind in ("loop", "region"):
         _with_body(items, bc, where, original, plan)
@@ -555,4 +555,4 @@ def native_prefix_code(original: types.CodeType, plan: BreakPlan, local_names: l
     _copy_metadata(new, bc, codegen.uniform_arg_names(original))
     new.freevars = list(original.co_freevars)
     new.extend(items)
-    return codegen.patch_closure_loads(new.to_code())
+    return codegen.patch_closure_loads(_to_code(new, original, splice + release, into_try))

@@ -111,9 +111,10 @@ def new_object_getattr(executor, obj: NewObjectVariable, name: str) -> Variable:
 
 
 def class_level(executor, cls: type, name: str, attr, self_var: Variable | None,
-                cls_tracker=None) -> Variable:
+                cls_tracker=None, owner: Variable | None = None) -> Variable:
     """`attr`, found on `cls` (or a base) under `name`, bound the way
-    attribute lookup binds it: to `self_var` (an instance), or to the class."""
+    attribute lookup binds it: to `self_var` (an instance), or to the class;
+    a classmethod to `owner` where the lookup started below `cls` (super())."""
     graph = executor.graph
     graph.add_guard(ClassUnchangedGuard(cls))  # e.g. that `name` stays what it is (no new descriptor)
     tracker = AttrTracker(cls_tracker or ConstTracker(cls), name)
@@ -121,7 +122,7 @@ def class_level(executor, cls: type, name: str, attr, self_var: Variable | None,
         return graph.wrap(attr.__func__, tracker)
     if isinstance(attr, classmethod):
         fn = graph.wrap(attr.__func__, AttrTracker(tracker, "__func__"))
-        return BoundMethodVariable(fn, graph.wrap(cls, cls_tracker or ConstTracker(cls)))
+        return BoundMethodVariable(fn, owner or graph.wrap(cls, cls_tracker or ConstTracker(cls)))
     if isinstance(attr, property) and self_var is not None:
         if attr.fget is None:
             raise FallbackError(UNSUPPORTED_OBJECT, f"property {name} has no getter")
@@ -204,7 +205,9 @@ def super_getattr(executor, sup: SuperVariable, name: str) -> Variable:
             if klass is object and name == "__init__":
                 return ObjectInit()
             self_var = None if isinstance(sup.obj, ClassVariable) else sup.obj
-            return class_level(executor, klass, name, attr, self_var)
+            # a classmethod binds to the class super() was given (or the instance's), not to `klass`
+            owner = sup.obj if self_var is None else executor.graph.wrap(obj_type, ConstTracker(obj_type))
+            return class_level(executor, klass, name, attr, self_var, owner=owner)
     raise FallbackError(UNSUPPORTED_OBJECT, f"'super' object has no attribute {name!r} (eager raises)")
 
 

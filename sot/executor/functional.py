@@ -65,9 +65,9 @@ def lazy_zip(executor, its: list[IteratorVariable]):
                 return None
             items.append(item)
         return TupleVariable(items)
-    var = LazyIteratorVariable(step, zip)
-    var.rebuild_iterator = lambda b: f"{b._bind(zip)}(" + "".join(b.expr(it) + ", " for it in its) + ")"
-    return var
+    lazy = LazyIteratorVariable(step, zip)
+    lazy.rebuilt_as = lambda expr: f"{expr(zip)}(" + "".join(expr(it) + ", " for it in its) + ")"
+    return lazy
 
 
 def lazy_enumerate(it: IteratorVariable, start: int):
@@ -79,9 +79,9 @@ def lazy_enumerate(it: IteratorVariable, start: int):
             return None
         count[0] += 1
         return TupleVariable([const(count[0] - 1), item])
-    var = LazyIteratorVariable(step, enumerate)
-    var.rebuild_iterator = lambda b: f"{b._bind(enumerate)}({b.expr(it)}, {count[0]})"
-    return var
+    lazy = LazyIteratorVariable(step, enumerate)
+    lazy.rebuilt_as = lambda expr: f"{expr(enumerate)}({expr(it)}, {expr(count[0])})"
+    return lazy
 
 
 def _truths(executor, iterable, stop_on: bool):
