@@ -663,6 +663,8 @@ def save(fn: Callable, path: str | os.PathLike, input_spec: Sequence[InputSpec] 
     path = os.fspath(path)
     if isinstance(path, bytes):
         path = os.fsdecode(path)
+    if not os.path.basename(path):   # "" or "out/": ".onnx" would make a hidden file
+        raise ValueError(f"sot.save() needs a file name, not {path!r}")
     if not path.lower().endswith(".onnx"):
         path += ".onnx"
     model = export_model(fn, input_spec, output_names, fuse)
@@ -672,11 +674,17 @@ def save(fn: Callable, path: str | os.PathLike, input_spec: Sequence[InputSpec] 
         raise ExportError(f"the model is too large for one .onnx file ({e}); external weight files "
                           f"are not supported") from None
     directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = _create_temporary(directory)
+    try:
+        fd, tmp = _create_temporary(directory)
+    except OSError as e:   # named by the user's path, not the temporary one
+        raise type(e)(e.errno, f"cannot write {path!r}: {e.strerror}") from None
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-        os.replace(tmp, path)
+        try:
+            os.replace(tmp, path)
+        except OSError as e:
+            raise type(e)(e.errno, f"cannot write {path!r}: {e.strerror}") from None
     except BaseException:
         try:
             os.unlink(tmp)
