@@ -105,6 +105,12 @@ def main(argv=None):
     print(f"load average after: {os.getloadavg()[0]:.1f}")
     counts = {b: (sot.translation_count(forward[b]), sot.translation_count(cached[b])) for b in BACKENDS}
     print("translations (forward, KV cache): " + ", ".join(f"{b} {c[0]}, {c[1]}" for b, c in counts.items()))
+    # the do-no-harm governor may have run a function natively for a while: a row near 1.0 says so here
+    for b in BACKENDS:
+        for label, f in (("forward", forward[b]), ("KV cache", cached[b])):
+            gov = getattr(f, "__sot_governor__", None)
+            if gov is not None and any(c != "translated" for c, _ in gov.history):
+                print(f"do-no-harm, {b} {label}: " + "; ".join(f"{c} ({why})" for c, why in gov.history))
 
 
 if __name__ == "__main__":

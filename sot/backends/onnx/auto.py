@@ -1,17 +1,22 @@
 """backend="auto": compile for NumPy and for onnxruntime, time both on the
 first calls, keep the faster.
 
-The first ``2 * (1 + TRIALS)`` calls alternate between the two compiled
-graphs (each call is answered by the one that ran it: both give NumPy's
-results); each backend's first call is a warm-up, and the best of its next
-``TRIALS`` times is its time.  Then every call goes straight to the winner.
+The first ``2 * (1 + TRIALS)`` calls run on the two compiled graphs in
+turn, ``1 + TRIALS`` calls each (each call is answered by the one that ran
+it: both give NumPy's results); each backend's first call is a warm-up, and
+the best of its next ``TRIALS`` times is its time.  Then every call goes
+straight to the winner.  Blocks, not call-by-call alternation: the first
+call after a switch pays for the other backend (NumPy's BLAS threads still
+spin after its call and slow an onnxruntime call that follows on a 2-core
+machine), which is not what either costs when it runs alone.
 
 The choice is then checked, at a bounded cost: once the winner has run for
-``CHECK_FACTOR`` times the loser's last time, ``CHECK_CALLS`` calls are
-timed on each (alternating), and the loser takes over if its best is faster
-by more than ``SWITCH``.  The factor doubles after each check, so checking
-costs at most CHECK_CALLS / CHECK_FACTOR of the time (a tenth), less and
-less, and stops after ``CHECKS`` checks.  A graph with large
+``CHECK_FACTOR`` times the loser's last time, ``CHECK_CALLS`` calls of the
+winner are timed, then a warm-up call and ``CHECK_CALLS`` timed calls of
+the loser, and the loser takes over if its best is faster by more than
+``SWITCH``.  The factor doubles after each check, so checking costs at most
+(1 + CHECK_CALLS) / CHECK_FACTOR of the time (a tenth), less and less, and
+stops after ``CHECKS`` checks.  A graph with large
 intermediates speeds up over its first calls (the NumPy backend's buffers,
 onnxruntime's arena, the kernel's huge pages settle: attention on
 8x1024x1024 float64 scores takes 90-170 ms per call on NumPy at first, 56 ms
@@ -44,9 +49,9 @@ __all__ = ["AutoCompiledGraph", "compile_auto", "recent", "TRIALS", "CHECK_FACTO
 TRIALS = 3
 
 #: the choice is checked once the winner has run this many times as long as
-#: the loser's last time (doubling after each check): with CHECK_CALLS calls
-#: on the loser per check, checking costs at most CHECK_CALLS / CHECK_FACTOR
-CHECK_FACTOR = 20
+#: the loser's last time (doubling after each check): with 1 + CHECK_CALLS
+#: calls on the loser per check, checking costs at most (1 + CHECK_CALLS) / CHECK_FACTOR
+CHECK_FACTOR = 30
 
 #: timed calls on each backend per check (the best counts)
 CHECK_CALLS = 2
@@ -90,6 +95,7 @@ class AutoCompiledGraph:
         self._factor = CHECK_FACTOR
         self._countdown = 0
         self._check_times: dict[str, list[float]] = {}
+        self._check_warm = False
         self._final = False
         self._first_why = ""
         if self.onnx.backend == "numpy":
@@ -133,11 +139,11 @@ class AutoCompiledGraph:
             return result
         n = self._calls
         self._calls += 1
-        name = "numpy" if n % 2 == 0 else "onnxruntime"
+        name = "numpy" if n < 1 + TRIALS else "onnxruntime"
         result, elapsed = self._timed(name, inputs)
         if elapsed is None:
             return result
-        if n >= 2:   # calls 0 and 1 are the warm-ups
+        if n % (1 + TRIALS):   # each block's first call is its warm-up
             self.times[name].append(elapsed)
         if n + 1 >= 2 * (1 + TRIALS):
             best = {k: min(v) for k, v in self.times.items()}
@@ -190,17 +196,22 @@ class AutoCompiledGraph:
         if self._countdown > 0:
             return self._winner_fn()(*inputs)
         self._check_times = {"numpy": [], "onnxruntime": []}
+        self._check_warm = False
         self._current = self._check
         return self._check(*inputs)
 
     def _check(self, *inputs):
-        """CHECK_CALLS timed calls on each backend, alternating, winner first;
-        then the best of each decides."""
+        """CHECK_CALLS timed calls of the winner (it ran just before), then
+        a warm-up call and CHECK_CALLS timed calls of the loser; then the
+        best of each decides."""
         winner, loser = self.chosen, self._loser()
         times = self._check_times
-        name = winner if len(times[winner]) <= len(times[loser]) else loser
+        name = winner if len(times[winner]) < CHECK_CALLS else loser
         result, elapsed = self._timed(name, inputs)
         if elapsed is None:
+            return result
+        if name == loser and not self._check_warm:
+            self._check_warm = True   # the first call after the switch
             return result
         times[name].append(elapsed)
         if len(times[loser]) < CHECK_CALLS:
