@@ -36,9 +36,6 @@ import sot  # noqa: E402
 
 BACKENDS = ("numpy", "onnxruntime", "auto")
 
-#: warm-up calls at most per row and backend (until its choices are made)
-WARMUP_MAX = 60
-
 
 def _wrapped(model, cached: bool):
     """A fresh function (its own code: its own translation cache) around the model."""
@@ -90,15 +87,6 @@ def main(argv=None):
         return generate(f, rng.integers(0, vocab, start), 20)
     table.append(("generate 20, new lengths", {k: (lambda f=f, k=k: new_lengths(f, k)) for k, f in forward.items()}))
 
-    def settled(fns_used) -> bool:
-        """The do-no-harm governors of the functions a row calls have decided
-        and no auto graph is still timing its backends."""
-        govs = [getattr(f, "__sot_governor__", None) for f in fns_used]
-        return (all(g is None or g.choice is not None for g in govs)
-                and all(f.__sot_mode__ != 2 for f in fns_used)
-                and all(g.chosen is not None and not getattr(g.onnx, "choosing", False)
-                        for g in onnx_auto.recent()))
-
     header = f"{'row':<32} {'eager':>10}" + "".join(f" {b:>11} {'ratio':>6}" for b in BACKENDS) + f" {'auto chose':>10}"
     print(f"GPT-2 {layers} layers, width {d}, vocabulary {vocab}, float32, "
           f"{'freeze=True' if options else 'weights as inputs'}; load average {os.getloadavg()[0]:.1f}")
@@ -109,11 +97,11 @@ def main(argv=None):
         order = ["eager", *BACKENDS]
         used = [(cached if "KV cache" in name else forward)[b] for b in BACKENDS]
         for k in order:                      # warm-up: translations, auto's trials, the governor's window
-            for i in range(WARMUP_MAX):
+            for i in range(R.WARMUP_MAX):
                 fns[k]()
                 if name.endswith("new lengths"):
                     break
-                if i + 1 >= (2 if k == "eager" else 2 * (1 + onnx_auto.TRIALS) + 1) and settled(used):
+                if i + 1 >= (2 if k == "eager" else 2 * (1 + onnx_auto.TRIALS) + 1) and R.settled(used):
                     break
         times = R.side_by_side([fns[k] for k in order], (), repeat, R.SETTLE_SECONDS)
         eager = times[0]

@@ -317,11 +317,36 @@ def measure(fn, fargs, repeat, options=None, auto_seconds: float = 3.0) -> Row:
         on_auto(*fargs)
     for _ in range(warm_calls):   # as many for onnxruntime alone (a fresh session's first runs are slower)
         on_ort(*fargs)
+    for f in (static, on_ort, on_auto):
+        warm_until_settled(f, fargs)
     probe = median_time(fn, fargs, 1, 1)
     settle = SETTLE_SECONDS if probe >= 1e-3 else 0.0
     eager, traced, ort, auto = side_by_side([fn, static, on_ort, on_auto], fargs, repeat, settle)
     sot.reset()   # frozen arrays writeable again, for the rows that do not freeze them
     return Row(eager, traced, ort, auto, auto_choice(before), first, report.graph_count, len(report.breaks))
+
+
+#: warm-up calls at most while waiting for the choices (governor, auto) to be made
+WARMUP_MAX = 60
+
+
+def settled(statics) -> bool:
+    """The do-no-harm governors of ``statics`` (to_static callables) have
+    decided and no auto graph is still timing its backends: calls are then
+    what the function costs from now on (a governor's window runs eager calls,
+    which a timed block would count as the backend's)."""
+    from sot import governor
+    from sot.backends.onnx import auto as onnx_auto
+    return (all(getattr(f, "__sot_mode__", governor.TRANSLATED) != governor.MEASURE for f in statics)
+            and all(g.chosen is not None and not getattr(g.onnx, "choosing", False) for g in onnx_auto.recent()))
+
+
+def warm_until_settled(static, fargs=()) -> None:
+    """Call ``static`` until ``settled`` (at most WARMUP_MAX calls)."""
+    for _ in range(WARMUP_MAX):
+        if settled([static]):
+            return
+        static(*fargs)
 
 
 def _fmt(seconds: float) -> str:
