@@ -113,6 +113,15 @@ def loop_binding_name_read_after(x):
     return last, i
 
 
+@case("loops")
+def loop_carries_the_previous_iterations_value(x):
+    for i in range(3):
+        if i:
+            x = x + prev
+        prev = x * 0.5
+    return x
+
+
 # -- closures and functions as values ---------------------------------------------
 
 @case("closures")
@@ -863,6 +872,27 @@ def chained_comparison(x):
 @case("misc")
 def global_constant_read(x):
     return x * len(CASES[:2])
+
+
+_LAST = None
+
+
+@case("misc")
+def global_store_read_back(x):
+    global _LAST
+    _LAST = x * 2
+    return _LAST + 1
+
+
+@case("misc")
+def global_store_in_a_callee(x):
+    _remember(x.sum())
+    return x - _LAST
+
+
+def _remember(v):
+    global _LAST
+    _LAST = v
 
 
 @case("misc")

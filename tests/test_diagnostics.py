@@ -22,13 +22,17 @@ def breaks_on_float(x):
     return y + v
 
 
-COUNTER = 0
+class _OwnSetattr:
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
 
 
-def breaks_on_global_store(x):
-    global COUNTER
+OBJ = _OwnSetattr()
+
+
+def breaks_on_setattr_store(x):
     y = x * 2
-    COUNTER = 1
+    OBJ.count = 1
     return y
 
 
@@ -45,7 +49,7 @@ def runs_natively_with(x):
 CASES = [
     (breaks_on_print, (X,), "unsupported-call", 'print("hello")'),
     (breaks_on_float, (X,), "data-dependent", "v = float(y.sum())"),
-    (breaks_on_global_store, (X,), "side-effect", "COUNTER = 1"),
+    (breaks_on_setattr_store, (X,), "side-effect", "OBJ.count = 1"),
     (breaks_on_random, (X,), "unsupported-call", "return y + np.random.rand()"),
     (runs_natively_with, (X,), "unsupported-object", "with open(__file__):"),
 ]

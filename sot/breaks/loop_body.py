@@ -25,15 +25,27 @@ are read after the loop; such a new name is bound after the loop only when
 the body ran, so the code after the loop has two resume functions, with and
 without those names (a flag says which).
 
+A name the body binds anew and reads before binding it (the previous
+iteration's value: ``if i: y = prev + x`` then ``prev = f(x)``), or binds
+on some paths only and is read after the loop (``if done: break`` before
+``last = y``), is *carried*: the replacement keeps it in a hidden local
+(CARRIED + name) that holds UNBOUND until an iteration binds it, passes it
+in and takes it back like the other locals; in the body function each read of it that may come
+before its binding first deletes it when it holds UNBOUND, so that the read
+raises eager's own UnboundLocalError (name and message). The frame's own
+name is bound from it once it holds a value; the resume function after
+the loop takes such a name as it is and unbinds it there when it holds
+UNBOUND (resume.resume_code's `maybe_unbound`).
+
 Not done here (the whole loop runs natively, as before): loops in
-generators, loops inside or around try/with blocks, bodies that read a name
-they bind anew before binding it (the previous iteration's value), bodies
-that delete a local, loops with values under the iterator on the stack
+generators, loops inside or around try/with blocks, bodies that delete a
+local, loops with values under the iterator on the stack
 (3.12+ inlined comprehensions), breaks to more than one place.
 """
 from __future__ import annotations
 
 import dis
+import enum
 import types
 from dataclasses import dataclass, field
 
@@ -48,6 +60,7 @@ from .regions import _ALWAYS_JUMPS, _ENDS, _is_jump, real_instructions, stack_de
 PREFIX = "__sot_"
 ITEM = PREFIX + "item"          # the body function's parameter: the loop item
 _FN, _STOP, _RETURNED, _VALUE, RAN = (PREFIX + n for n in ("body", "stop", "returned", "value", "ran"))
+CARRIED = PREFIX + "c_"       # the replacement's hidden local for a carried name
 _RETURNS = frozenset(("RETURN_VALUE", "RETURN_CONST"))
 # Instructions that read a value deeper in the stack than they pop, and how deep
 # (a comprehension's LIST_APPEND to its list under the iterator, COPY).
@@ -67,6 +80,19 @@ _TO_FORWARD.update({f"POP_JUMP_BACKWARD_IF_{c}": f"POP_JUMP_FORWARD_IF_{c}"
                     for c in ("TRUE", "FALSE", "NONE", "NOT_NONE")})
 
 
+class _Unbound(enum.Enum):
+    """What a carried name holds before the loop first binds it (an Enum
+    member: the simulator compares it by identity under an identity guard)."""
+    UNBOUND = "unbound"
+
+
+UNBOUND = _Unbound.UNBOUND
+# Loads that may read a carried name before the iteration binds it (3.12+
+# emit LOAD_FAST_CHECK there: the name may be unbound in the original too).
+_CHECKABLE = frozenset(("LOAD_FAST", "LOAD_FAST_CHECK"))
+_LOAD_CHECKED = "LOAD_FAST_CHECK" if "LOAD_FAST_CHECK" in dis.opmap else "LOAD_FAST"
+
+
 @dataclass
 class LoopBody:
     head: int                 # offset of the loop head (FOR_ITER, or a while loop's first body instruction)
@@ -81,6 +107,9 @@ class LoopBody:
     base: int = 0             # values under the loop on the stack (stand-ins in the body function)
     resume_full: object = None  # resume function taking `new` too (set by the translator)
     live_full: list = None      # its local parameters
+    carried: list = field(default_factory=list)   # names read before the iteration binds them (in ins and outs)
+    checks: frozenset = frozenset()  # offsets of the loads of carried names that may come before their binding
+    maybe_unbound: list = field(default_factory=list)  # new names the loop may leave unbound though it ran
 
     def __post_init__(self):
         self.code = None
@@ -140,8 +169,9 @@ def plan(code: types.CodeType, loop: tuple, stack_nulls: list[bool], bound: set)
     names = _names(code, span, start, exits, bound)
     if isinstance(names, str):
         return names
-    ins_, outs, new = names
-    return LoopBody(lo, start, hi, is_for, ins_, outs, new, next(iter(targets), None), exits, base)
+    ins_, outs, new, carried, checks, unsure = names
+    return LoopBody(lo, start, hi, is_for, ins_, outs, new, next(iter(targets), None), exits, base,
+                    carried=carried, checks=checks, maybe_unbound=unsure)
 
 
 def _transfer(ins, have: frozenset, fresh: set) -> frozenset:
@@ -168,7 +198,7 @@ def _successors(span, k: int, at: dict, exits: dict) -> list:
 
 
 def _names(code, span, start, exits, bound):
-    """(ins, outs, new) for the body, or a string saying why not (see plan)."""
+    """(ins, outs, new, carried, checks, maybe unbound) for the body, or a string saying why not (see plan)."""
     skip = set(code.co_cellvars) | set(code.co_freevars)
     used = {n for i in span if i.opname in LOCAL_LOADS | LOCAL_STORES for n in local_names_of(i)} - skip
     stored = {n for i in span if i.opname in LOCAL_STORES for n in local_names_of(i)} - skip
@@ -189,25 +219,28 @@ def _names(code, span, start, exits, bound):
                 state[j] = merged
                 work.append(j)
     leaving = []   # definitely bound fresh names at each continue/break
+    carried, checks = set(), set()
     for k, have in state.items():
         ins = span[k]
         for n in local_names_of(ins) if ins.opname in LOCAL_LOADS and ins.opname != "LOAD_FAST_AND_CLEAR" else ():
             if n in fresh and n not in have and ins.opname != "STORE_FAST_LOAD_FAST":
-                return f"the loop body reads {n} before binding it (the previous iteration's value)"
+                if ins.opname not in _CHECKABLE:
+                    return f"the loop body reads {n} before binding it (the previous iteration's value)"
+                carried.add(n)
+                checks.add(ins.offset)
         kind = exits.get(ins.offset, ("",))[0]
         if kind in ("continue", "break") or (k == len(span) - 1 and None in exits):
             leaving.append(_transfer(ins, have, fresh))
     certain = frozenset.intersection(*leaving) if leaving else frozenset()
     read_after = {n for i in real_instructions(code) if i.offset > span[-1].offset and i.opname in LOCAL_LOADS
                   for n in local_names_of(i)}
-    unsure = (fresh & read_after) - certain
-    if unsure:
-        return f"the loop may leave {', '.join(sorted(unsure))} unbound, read after it"
+    unsure = (fresh & read_after) - certain   # carried too: UNBOUND until an iteration binds them
+    carried |= unsure
     order = list(code.co_varnames)
-    ins_ = [n for n in order if n in used and n in bound]
+    ins_ = [n for n in order if n in used and (n in bound or n in carried)]
     new = [n for n in order if n in fresh and n in read_after]
-    outs = [n for n in order if n in stored and n in bound] + new
-    return ins_, outs, new
+    outs = [n for n in order if n in stored and n in bound] + [n for n in order if n in carried and n not in new] + new
+    return ins_, outs, new, [n for n in order if n in carried], frozenset(checks), [n for n in order if n in unsure]
 
 
 def statement_start(code: types.CodeType, head: int) -> int | None:
@@ -295,7 +328,7 @@ def body_code(original: types.CodeType, body: LoopBody) -> types.CodeType:
     """The function a loop body becomes (built once per LoopBody)."""
     if body.code is not None:
         return body.code
-    key = (body.start, body.back_edge, tuple(body.ins), tuple(body.outs))
+    key = (body.start, body.back_edge, tuple(body.ins), tuple(body.outs), tuple(body.carried))
     per_code = _body_cache.get(original)
     if per_code is None:
         per_code = _body_cache[original] = {}
@@ -323,6 +356,8 @@ def body_code(original: types.CodeType, body: LoopBody) -> types.CodeType:
         if item.name == "MAKE_CELL":
             continue
         item = _cell_as_free(item)
+        if off in body.checks:
+            out += _unbound_check(item)
         if off in body.exits:
             kind, d = body.exits[off]
             if kind == "return":
@@ -367,6 +402,29 @@ def body_code(original: types.CodeType, body: LoopBody) -> types.CodeType:
     return code
 
 
+def _unbound_check(load: Instr) -> list:
+    """Before `load` of a carried name: delete it when it holds UNBOUND, so
+    that the load raises eager's UnboundLocalError."""
+    load.name = _LOAD_CHECKED   # 3.12+: a plain LOAD_FAST does not check
+    ins = unbind_if_unbound(load.arg)
+    for i in ins:
+        if isinstance(i, Instr):
+            i.lineno = load.lineno
+    return ins
+
+
+def unbind_if_unbound(name: str) -> list:
+    """``if name is UNBOUND: del name``."""
+    ok = Label()
+    return [Instr("LOAD_FAST", name), Instr("LOAD_CONST", UNBOUND), Instr("IS_OP", 0),
+            Instr(_FORWARD_IF + "FALSE", ok), Instr("DELETE_FAST", name), ok]
+
+
+def outer_name(body: LoopBody, name: str) -> str:
+    """The replacement's local a body parameter or result is passed through."""
+    return CARRIED + name if name in body.carried else name
+
+
 def _exit_stub(kind: str, depth: int, body: LoopBody, lineno) -> list:
     """Leave the body function: `return (stopped, returned, value, *outs)`."""
     ins = []
@@ -408,7 +466,13 @@ def substitute(items: list, bc, where: dict, original: types.CodeType, body: Loo
     call = _call_body(code, body, original)
     call += [Instr("UNPACK_SEQUENCE", 3 + len(body.outs)), Instr("STORE_FAST", _STOP),
              Instr("STORE_FAST", _RETURNED), Instr("STORE_FAST", _VALUE)]
-    call += [Instr("STORE_FAST", n) for n in body.outs]
+    for n in body.outs:
+        call.append(Instr("STORE_FAST", outer_name(body, n)))
+        if n in body.carried and n in body.new:   # read after the loop: bound in the frame too, once bound
+            unbound = Label()
+            call += [Instr("LOAD_FAST", outer_name(body, n)), Instr("LOAD_CONST", UNBOUND), Instr("IS_OP", 0),
+                     Instr(_FORWARD_IF + "TRUE", unbound), Instr("LOAD_FAST", outer_name(body, n)),
+                     Instr("STORE_FAST", n), unbound]
     if body.new:
         call += [Instr("LOAD_CONST", True), Instr("STORE_FAST", RAN)]
     stopped = Label()
@@ -425,6 +489,8 @@ def substitute(items: list, bc, where: dict, original: types.CodeType, body: Loo
     items[a:b + 1] = call
     # Made once before the loop: the body function (over this frame's cells) and the ran flag.
     init = codegen.closure_function(code, original.co_cellvars) + [Instr("STORE_FAST", _FN)]
+    for n in body.carried:
+        init += [Instr("LOAD_CONST", UNBOUND), Instr("STORE_FAST", outer_name(body, n))]
     if body.new:
         init += [Instr("LOAD_CONST", False), Instr("STORE_FAST", RAN)]
     for i in init:
@@ -436,7 +502,8 @@ def substitute(items: list, bc, where: dict, original: types.CodeType, body: Loo
 
 def _call_body(code, body: LoopBody, original) -> list:
     args = ([Instr("STORE_FAST", ITEM)] if body.is_for else [])
-    loads = ([Instr("LOAD_FAST", ITEM)] if body.is_for else []) + [Instr("LOAD_FAST", n) for n in body.ins]
+    loads = ([Instr("LOAD_FAST", ITEM)] if body.is_for else []) + [Instr("LOAD_FAST", outer_name(body, n))
+                                                                    for n in body.ins]
     return args + codegen.call_local(_FN, loads, len(loads))
 
 

@@ -67,6 +67,7 @@ class BreakPlan:
     native_stores: frozenset = frozenset()  # locals the native part binds
     body: object = None           # "loop": the loop body as a function (loop_body.LoopBody), or None
     blocks: tuple = ()            # "try" on 3.10: (handler offset, stack level) of each enclosing block
+    entry_bound: tuple | None = None  # locals bound where the native part starts (set by split._split)
 
 
 def stop_offset(code: types.CodeType, instr: dis.Instruction):
@@ -232,10 +233,12 @@ RESUME_OWN_CELLS = CodeMap()  # resume code -> the original's cell variables it 
 
 
 def resume_code(original: types.CodeType, offset: int, stack_nulls: list[bool],
-                local_names: list[str], blocks=()) -> types.CodeType:
+                local_names: list[str], blocks=(), maybe_unbound=()) -> types.CodeType:
     """The original code, entered at `offset` with the given stack and locals
-    (and, on 3.10, the try/with `blocks` set up again: see block_setups)."""
-    key = (offset, tuple(stack_nulls), tuple(local_names), tuple(blocks))
+    (and, on 3.10, the try/with `blocks` set up again: see block_setups);
+    the locals in `maybe_unbound` are unbound on entry where they hold
+    loop_body.UNBOUND."""
+    key = (offset, tuple(stack_nulls), tuple(local_names), tuple(blocks), tuple(maybe_unbound))
     per_code = _resume_cache.get(original)
     if per_code is None:
         per_code = {}
@@ -266,9 +269,12 @@ def resume_code(original: types.CodeType, offset: int, stack_nulls: list[bool],
         else:   # on the stack only, as in the original frame
             head += [Instr("LOAD_FAST", f"{STACK_PREFIX}{j}"), Instr("DELETE_FAST", f"{STACK_PREFIX}{j}")]
     head += setups.get(len(stack_nulls), [])
+    for name in maybe_unbound:
+        head += loop_body.unbind_if_unbound(name)
     head.append(Instr("JUMP_FORWARD", target))
     for i in head:
-        i.lineno = lineno
+        if isinstance(i, Instr):
+            i.lineno = lineno
     new.extend(head + items)
     code = codegen.patch_closure_loads(_to_code(new, original, head, into_try))
     per_code[key] = code
@@ -386,7 +392,10 @@ def loop_region_code(original: types.CodeType, plan: BreakPlan, runner, used_cel
         k -= 1  # a CALL is entered at its KW_NAMES/PRECALL
     items.insert(k, head)
     new = _replacement_bytecode(original)
-    ins = _run_and_restore(original, plan, runner, used_cells, restored_locals, functions, None,
+    # a loop or statement region: arguments the trace unbound (`del a`, a
+    # carried name still UNBOUND) are unbound here too; the rest stay bound
+    keep = list(plan.entry_bound) if plan.kind in ("loop", "region") and plan.entry_bound is not None else None
+    ins = _run_and_restore(original, plan, runner, used_cells, restored_locals, functions, keep,
                            block_setups(bc, where, plan.blocks))
     ins.append(Instr("JUMP_FORWARD", head))
     for i in ins:
@@ -417,8 +426,9 @@ def _exit_resume(plan: BreakPlan, resume, n: int, local_names: list[str]) -> lis
     if body is None or not body.new:
         return _store_stack(n) + _resume_call(resume, n, local_names)
     not_ran = Label()
+    passed = [loop_body.outer_name(body, name) if name in body.maybe_unbound else name for name in body.live_full]
     return ([Instr("LOAD_FAST", loop_body.RAN), Instr(loop_body._FORWARD_IF + "FALSE", not_ran)]
-            + _store_stack(n) + _resume_call(body.resume_full, n, body.live_full)
+            + _store_stack(n) + _resume_call(body.resume_full, n, passed)
             + [not_ran] + _store_stack(n) + _resume_call(resume, n, local_names))
 
 

@@ -108,6 +108,7 @@ def _split(frame, graph, executor, plan, region_live, reason, info: EntryInfo, o
     restored = [n for n in code.co_varnames if n in executor.locals] + \
         [n for n in executor.locals if n not in code.co_varnames]
     live = restored + [n for n in executor.lazy_locals if n not in executor.locals]
+    plan.entry_bound = tuple(live)   # what the frame holds where the native part starts
     if region_live is not None:
         live = region_live
     live = [n for n in live if not n.startswith(breaks.SOT_PREFIX) and n not in code.co_cellvars]
@@ -132,7 +133,8 @@ def _split(frame, graph, executor, plan, region_live, reason, info: EntryInfo, o
         if plan.body is not None and plan.body.new:  # after a loop body that binds names read later
             full = live + [n for n in plan.body.new if n not in live]
             plan.body.live_full = full
-            plan.body.resume_full = breaks.resume_code(code, plan.resume_offset, plan.layout_after, full)
+            plan.body.resume_full = breaks.resume_code(code, plan.resume_offset, plan.layout_after, full,
+                                                       maybe_unbound=plan.body.maybe_unbound)
             breaks.RESUME_DYNAMIC[plan.body.resume_full] = breaks.RESUME_DYNAMIC.get(resume)
     info.graph_break = reason
     if len(graph.ir) < options.min_graph_size:

@@ -29,7 +29,7 @@ from .variables import (
     is_const_value,
 )
 from .function_graph import function_variable
-from . import introspect, numpy_forms, numpy_iteration, writes
+from . import introspect, numpy_forms, numpy_iteration, setters, writes
 
 SEQUENCES = (TupleVariable, ListVariable)
 
@@ -186,14 +186,25 @@ def is_op(a: Variable, b: Variable, graph=None) -> bool:
         if isinstance(a, ObjectVariable) or isinstance(b, ObjectVariable):
             _guard_identity(graph, a, b, same)
         return same
-    # A None/True/False singleton against a value of another kind.
+    # A None/True/False singleton against a value of another kind; an Enum
+    # member (a fixed object) against a value of another type.
     for x, y in ((a, b), (b, a)):
         if isinstance(x, ConstVariable) and type(x.value) in SINGLETONS and not isinstance(y, ConstVariable):
+            return False
+        if isinstance(x, ConstVariable) and isinstance(x.value, enum.Enum) and _other_type(y, type(x.value)):
             return False
     raise FallbackError(UNSUPPORTED_OBJECT, f"identity of {a.describe()} and {b.describe()} is not known")
 
 
 _UNKNOWN = object()
+
+
+def _other_type(v: Variable, t: type) -> bool:
+    """Whether `v` is known not to be an instance of `t`."""
+    try:
+        return not issubclass(v.python_type(), t)
+    except FallbackError:
+        return False
 
 
 def _guard_identity(graph, a: Variable, b: Variable, same: bool) -> None:
@@ -349,6 +360,9 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
             return numpy_iteration.FlatVariable(obj)
         raise FallbackError(UNSUPPORTED_OBJECT, f"attribute .{name} of {obj.describe()} is not captured")
     if isinstance(obj, ModuleVariable):
+        stored = graph.effects.globals.load(getattr(obj.value, "__dict__", None), name)
+        if stored is not None:   # `global name` stored by the trace (global_stores.py)
+            return stored
         value = _module_attr(obj.value, name)
         return graph.wrap(value, AttrTracker(obj.tracker, name) if obj.tracker else ConstTracker(value))
     if isinstance(obj, NumpyCallableVariable) and isinstance(obj.value, np.ufunc) and name == "at":
@@ -431,6 +445,9 @@ def object_getattr(executor, obj: ObjectVariable, name: str) -> Variable:
     except AttributeError:
         in_class = False
         class_attr = None
+    slot = setters.slot_value(graph, obj, name)
+    if slot is not None:   # a __slots__ member: no user code runs
+        return slot
     inst_dict = getattr(obj.value, "__dict__", None)
     if inst_dict is None:
         raise FallbackError(UNSUPPORTED_OBJECT, f"{obj.describe()} has no __dict__ (__slots__ are not modelled)")

@@ -194,6 +194,9 @@ class OpcodeExecutor:
         return ItemTracker(self.globals_tracker, name)
 
     def load_global(self, name: str) -> Variable:
+        stored = self.graph.effects.globals.load(self.globals, name)
+        if stored is not None:   # stored by the trace (global_stores.py)
+            return stored
         if name in self.globals:
             return self.graph.wrap(self.globals[name], self.global_tracker(name))
         if name in self.builtins:

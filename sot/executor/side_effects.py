@@ -6,6 +6,7 @@ What is recorded instead of breaking the graph:
 - attribute stores on a user object from outside (``self.t += 1``,
   ``self.state = x``): the simulated object keeps the stored Variable, so
   later reads in the trace see it, and the runner stores the final value;
+- stores into module globals (``global G; G = v``): global_stores.py;
 - item stores, deletions and method calls on a list or dict from outside
   (``cache[i] = np.concatenate(...)``, ``d[k] = v``, ``acc.append(y)``,
   ``lst.pop()``): the container's Variable is mutated as eager mutates the
@@ -49,6 +50,7 @@ from ..breaks.reasons import SIDE_EFFECT, FallbackError
 from ..guards.guard import DictKeysGuard, IdGuard, TypeGuard
 from ..guards.invariants import SameGuard
 from ..guards.tracker import AttrTracker, ItemTracker, LocalTracker
+from .global_stores import GlobalStores
 from .variables import (
     ConstVariable, DictVariable, DynamicScalarVariable, ListVariable, SymScalarVariable, TensorVariable,
     TupleVariable,
@@ -85,12 +87,13 @@ class SideEffects:
         self.reached: dict[int, list] = {}   # id(object) -> source Variables of it (objects, lists, dicts)
         self.attrs: dict[int, tuple] = {}    # id(object) -> (ObjectVariable, {name: Variable}) stored
         self.containers: list = []           # source lists/dicts the trace mutated, in order
+        self.globals = GlobalStores()        # stores into module globals
         self._alive: list = []               # the objects: their ids stay theirs while tracing
         self.dropped: str | None = None      # a value whose release may run code, dropped by the trace
         self.enabled = True                  # False: every side effect fails (export: a model has none)
 
     def __bool__(self) -> bool:
-        return bool(self.attrs or self.containers)
+        return bool(self.attrs or self.containers or self.globals)
 
     # -- recording ---------------------------------------------------------------
     def reach(self, var, value) -> None:
@@ -150,6 +153,16 @@ class SideEffects:
         entry[1][name] = value
         obj.mutated = True
 
+    def store_global(self, graph, globals_dict: dict, dict_tracker, name: str, tracker, value) -> None:
+        """``global name; name = value`` (see global_stores.py)."""
+        where = f"assignment to global {name!r}"
+        if not self.enabled:
+            raise FallbackError(SIDE_EFFECT, where)
+        self._check_order(where)
+        if type(globals_dict) is not dict:
+            raise FallbackError(SIDE_EFFECT, f"{where}: the globals are not a plain dict")
+        self.globals.store(graph, globals_dict, dict_tracker, name, tracker, value, plain)
+
     def load_attr(self, obj, name: str):
         """The Variable the trace stored in ``obj.name``, or None."""
         entry = self.attrs.get(id(obj.value))
@@ -189,7 +202,7 @@ class SideEffects:
         for container in self.containers:
             lines += _replay_list(builder, container) if container.python_type() is list \
                 else _replay_dict(builder, container)
-        return lines
+        return lines + self.globals.replay(builder)
 
     def _check_releases(self, graph) -> None:
         """What the replay replaces or removes runs no code when released (see module doc)."""
@@ -209,6 +222,7 @@ class SideEffects:
                 if not ok:
                     raise FallbackError(SIDE_EFFECT, f"the store into {tracker.name()} releases a value "
                                         "whose release may run code")
+        self.globals.check_releases(graph, plain, PLAIN_TYPES)
         for c in self.containers:
             if c.python_type() is list and not c.loaded:
                 continue   # only grown
@@ -223,6 +237,7 @@ class SideEffects:
         """freeze=True: an array in a place the trace stores into is another
         object on the next call: an ordinary input, not identity-guarded."""
         stored = {AttrTracker(obj.tracker, name) for obj, names in self.attrs.values() for name in names}
+        stored |= self.globals.trackers()
         bases = {c.tracker for c in self.containers}
         for tracker, var in graph.inputs:
             name = getattr(getattr(var, "symbol", None), "name", None)

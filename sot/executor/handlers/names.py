@@ -1,8 +1,8 @@
 """Loads and stores of constants, locals, cells, globals and attributes."""
 import builtins
 
-from ...breaks.reasons import SIDE_EFFECT, FallbackError
-from .. import cell_writes, classes, dispatch, writes
+from ...breaks.reasons import SIDE_EFFECT, UNSUPPORTED_OPCODE, FallbackError
+from .. import cell_writes, classes, dispatch, setters, writes
 from ...guards.tracker import AttrTracker
 from ..opcode_table import FACTS
 from ..variables import NULL, CellVariable, ConstVariable, ObjectVariable, Variable
@@ -152,6 +152,11 @@ def push_method(ex, bound: Variable) -> None:
 @handler("STORE_ATTR")
 def store_attr(ex, instr):
     obj = ex.pop()
+    cls = obj.cls if isinstance(obj, classes.NewObjectVariable) else \
+        type(obj.value) if isinstance(obj, ObjectVariable) else None
+    if cls is not None and setters.property_setter(cls, instr.argval) is not None:
+        setters.inline_setter(ex, obj, cls, instr.argval, ex.pop())   # a property setter: inlined
+        return
     if isinstance(obj, classes.NewObjectVariable):  # made in the trace: no side effect outside
         classes.store_attr(obj, instr.argval, ex.pop())
         return
@@ -167,17 +172,28 @@ def store_attr(ex, instr):
 
 @handler("STORE_GLOBAL")
 def store_global(ex, instr):
-    if writes.stores_back(ex.stack[-1], ex.global_tracker(instr.argval)):
+    tracker = ex.global_tracker(instr.argval)
+    if writes.stores_back(ex.stack[-1], tracker):
         ex.pop()   # `G += y` on a global array: the same object, written in place
         return
-    raise FallbackError(SIDE_EFFECT, f"assignment to global {instr.argval!r}")
+    # replayed after the graph (executor/global_stores.py)
+    ex.graph.effects.store_global(ex.graph, ex.globals, ex.globals_tracker, instr.argval, tracker, ex.pop())
 
 
 unsupported("deleting globals/attributes/cells is a side effect",
             "DELETE_GLOBAL", "DELETE_ATTR", "DELETE_DEREF")
 unsupported("module and class-body name lookups are not simulated",
             "LOAD_NAME", "STORE_NAME", "DELETE_NAME", "LOAD_CLASSDEREF", "LOAD_FROM_DICT_OR_DEREF",
-            "LOAD_FROM_DICT_OR_GLOBALS", "LOAD_LOCALS", "SETUP_ANNOTATIONS", "LOAD_BUILD_CLASS")
+            "LOAD_FROM_DICT_OR_GLOBALS", "LOAD_LOCALS", "SETUP_ANNOTATIONS")
+
+
+@handler("LOAD_BUILD_CLASS")
+def load_build_class(ex, instr):
+    # A class statement: its body, decorators, metaclass and __init_subclass__
+    # run user code and make a new class object each call; the break builds it
+    # natively, exactly as eager (qualname, module, closure cells, super()).
+    raise FallbackError(UNSUPPORTED_OPCODE, "a class statement is built natively (its body, decorators and "
+                        "metaclass run as eager)")
 unsupported("super() is not modelled", "LOAD_ZERO_SUPER_ATTR", "LOAD_ZERO_SUPER_METHOD",
             "LOAD_SUPER_METHOD")
 
