@@ -330,23 +330,26 @@ def measure(fn, fargs, repeat, options=None, auto_seconds: float = 3.0) -> Row:
 WARMUP_MAX = 60
 
 
-def settled(statics) -> bool:
-    """The do-no-harm governors of ``statics`` (to_static callables) have
-    decided and no auto graph is still timing its backends: calls are then
-    what the function costs from now on (a governor's window runs eager calls,
-    which a timed block would count as the backend's)."""
+def warm_call(call, statics) -> bool:
+    """``call()`` once; True when it timed no auto graph's backends and the
+    do-no-harm governors of ``statics`` (to_static callables) have decided:
+    calls then cost what they will from now on (a governor's window runs
+    eager calls, which a timed block would count as the backend's).  An auto
+    graph no call reaches any more (an entry replaced by a more general one)
+    does not count."""
     from sot import governor
-    from sot.backends.onnx import auto as onnx_auto
-    return (all(getattr(f, "__sot_mode__", governor.TRANSLATED) != governor.MEASURE for f in statics)
-            and all(g.chosen is not None and not getattr(g.onnx, "choosing", False) for g in onnx_auto.recent()))
+    from sot.backends import measuring_calls
+    before = measuring_calls[0]
+    call()
+    return (measuring_calls[0] == before
+            and all(getattr(f, "__sot_mode__", governor.TRANSLATED) != governor.MEASURE for f in statics))
 
 
 def warm_until_settled(static, fargs=()) -> None:
-    """Call ``static`` until ``settled`` (at most WARMUP_MAX calls)."""
+    """Call ``static`` until ``warm_call`` says so (at most WARMUP_MAX calls)."""
     for _ in range(WARMUP_MAX):
-        if settled([static]):
+        if warm_call(lambda: static(*fargs), [static]):
             return
-        static(*fargs)
 
 
 def _fmt(seconds: float) -> str:
