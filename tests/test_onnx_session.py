@@ -333,7 +333,7 @@ def test_auto_checks_its_choice_and_switches_when_the_loser_became_faster(monkey
 
 def test_auto_checks_cost_a_bounded_share_and_end(monkeypatch):
     from sot.backends.onnx import auto as onnx_auto
-    costs = {"numpy": 1.0, "onnxruntime": 5.0}
+    costs = {"numpy": 1.0, "onnxruntime": 3.0}   # slower, but within ABANDON: each check times it
     compiled = _auto_with_costs(monkeypatch, costs)
     calls = {"numpy": 0, "onnxruntime": 0}
     for name, graph in (("numpy", compiled.numpy), ("onnxruntime", compiled.onnx)):
@@ -359,6 +359,37 @@ def test_auto_checks_cost_a_bounded_share_and_end(monkeypatch):
         compiled(x_value)
     assert calls["onnxruntime"] == onnx_auto.CHECKS * (1 + onnx_auto.CHECK_CALLS)
     assert not compiled.awaiting_first_check
+
+
+def test_auto_checks_wait_for_the_winners_time_now_and_drop_a_far_slower_loser(monkeypatch):
+    """The first calls saw onnxruntime slow (a new session); at the check it
+    is ten times faster, so the check waits for the calls the loser's time is
+    worth; and a loser far slower than then costs one call, not three."""
+    from sot.backends.onnx import auto as onnx_auto
+    costs = {"numpy": 2.0, "onnxruntime": 1.0}
+    compiled = _auto_with_costs(monkeypatch, costs)
+    calls = {"numpy": 0, "onnxruntime": 0}
+    for name, graph in (("numpy", compiled.numpy), ("onnxruntime", compiled.onnx)):
+        def counted(*inputs, name=name, real=graph.fn):
+            calls[name] += 1
+            return real(*inputs)
+        graph.fn = counted
+    x_value = f32(4, 8)
+    for _ in range(2 * (1 + onnx_auto.TRIALS)):
+        compiled(x_value)
+    assert compiled.backend == "onnxruntime"
+    costs["onnxruntime"] = 0.1
+    calls.update(numpy=0, onnxruntime=0)
+    n = int(onnx_auto.CHECK_FACTOR * 2.0 / 0.1)   # the calls 2.0 s of NumPy are worth at 0.1 s a call
+    for _ in range(n - 1):
+        compiled(x_value)
+    assert calls["numpy"] == 0 and not compiled.checks
+    costs["numpy"] = 50.0    # NumPy's side far slower now
+    for _ in range(2 * onnx_auto.CHECK_CALLS + 1):
+        (out,) = compiled(x_value)
+        assert_close(out, np.tanh(x_value * 2.0))
+    assert calls["numpy"] == 1 and len(compiled.checks) == 1 and not compiled.checks[0]["switched"]
+    assert compiled.backend == "onnxruntime"
 
 
 def test_auto_of_a_graph_that_does_not_lower_is_numpy_without_timing():

@@ -17,7 +17,13 @@ the loser, and the loser takes over if its best is faster by more than
 ``SWITCH``.  The factor doubles after each check, so checking costs at most
 (1 + CHECK_CALLS) / CHECK_FACTOR of the time (a twentieth: "auto within 10 %
 of the better backend" must hold with the checks), less and less, and stops
-after ``CHECKS`` checks.  A graph with large
+after ``CHECKS`` checks.  The bound holds when times change: the winner's
+time is taken again at the check (a new session's first runs, which the
+first choice saw, can be ten times slower than later ones), and the check
+waits for the calls that time is worth; and a loser whose warm-up call took
+``ABANDON`` times the winner's ends the check there (a symbolic graph's
+NumPy side at other shapes or under load: seconds a call, where the first
+choice saw 0.4 s).  A graph with large
 intermediates speeds up over its first calls (the NumPy backend's buffers,
 onnxruntime's arena, the kernel's huge pages settle: attention on
 8x1024x1024 float64 scores takes 90-170 ms per call on NumPy at first, 56 ms
@@ -44,7 +50,7 @@ from sot.backends import measuring_calls
 from sot.ir.statement_ir import StatementIR
 
 __all__ = ["AutoCompiledGraph", "compile_auto", "recent", "TRIALS", "CHECK_FACTOR", "CHECK_CALLS", "CHECKS",
-           "SWITCH"]
+           "SWITCH", "ABANDON"]
 
 #: timed calls per backend, after one warm-up each
 TRIALS = 3
@@ -62,6 +68,10 @@ CHECKS = 6
 
 #: a check switches backends when the loser took less than this times the winner
 SWITCH = 0.9
+
+#: a check ends after the loser's warm-up call when even that took this many
+#: times the winner's time (its timed calls could cost seconds and not switch)
+ABANDON = 4.0
 
 
 def _is_onnxruntime_error(e: Exception) -> bool:
@@ -97,6 +107,7 @@ class AutoCompiledGraph:
         self._countdown = 0
         self._check_times: dict[str, list[float]] = {}
         self._check_warm = False
+        self._armed = 0
         self._final = False
         self._first_why = ""
         if self.onnx.backend == "numpy":
@@ -189,7 +200,7 @@ class AutoCompiledGraph:
             self._current = winner
             return
         ratio = self._best[self._loser()] / max(self._best[self.chosen], 1e-9)
-        self._countdown = max(1, int(self._factor * ratio))
+        self._countdown = self._armed = max(1, int(self._factor * ratio))
         self._current = self._count_down
 
     def _count_down(self, *inputs):
@@ -211,10 +222,26 @@ class AutoCompiledGraph:
         result, elapsed = self._timed(name, inputs)
         if elapsed is None:
             return result
+        if name == winner and len(times[winner]) + 1 == CHECK_CALLS:
+            # the winner's first calls can be far slower than now (a new
+            # session's first runs): the calls the loser's time is worth, by
+            # the winner's time now; not yet run: wait for them
+            t_now = min(min(times[winner], default=elapsed), elapsed)
+            needed = int(self._factor * self._best[loser] / max(t_now, 1e-9))
+            if needed > self._armed:
+                self._countdown, self._armed = needed - self._armed, needed
+                self._current = self._count_down
+                return result
         if name == loser and not self._check_warm:
             self._check_warm = True   # the first call after the switch
-            return result
-        times[name].append(elapsed)
+            if elapsed > ABANDON * min(times[winner]):
+                # the loser is far slower now (its cost changed with the
+                # shapes or the load): it cannot win; end the check for one call
+                times[loser] = [elapsed] * CHECK_CALLS
+            else:
+                return result
+        else:
+            times[name].append(elapsed)
         if len(times[loser]) < CHECK_CALLS:
             return result
         t_winner, t_loser = min(times[winner]), min(times[loser])
