@@ -725,6 +725,55 @@ def raise_class_and_raise_from(x):
         return x - len(e.args)
 
 
+@case("exceptions", X, {"a": 1.0})
+def missing_dict_key_caught(x, d):
+    try:
+        v = d["b"]
+    except KeyError as e:
+        v = len(e.args)
+    return x * v
+
+
+@case("exceptions", X, [2, 3])
+def list_index_out_of_range_caught(x, items):
+    try:
+        v = items[5]
+    except IndexError as e:
+        v = len(str(e))
+    return x + v
+
+
+@case("exceptions", X, 0)
+def zero_division_caught(x, n):
+    try:
+        return x * (1 // n)
+    except ZeroDivisionError:
+        return x - 1
+
+
+class _Config:
+    def __init__(self):
+        self.scale = 2.0
+
+
+@case("exceptions", X, _Config())
+def missing_attribute_falls_back_to_a_default(x, cfg):
+    try:
+        shift = cfg.shift
+    except AttributeError:
+        shift = 0.5
+    return x * cfg.scale + shift
+
+
+@case("exceptions", X, "3.5")
+def bad_int_literal_falls_back_to_float(x, text):
+    try:
+        v = int(text)
+    except ValueError:
+        v = float(text)
+    return x * v
+
+
 @case("exceptions")
 def assert_statement_passes(x):
     assert x.ndim == 2, "expected a matrix"

@@ -283,7 +283,9 @@ def test_matmul_of_any_rank_keeps_numpys_shape_without_a_reshape(a_shape, b_shap
     g.set_outputs([g.add_op(O("matmul"), (a, b))])
     compiled = run_both(g, f32(*a_shape), f32(*b_shape))
     (model,) = compiled.models
-    assert [n.op_type for n in model.graph.node] == ["MatMul"]
+    # a matrix times a vector is a matrix times a column (tests/test_onnx_matvec.py)
+    matvec = len(a_shape) >= 2 and len(b_shape) == 1
+    assert [n.op_type for n in model.graph.node] == (["Unsqueeze", "MatMul", "Squeeze"] if matvec else ["MatMul"])
 
 
 @pytest.mark.parametrize("name,kernels", [("gelu_tanh", {"FastGelu"}), ("gelu_cube", {"FastGelu"}),

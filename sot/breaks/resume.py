@@ -45,7 +45,7 @@ from ..executor.opcode_table import (
     instructions, local_names_of, loop_ranges,
 )
 from .._codemap import CodeMap
-from . import loop_body
+from . import explicit_super, loop_body
 from .reasons import DataDependent
 
 SOT_PREFIX = "__sot_"           # names of sot's own temporaries in generated code
@@ -83,8 +83,6 @@ def stop_offset(code: types.CodeType, instr: dis.Instruction):
     loops = [(lo, hi) for lo, hi in loop_ranges(instrs) if lo <= off <= hi]
     if not loops:
         return off, None  # inside a try/with body or not: see breaks/tries.py
-    if any(lo <= off < hi for lo, hi in exception_ranges(code, instrs)):
-        return "graph breaks inside try/with blocks in a loop are not supported yet"
     lo, hi = min(loops, key=lambda r: (r[0], -r[1]))
     outer = [(a, b) for a, b in loop_ranges(instrs) if a <= lo and hi <= b]
     lo, hi = min(outer, key=lambda r: (r[0], -r[1]))
@@ -110,6 +108,8 @@ def plan_loop(code: types.CodeType, loop: tuple, stack_nulls: list[bool], bound:
     else:
         k = _at_or_after(real, loop[1]) + 1
         after = list(stack_nulls)
+        if k < len(real) and not _is_loop_exit(code, real, loop, real[k].offset):
+            k = len(real)  # `while True:` left by return (3.12+ inlines the code after a break)
     if any(after):
         return "a NULL call slot is live around the loop"
     if k >= len(real):  # left only by return (`while True:`): no resume function after it
@@ -134,6 +134,22 @@ def plan_loop(code: types.CodeType, loop: tuple, stack_nulls: list[bool], bound:
         return (f"the loop around the graph break binds {', '.join(sorted(maybe_unbound))}, "
                 f"read after the loop; its body cannot be a function: {body}")
     return BreakPlan(head, "loop", exit_offset, stack_nulls, after, 0)
+
+
+def _is_loop_exit(code: types.CodeType, real: list, loop: tuple, offset: int) -> bool:
+    """Whether the instruction after a while loop's backward jump is where
+    the loop goes on: a jump inside the loop targets it, and it is not an
+    exception handler (3.11+ places a handler there when the loop, such as
+    `while True:`, is only left by return)."""
+    try:
+        handlers = {e.target for e in dis.Bytecode(code).exception_entries}
+    except AttributeError:  # 3.10: handlers are reached by SETUP_* targets, not counted below
+        handlers = set()
+    if offset in handlers:
+        return False
+    jumps = set(dis.hasjrel) | set(dis.hasjabs)
+    return any(i.opcode in jumps and not i.opname.startswith("SETUP_") and i.argval == offset
+               for i in real if loop[0] <= i.offset <= loop[1])
 
 
 # Calls that see the calling frame's locals (or bind names in them): in a
@@ -275,7 +291,7 @@ def resume_code(original: types.CodeType, offset: int, stack_nulls: list[bool],
     for i in head:
         if isinstance(i, Instr):
             i.lineno = lineno
-    new.extend(head + items)
+    new.extend(head + explicit_super.make_explicit(items, original))
     code = codegen.patch_closure_loads(_to_code(new, original, head, into_try))
     per_code[key] = code
     RESUME_OWN_CELLS[code] = tuple(original.co_cellvars)
@@ -376,7 +392,7 @@ def loop_region_code(original: types.CodeType, plan: BreakPlan, runner, used_cel
     region the same from its start to its end, and for a break inside a
     try/with body (breaks/tries.py) from the breaking instruction to right
     after it."""
-    into_try = plan.kind == "try" and _enters_try(original, plan.instr.offset)
+    into_try = _enters_try(original, plan.instr.offset)   # a try/with body, or a loop inside one
     bc, where = _abstract(original, into_try)
     items = list(bc)
     n = len(plan.layout_after)
@@ -519,13 +535,15 @@ def native_prefix_code(original: types.CodeType, plan: BreakPlan, local_names: l
                        resume: types.CodeType) -> types.CodeType:
     """Replacement: the original code, natively, with the resume call spliced
     in at the break (used when the graph before it would be too small)."""
-    bc, where = _abstract(original)
+    # A resume function enters its try range from its head: keep the handlers' depths (_to_code).
+    into_try = FACTS.exception_table and bool(exception_entries(original))
+    bc, where = _abstract(original, into_try)
     items = list(bc)
     k = where[plan.instr.offset]
     n = len(plan.layout_after)
     lineno = bc[k].lineno
     if plan.kind in ("native", "try"):
-        splice = _store_stack(n) + _resume_call(resume, n, local_names)
+        splice = _store_stack(n) + _resume_call(resume, n, local_names) if resume is not None else []
         items[k + 1:k + 1] = splice
     elif plan.kind in ("loop", "region"):
         _with_body(items, bc, where, original, plan)
@@ -555,4 +573,4 @@ def native_prefix_code(original: types.CodeType, plan: BreakPlan, local_names: l
     _copy_metadata(new, bc, codegen.uniform_arg_names(original))
     new.freevars = list(original.co_freevars)
     new.extend(items)
-    return codegen.patch_closure_loads(new.to_code())
+    return codegen.patch_closure_loads(_to_code(new, original, splice + release, into_try))

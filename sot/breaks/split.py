@@ -53,7 +53,11 @@ def make_break(frame, instr, reason: BreakReason, info: EntryInfo, options: Opti
         stop_at, loop = stop
         graph, executor = _simulate_to(frame, stop_at, info, options, shapes)
         stack_nulls = [v is NULL for v in executor.stack]
-        if loop is None and tries.in_try(code, instr, executor):
+        if instr.opname == "RAISE_VARARGS" and (made := tries.made_at(executor)) is not None:
+            return make_break(frame, made, reason, info, options, shapes)
+        if loop is None and instr.opname == "RAISE_VARARGS":
+            plan = tries.plan_raise(code, instr, stack_nulls, executor)
+        elif loop is None and tries.in_try(code, instr, executor):
             plan = tries.plan_try(code, instr, reason, stack_nulls, executor)
         elif loop is None:
             plan = breaks.plan_break(code, instr, reason, stack_nulls)
@@ -61,6 +65,7 @@ def make_break(frame, instr, reason: BreakReason, info: EntryInfo, options: Opti
             bound = set(executor.locals) | set(executor.lazy_locals)
             plan = breaks.plan_loop(code, loop, stack_nulls, bound,
                                     lambda body: loop_body.touches_arrays(body, executor, frame.f_globals))
+            plan = tries.in_block(plan, code, executor)   # a loop inside a try/with body
         why = plan
         if not isinstance(plan, str):
             n_graphs = len(info.graphs)
@@ -95,7 +100,10 @@ def _loop_from_its_statement(frame, plan, reason, info: EntryInfo, options: Opti
         if isinstance(body, str):
             return None
         head = next(i for i in instructions(code) if i.offset == start)
-        early = breaks.BreakPlan(head, "loop", plan.resume_offset, [], plan.layout_after, 0, body=body)
+        early = tries.in_block(breaks.BreakPlan(head, "loop", plan.resume_offset, [], plan.layout_after, 0,
+                                                body=body), code, executor)
+        if isinstance(early, str):
+            return None
         return _split(frame, graph, executor, early, None, reason, info, options)
     except FallbackError:
         del info.graphs[n_graphs:]

@@ -17,8 +17,8 @@ from ..breaks.reasons import (
 from ..guards.tracker import AttrTracker, ConstTracker
 from .. import psdb
 from ..ir import registry
-from . import (classes, contexts, dispatch, exceptions, functional, introspect, list_data, metaclass,
-               numpy_forms, numpy_iteration, sets, writes)
+from . import (classes, contexts, dispatch, exceptions, functional, introspect, list_data, live_iterators,
+               metaclass, numpy_forms, numpy_iteration, sets, writes)
 from .generators import GeneratorVariable
 from .dispatch import SEQUENCES, const
 from .variables.base import RealObjectVariable
@@ -150,10 +150,10 @@ def call_method(executor, obj: Variable, name: str, args, kwargs) -> Variable:
         return _list_method(executor, obj, name, args, kwargs)
     if isinstance(obj, DictVariable):
         return _dict_method(obj, name, args, kwargs)
-    if isinstance(obj, ConstVariable) and type(obj.value) is str:
+    if isinstance(obj, ConstVariable) and dispatch.is_pure_method(obj.value, name):
         values = [functional.python_value(a) for a in args]
         kw = {k: functional.python_value(v) for k, v in kwargs.items()}
-        return const(dispatch._python(getattr(obj.value, name), *values, **kw))
+        return dispatch.folded(dispatch.python_op(getattr(obj.value, name), *values, **kw))
     raise FallbackError(UNSUPPORTED_CALL, f"method {name} of {obj.describe()} is not captured")
 
 
@@ -173,7 +173,7 @@ def _list_method(executor, obj: ListVariable, name, args, kwargs):
     elif name == "insert":
         obj.grow("insert", (_int(args[0]), args[1]))
     elif name == "pop":
-        return dispatch._python(obj.items.pop, *[_int(a) for a in args])
+        return dispatch.python_op(obj.items.pop, *[_int(a) for a in args])
     elif name == "clear":
         obj.items.clear()
     elif name == "reverse":
@@ -182,7 +182,7 @@ def _list_method(executor, obj: ListVariable, name, args, kwargs):
         return ListVariable(obj.items)
     elif name in ("count", "index", "remove"):
         values = functional.plain_values(obj.items + list(args[:1]), f"list.{name}")
-        found = dispatch._python(getattr(values[:-1], name), values[-1], *[_int(a) for a in args[1:]])
+        found = dispatch.python_op(getattr(values[:-1], name), values[-1], *[_int(a) for a in args[1:]])
         if name == "remove":
             del obj.items[values.index(values[-1])]
             return const(None)
@@ -201,11 +201,11 @@ def _dict_method(obj: DictVariable, name, args, kwargs):
         default = args[1] if len(args) > 1 else const(None)
         return obj.entries.get(args[0].value, default)
     if name == "keys":
-        return DictViewVariable([const(k) for k in obj.entries], "keys")
+        return DictViewVariable(obj, "keys")
     if name == "values":
-        return DictViewVariable(list(obj.entries.values()), "values")
+        return DictViewVariable(obj, "values")
     if name == "items":
-        return DictViewVariable([TupleVariable([const(k), v]) for k, v in obj.entries.items()], "items")
+        return DictViewVariable(obj, "items")
     if name == "copy":
         return DictVariable(obj.entries)
     if name == "update":
@@ -280,16 +280,18 @@ def b_len(executor, obj):
             raise FallbackError(UNSUPPORTED_OBJECT, "len() of a 0-d array")
         return executor.graph.dim(obj, 0)
     if isinstance(obj, ConstVariable):
-        return const(dispatch._python(len, obj.value))
+        return dispatch.folded(dispatch.python_op(len, obj.value))
     raise FallbackError(UNSUPPORTED_OBJECT, f"len() of {obj.describe()}")
 
 
 def _python_builtin(fn):
     """A builtin computed on constants; on arrays it reads data (a break)."""
     def handler(executor, *args, **kwargs):
+        if fn in (str, repr) and len(args) == 1 and (exc := exceptions.instance(args[0])) is not None:
+            return const(fn(exc))
         values = _consts(*args, *kwargs.values())
         if values is not None:
-            return const(dispatch._python(fn, *[a.value for a in args], **{k: v.value for k, v in kwargs.items()}))
+            return dispatch.folded(dispatch.python_op(fn, *[a.value for a in args], **{k: v.value for k, v in kwargs.items()}))
         if any(isinstance(a, TensorVariable) for a in args):
             raise FallbackError(DATA_DEPENDENT, f"{fn.__name__}() of an array reads its data into Python",
                                 hint=f"`{fn.__name__}(x.sum())` forces a break; keep the value as an array")
@@ -301,7 +303,7 @@ def b_range(executor, *args):
     values = _consts(*args)
     if values is None or not all(type(v) in (int, bool) for v in values):
         raise FallbackError(UNSUPPORTED_OBJECT, "range() of non-constant bounds")
-    return const(dispatch._python(range, *values))
+    return dispatch.folded(dispatch.python_op(range, *values))
 
 
 def b_isinstance(executor, obj, classinfo):
@@ -323,7 +325,7 @@ def b_issubclass(executor, cls, classinfo):
     sub, sup = getattr(cls, "value", None), getattr(classinfo, "value", None)
     if not isinstance(sub, type) or not isinstance(sup, type):
         raise FallbackError(UNSUPPORTED_OBJECT, "issubclass() of values that are not known classes")
-    return const(dispatch._python(metaclass.is_subclass, executor.graph, sub, sup, False))
+    return dispatch.folded(dispatch.python_op(metaclass.is_subclass, executor.graph, sub, sup, False))
 
 
 _OBJECT_CLASS = object.__dict__["__class__"]
@@ -336,7 +338,8 @@ def _class_attribute(t: type):
 def b_enumerate(executor, iterable, start=None):
     n = 0 if start is None else _int(start)
     it = dispatch.get_iter(executor.graph, iterable)
-    if it is iterable:  # an iterator others may also advance: take items when asked, as eager
+    if it is iterable or it.live:  # an iterator others may also advance, or over a list that may
+        # still change: take items when asked, as eager
         return functional.lazy_enumerate(it, n)
     return IteratorVariable([TupleVariable([const(n + i), v]) for i, v in enumerate(it.items)], enumerate)
 
@@ -345,15 +348,17 @@ def b_zip(executor, *iterables, **kwargs):
     if kwargs:
         raise FallbackError(UNSUPPORTED_CALL, "zip(strict=...) is not modelled")
     its = [dispatch.get_iter(executor.graph, it) for it in iterables]
-    if any(it is src for it, src in zip(its, iterables)):
+    if any(it is src or it.live for it, src in zip(its, iterables)):
         return functional.lazy_zip(executor, its)
     lists = [it.items for it in its]
     return IteratorVariable([TupleVariable(list(t)) for t in zip(*lists)], zip)
 
 
 def b_reversed(executor, seq):
-    if isinstance(seq, (TupleVariable, ListVariable)):
-        return IteratorVariable(seq.items[::-1])
+    if isinstance(seq, ListVariable):
+        return live_iterators.ListIteratorVariable(seq, reverse=True)
+    if isinstance(seq, TupleVariable):
+        return IteratorVariable(seq.items[::-1], type(reversed(())))
     if isinstance(seq, ConstVariable) and isinstance(seq.value, (range, tuple, str)):
         return IteratorVariable([const(v) for v in reversed(seq.value)])
     raise FallbackError(UNSUPPORTED_OBJECT, f"reversed() of {seq.describe()}")
@@ -369,7 +374,7 @@ def b_next(executor, it, *default):
         if v is None:
             if default:
                 return default[0]
-            raise exceptions.stop_iteration()
+            raise it.stop_iteration() if isinstance(it, GeneratorVariable) else exceptions.stop_iteration()
         return v
     raise FallbackError(UNSUPPORTED_OBJECT, f"next() of {it.describe()}")
 
@@ -413,7 +418,7 @@ def b_sum(executor, iterable, start=None):
         while known < len(items) and isinstance(items[known], ConstVariable):
             known += 1
         if known:
-            total = const(dispatch._python(sum, [v.value for v in items[:known]], total.value))
+            total = dispatch.folded(dispatch.python_op(sum, [v.value for v in items[:known]], total.value))
     for item in items[known:]:
         total = dispatch.binary_op(executor.graph, "add", total, item)
     return total
@@ -439,7 +444,7 @@ def b_callable(executor, obj):
 def b_abs(executor, x):
     if isinstance(x, (TensorVariable, SymScalarVariable)):
         return executor.graph.call_op(registry.lookup_operator("abs"), (x,))
-    return const(dispatch._python(abs, x.value if isinstance(x, ConstVariable) else _bad(x, "abs")))
+    return dispatch.folded(dispatch.python_op(abs, x.value if isinstance(x, ConstVariable) else _bad(x, "abs")))
 
 
 def _bad(x, what):
@@ -503,11 +508,12 @@ BUILTINS = {
     builtins.hash: _python_builtin(hash),
     builtins.callable: b_callable,
 }
-for _name in ("sqrt", "exp", "log", "sin", "cos", "tanh", "floor", "ceil", "pi", "prod", "isclose", "fabs",
-              "log2", "log10", "erf", "gamma", "atan", "atan2", "hypot", "pow", "isnan", "isinf", "isfinite"):
-    _fn = getattr(math, _name, None)
+# pure functions of constants: the math module's (math.gcd, math.isqrt, math.degrees...) and
+# the builtins that format or convert numbers and characters
+for _fn in [getattr(math, _name) for _name in dir(math) if not _name.startswith("_")] + [
+        builtins.bin, builtins.hex, builtins.oct, builtins.format, builtins.chr, builtins.ord, builtins.ascii]:
     if callable(_fn):
-        BUILTINS[_fn] = _python_builtin(_fn)
+        BUILTINS.setdefault(_fn, _python_builtin(_fn))
 
 functional.register(BUILTINS)
 BUILTINS[builtins.super] = classes.b_super

@@ -20,6 +20,7 @@ import enum
 import inspect
 import types
 
+from .._hook import StaticFunction
 from ..breaks.reasons import UNSUPPORTED_CALL, UNSUPPORTED_OBJECT, FallbackError
 from ..guards.invariants import ClassUnchangedGuard
 from ..guards.tracker import AttrTracker, ConstTracker
@@ -96,6 +97,13 @@ def create(executor, cls_var: ClassVariable, args, kwargs) -> Variable:
     return obj
 
 
+def binds_like_function(attr) -> bool:
+    """``attr`` found on a class binds to an instance as a plain function
+    does: a function, or a to_static wrapper of one (its ``__get__`` makes
+    the same bound method; the wrapper is inlined as what it wraps)."""
+    return inspect.isfunction(attr) or type(attr) is StaticFunction
+
+
 def new_object_getattr(executor, obj: NewObjectVariable, name: str) -> Variable:
     try:
         class_attr = inspect.getattr_static(obj.cls, name)
@@ -111,9 +119,10 @@ def new_object_getattr(executor, obj: NewObjectVariable, name: str) -> Variable:
 
 
 def class_level(executor, cls: type, name: str, attr, self_var: Variable | None,
-                cls_tracker=None) -> Variable:
+                cls_tracker=None, owner: Variable | None = None) -> Variable:
     """`attr`, found on `cls` (or a base) under `name`, bound the way
-    attribute lookup binds it: to `self_var` (an instance), or to the class."""
+    attribute lookup binds it: to `self_var` (an instance), or to the class;
+    a classmethod to `owner` where the lookup started below `cls` (super())."""
     graph = executor.graph
     graph.add_guard(ClassUnchangedGuard(cls))  # e.g. that `name` stays what it is (no new descriptor)
     tracker = AttrTracker(cls_tracker or ConstTracker(cls), name)
@@ -121,14 +130,14 @@ def class_level(executor, cls: type, name: str, attr, self_var: Variable | None,
         return graph.wrap(attr.__func__, tracker)
     if isinstance(attr, classmethod):
         fn = graph.wrap(attr.__func__, AttrTracker(tracker, "__func__"))
-        return BoundMethodVariable(fn, graph.wrap(cls, cls_tracker or ConstTracker(cls)))
+        return BoundMethodVariable(fn, owner or graph.wrap(cls, cls_tracker or ConstTracker(cls)))
     if isinstance(attr, property) and self_var is not None:
         if attr.fget is None:
             raise FallbackError(UNSUPPORTED_OBJECT, f"property {name} has no getter")
         graph.wrap(attr, tracker)
         getter = function_variable(attr.fget, AttrTracker(tracker, "fget"))
         return executor.call_function(getter, [self_var], {})
-    if inspect.isfunction(attr):
+    if binds_like_function(attr):
         fn = graph.wrap(attr, tracker)
         return BoundMethodVariable(fn, self_var) if self_var is not None else fn
     if hasattr(type(attr), "__get__"):
@@ -204,7 +213,9 @@ def super_getattr(executor, sup: SuperVariable, name: str) -> Variable:
             if klass is object and name == "__init__":
                 return ObjectInit()
             self_var = None if isinstance(sup.obj, ClassVariable) else sup.obj
-            return class_level(executor, klass, name, attr, self_var)
+            # a classmethod binds to the class super() was given (or the instance's), not to `klass`
+            owner = sup.obj if self_var is None else executor.graph.wrap(obj_type, ConstTracker(obj_type))
+            return class_level(executor, klass, name, attr, self_var, owner=owner)
     raise FallbackError(UNSUPPORTED_OBJECT, f"'super' object has no attribute {name!r} (eager raises)")
 
 

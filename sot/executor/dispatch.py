@@ -16,11 +16,13 @@ import numpy as np
 from ..breaks.reasons import (
     DATA_DEPENDENT, SIDE_EFFECT, UNSUPPORTED_CALL, UNSUPPORTED_OBJECT, FallbackError,
 )
+from .._quiet import first_filter
 from ..guards.guard import DictKeysGuard
 from ..guards.tracker import AttrTracker, ConstTracker, ItemTracker
 from ..ir import registry
 from . import classes, exceptions, list_data, metaclass, pyidentity, sets
 from .generators import GeneratorVariable
+from .signals import RaiseSignal
 from .function_graph import is_user_class
 from .variables import (
     BoundMethodVariable, BuiltinMethodVariable, BuiltinVariable, ClassVariable, ConstVariable, DictVariable,
@@ -29,13 +31,36 @@ from .variables import (
     is_const_value,
 )
 from .function_graph import function_variable
-from . import introspect, numpy_forms, numpy_iteration, setters, writes
+from . import introspect, live_iterators, numpy_forms, numpy_iteration, setters, writes
 
 SEQUENCES = (TupleVariable, ListVariable)
 
 
 def const(value) -> ConstVariable:
     return ConstVariable(value)
+
+
+def folded(value) -> Variable:
+    """The result of a computation on constants (`_python`). A new list,
+    dict or set (`"a b".split()`, `sorted(...)`) becomes the modelled
+    container, made afresh by every call as eager makes it: a ConstVariable
+    would bake one object into the compiled code, shared (and mutated)
+    across calls."""
+    t = type(value)
+    if t is list:
+        return ListVariable([folded(v) for v in value])
+    if t is tuple and any(type(v) in _MUTABLE for v in value):
+        return TupleVariable([folded(v) for v in value])
+    if t is dict:
+        return DictVariable({k: folded(v) for k, v in value.items()})
+    if t is set:
+        return sets.SetVariable(value)
+    if t in _MUTABLE:
+        raise FallbackError(UNSUPPORTED_OBJECT, f"a {t.__name__} computed at trace time is not modelled")
+    return ConstVariable(value)
+
+
+_MUTABLE = (list, dict, set, bytearray)
 
 
 SYMBOLIC = (SymScalarVariable, SymSliceVariable)
@@ -59,12 +84,32 @@ def _shape_scalars(a: Variable, b: Variable) -> bool:
                for v in (a, b))
 
 
-def _python(fn, *values):
-    """Compute on constants; an exception means eager would raise: fall back."""
+def _python(fn, *values, **kwargs):
+    """Compute on constants; an exception means eager would raise: fall back.
+    So does a warning (``~True``'s DeprecationWarning, a NumPy scalar's
+    overflow): folded into a constant it would be shown once, from here,
+    where eager shows it on every call from the user's line."""
     try:
-        return fn(*values)
-    except Exception as e:  # eager raises the same error when it runs natively
+        with first_filter("error"):
+            return fn(*values, **kwargs)
+    except Exception as e:  # eager raises (or warns) the same when it runs natively
         raise FallbackError(UNSUPPORTED_OBJECT, f"{type(e).__name__}: {e}") from None
+
+
+def python_op(fn, *values, **kw):
+    """A builtin operation of the frame on Python values the trace guards: an
+    error eager raises there too is raised in the trace (the frame's own
+    `except` may catch it; exceptions.raised_by_operation), other errors fall back.
+    Only for `fn` that is the operation itself, never sot's own code. A
+    warning falls back too, as in `_python`."""
+    try:
+        with first_filter("error"):
+            return fn(*values, **kw)
+    except Exception as e:
+        exc = None if isinstance(e, Warning) else exceptions.raised_by_operation(e)
+        if exc is None:
+            raise FallbackError(UNSUPPORTED_OBJECT, f"{type(e).__name__}: {e}") from None
+        raise RaiseSignal(exc) from None
 
 
 # -- operators ---------------------------------------------------------------
@@ -90,7 +135,7 @@ def binary_op(graph, name: str, a: Variable, b: Variable) -> Variable:
             return graph.call_op(op, (a, b))
     concrete(f"operator {name}", a, b)
     if isinstance(a, ConstVariable) and isinstance(b, ConstVariable):
-        return const(_python(getattr(operator, _op_key(base)), a.value, b.value))
+        return folded(python_op(getattr(operator, _op_key(base)), a.value, b.value))
     if isinstance(a, SEQUENCES) and isinstance(b, SEQUENCES) and base == "add" \
             and type(a) is type(b):
         if inplace and isinstance(a, ListVariable):
@@ -101,7 +146,22 @@ def binary_op(graph, name: str, a: Variable, b: Variable) -> Variable:
     if isinstance(a, SEQUENCES) and isinstance(b, ConstVariable) and base == "mul" \
             and type(b.value) is int:
         return type(a)(a.items * b.value)
+    if base == "mod" and isinstance(a, ConstVariable) and type(a.value) is str and isinstance(b, TupleVariable):
+        return folded(python_op(operator.mod, a.value, _plain_sequence(b)))   # "%d/%s" % (n, name)
+    if base == "or_" and isinstance(a, DictVariable) and isinstance(b, DictVariable) \
+            and a.python_type() is dict and b.python_type() is dict:
+        if inplace:   # d |= e updates d itself
+            a.check_mutable("|=")
+            a.entries.update(b.entries)
+            return a
+        return DictVariable({**a.entries, **b.entries})
     raise FallbackError(UNSUPPORTED_OBJECT, f"operator {name} on {a.describe()} and {b.describe()}")
+
+
+def _plain_sequence(v) -> tuple | list:
+    """A tuple or list of plain constants as its Python value (a break otherwise)."""
+    from .functional import python_value  # functional imports this module
+    return python_value(v)
 
 
 def _op_key(name: str) -> str:
@@ -135,7 +195,7 @@ def unary_op(graph, name: str, a: Variable) -> Variable:
     if isinstance(a, SymScalarVariable) and registry.lookup_operator(name) is not None:
         return graph.call_op(registry.lookup_operator(name), (a,))
     if isinstance(a, ConstVariable):
-        return const(_python(getattr(operator, name), a.value))
+        return folded(python_op(getattr(operator, name), a.value))
     raise FallbackError(UNSUPPORTED_OBJECT, f"unary {name} on {a.describe()}")
 
 
@@ -150,9 +210,14 @@ def compare_op(graph, name: str, a: Variable, b: Variable) -> Variable:
     if isinstance(a, ConstVariable) and isinstance(b, ConstVariable):
         if a is not b and isinstance(a.value, CONTAINERS) and isinstance(b.value, CONTAINERS):
             pyidentity.items_equal(a, b)   # breaks where items' identity decides
-        return const(_python(getattr(operator, name), a.value, b.value))
+        return folded(python_op(getattr(operator, name), a.value, b.value))
+    if isinstance(a, SEQUENCES) and isinstance(b, SEQUENCES) and name in ("lt", "le", "gt", "ge") \
+            and _sequence_kind(a) is _sequence_kind(b) and type(a) is type(b):
+        # ordering of sequences of plain constants: Python's own (a namedtuple orders as a tuple)
+        return const(python_op(getattr(operator, name), _plain_sequence(a), _plain_sequence(b)))
     if isinstance(a, SEQUENCES) and isinstance(b, SEQUENCES) and name in ("eq", "ne"):
-        if type(a) is not type(b) or len(a.items) != len(b.items):
+        # a namedtuple equals the plain tuple of its items; a list never equals a tuple
+        if _sequence_kind(a) is not _sequence_kind(b) or len(a.items) != len(b.items):
             return const(name == "ne")
         if all(isinstance(x, ConstVariable) for x in a.items + b.items):
             # items compare with `is` before `==`, as list/tuple equality does
@@ -160,6 +225,15 @@ def compare_op(graph, name: str, a: Variable, b: Variable) -> Variable:
             return const(equal == (name == "eq"))
     symbol = _COMPARISONS.get(name, name)
     raise FallbackError(UNSUPPORTED_OBJECT, f"comparison `{symbol}` of {a.describe()} and {b.describe()}")
+
+
+def _sequence_kind(v: Variable) -> type:
+    """list or tuple: what `==` of a modelled sequence compares as (a
+    namedtuple class with its own __eq__ is not modelled)."""
+    kind = list if isinstance(v, ListVariable) else tuple
+    if v.python_type().__eq__ is not kind.__eq__:
+        raise FallbackError(UNSUPPORTED_OBJECT, f"comparison of {v.describe()}: its class defines __eq__")
+    return kind
 
 
 _COMPARISONS = {"lt": "<", "le": "<=", "eq": "==", "ne": "!=", "gt": ">", "ge": ">="}   # for messages
@@ -252,7 +326,7 @@ def contains_op(graph, item: Variable, container: Variable) -> bool:
     if isinstance(container, ConstVariable) and isinstance(item, ConstVariable):
         if pyidentity.identity_decides(container.value, item.value):
             raise FallbackError(UNSUPPORTED_OBJECT, "`in` involving a NaN depends on object identity")
-        return _python(operator.contains, container.value, item.value)
+        return python_op(operator.contains, container.value, item.value)
     raise FallbackError(UNSUPPORTED_OBJECT, f"`in` on {container.describe()}")
 
 
@@ -276,14 +350,14 @@ def getitem(graph, obj: Variable, key: Variable) -> Variable:
     concrete("indexing", obj, key)
     if isinstance(obj, SEQUENCES) and isinstance(key, ConstVariable):
         if isinstance(key.value, slice):
-            return type(obj)(_python(lambda: obj.items[key.value]))
-        if type(key.value) in (int, bool):
-            return _python(lambda: obj.items[key.value])
+            return type(obj)(python_op(operator.getitem, obj.items, key.value))
+        if type(key.value) in (int, bool):  # as the sequence's own type, for the IndexError's text
+            return python_op(operator.getitem, obj.items if isinstance(obj, ListVariable) else tuple(obj.items),
+                             key.value)
     if isinstance(obj, DictVariable) and isinstance(key, ConstVariable):
-        if key.value in obj.entries:
-            return obj.entries[key.value]
+        return python_op(operator.getitem, obj.entries, key.value)  # the keys are guarded: KeyError as eager
     if isinstance(obj, ConstVariable) and isinstance(key, ConstVariable):
-        return const(_python(operator.getitem, obj.value, key.value))
+        return folded(python_op(operator.getitem, obj.value, key.value))
     if isinstance(obj, ClassVariable) and classes.is_enum_class(obj.value) and isinstance(key, ConstVariable):
         member = classes.enum_class_member(obj.value, key.value)
         if member is not None:
@@ -294,13 +368,11 @@ def getitem(graph, obj: Variable, key: Variable) -> Variable:
 def delitem(graph, obj: Variable, key: Variable) -> None:
     if isinstance(obj, ListVariable) and isinstance(key, ConstVariable) and type(key.value) in (int, slice):
         obj.check_mutable("item deletion")
-        _python(lambda: obj.items.__delitem__(key.value))
+        python_op(operator.delitem, obj.items, key.value)
         return
     if isinstance(obj, DictVariable) and isinstance(key, ConstVariable) and type(key.value) in (int, str):
         obj.check_mutable("item deletion")
-        if key.value not in obj.entries:
-            raise FallbackError(UNSUPPORTED_OBJECT, f"del of a missing key {key.value!r} (eager raises)")
-        del obj.entries[key.value]
+        python_op(operator.delitem, obj.entries, key.value)
         return
     raise FallbackError(SIDE_EFFECT, f"item deletion from {obj.describe()}")
 
@@ -311,7 +383,7 @@ def setitem(graph, obj: Variable, key: Variable, value: Variable) -> None:
         return   # `d["a"] += y` on an array of a container from outside: the same object
     if isinstance(obj, ListVariable) and isinstance(key, ConstVariable) and type(key.value) is int:
         obj.check_mutable("item assignment")
-        _python(lambda: obj.items.__setitem__(key.value, value))
+        python_op(operator.setitem, obj.items, key.value, value)
         return
     if isinstance(obj, DictVariable) and isinstance(key, ConstVariable) and type(key.value) in (int, str):
         obj.check_mutable("item assignment")
@@ -404,9 +476,10 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
         known = introspect.const_attr(obj.value, name)
         if known is not None:
             return known
-        if type(obj.value) in (int, float, complex) and name in ("real", "imag"):
+        if type(obj.value) in (int, float, complex) and name in ("real", "imag") \
+                or type(obj.value) in (slice, range) and name in ("start", "stop", "step"):
             return const(getattr(obj.value, name))
-        if type(obj.value) is str and name in STR_METHODS:
+        if is_pure_method(obj.value, name):
             return BuiltinMethodVariable(obj, name)
     raise FallbackError(UNSUPPORTED_OBJECT, f"attribute .{name} of {obj.describe()} is not captured")
 
@@ -429,7 +502,14 @@ def _module_attr(module, name: str):
 
 LIST_METHODS = {"append", "extend", "pop", "insert", "index", "count", "copy", "clear", "reverse", "remove", "sort"}
 DICT_METHODS = {"get", "keys", "values", "items", "copy", "update", "setdefault", "pop", "popitem", "clear"}
-STR_METHODS = {"format", "join", "upper", "lower", "startswith", "endswith", "strip", "split", "replace"}
+#: types whose methods never change the value nor run user code on constant arguments
+IMMUTABLE = (str, bytes, int, float, complex, bool, tuple, range, frozenset)
+
+
+def is_pure_method(value, name: str) -> bool:
+    """`value.name` is a method computed at trace time: a public method of an
+    immutable builtin value (`s.find`, `t.index`, `n.bit_length`)."""
+    return type(value) in IMMUTABLE and not name.startswith("_") and callable(getattr(type(value), name, None))
 
 
 def object_getattr(executor, obj: ObjectVariable, name: str) -> Variable:
@@ -459,7 +539,10 @@ def object_getattr(executor, obj: ObjectVariable, name: str) -> Variable:
     if name in inst_dict and not is_data_descr:
         return graph.wrap(inst_dict[name], AttrTracker(obj.tracker, name) if obj.tracker else ConstTracker(inst_dict[name]))
     if not in_class:
-        raise FallbackError(UNSUPPORTED_OBJECT, f"{obj.describe()} has no attribute {name!r}")
+        missing = exceptions.missing_attribute(obj.value, name)
+        if missing is None:
+            raise FallbackError(UNSUPPORTED_OBJECT, f"{obj.describe()} has no attribute {name!r}")
+        raise RaiseSignal(missing)   # the instance's keys and its class are guarded above
     # The class attribute; guard it through the (type-guarded) class.
     cls_tracker = ConstTracker(cls)
     if isinstance(class_attr, property):
@@ -475,7 +558,7 @@ def object_getattr(executor, obj: ObjectVariable, name: str) -> Variable:
     if isinstance(class_attr, classmethod):
         fn = graph.wrap(class_attr.__func__, AttrTracker(AttrTracker(cls_tracker, name), "__func__"))
         return BoundMethodVariable(fn, graph.wrap(cls, cls_tracker))
-    if inspect.isfunction(class_attr):
+    if classes.binds_like_function(class_attr):
         fn = graph.wrap(class_attr, AttrTracker(cls_tracker, name))
         return BoundMethodVariable(fn, obj)
     if hasattr(type(class_attr), "__get__"):
@@ -501,16 +584,20 @@ def get_iter(graph, obj: Variable) -> IteratorVariable:
     if isinstance(obj, IteratorVariable):
         return obj
     concrete("iteration", obj)
-    if isinstance(obj, SEQUENCES) or isinstance(obj, DictViewVariable):
-        return IteratorVariable(obj.items)
+    if isinstance(obj, ListVariable):
+        return live_iterators.ListIteratorVariable(obj)
+    if isinstance(obj, DictViewVariable):
+        return live_iterators.DictIteratorVariable(obj.dict, obj.kind)
     if isinstance(obj, DictVariable):
-        return IteratorVariable([const(k) for k in obj.entries])
+        return live_iterators.DictIteratorVariable(obj)
+    if isinstance(obj, TupleVariable):
+        return IteratorVariable(obj.items)
     if isinstance(obj, numpy_iteration.FlatVariable):
         return obj.iterate(graph)
     if isinstance(obj, ClassVariable) and classes.is_enum_class(obj.value):
         return IteratorVariable([const(m) for m in obj.value])
     if isinstance(obj, sets.SetVariable):
-        return IteratorVariable(obj.items, type(iter(set())))  # members of an identity-guarded class
+        return live_iterators.SetIteratorVariable(obj)  # members of an identity-guarded class
     if isinstance(obj, ConstVariable) and isinstance(obj.value, (range, tuple, str, bytes, frozenset)):
         if len(obj.value) > ITER_LIMIT:
             raise FallbackError(UNSUPPORTED_OBJECT, f"loop of {len(obj.value)} iterations exceeds the unroll limit {ITER_LIMIT}")
@@ -525,7 +612,9 @@ def get_iter(graph, obj: Variable) -> IteratorVariable:
             concrete("a loop over rows", graph.dim(obj, 0))
         if shape[0] > ITER_LIMIT:
             raise FallbackError(UNSUPPORTED_OBJECT, f"loop over {shape[0]} rows exceeds the unroll limit {ITER_LIMIT}")
-        return IteratorVariable([getitem(graph, obj, const(i)) for i in range(shape[0])])
+        return live_iterators.ReadingIteratorVariable(   # row i read at step i, after the body's writes
+            shape[0], lambda i: getitem(graph, obj, const(i)), type(iter(np.empty(0))),
+            lambda b: f"{b._bind(iter)}({b.expr(obj)})")
     raise FallbackError(UNSUPPORTED_OBJECT, f"iteration over {obj.describe()}")
 
 

@@ -1,16 +1,20 @@
 """Exceptions raised and caught inside the trace.
 
 An exception the frame itself creates (`raise ValueError("bad")`, a
-`StopIteration` from `next()` of an exhausted simulated iterator) is an
-`ExceptionVariable`. Raising it unwinds the simulated frame the way CPython
+`StopIteration` from `next()` of an exhausted simulated iterator, the error
+of a builtin operation on values the trace guards: a missing dict key or
+attribute, an index out of range, a division by zero, `int("x")`; see
+`raised_by_operation`, `missing_attribute`) is an `ExceptionVariable`. Raising it unwinds the simulated frame the way CPython
 does: to the innermost handler around the raising instruction (the code's
 exception table on 3.11+, the block stack on 3.10; see
 `opcode_table.VersionFacts.exception_table`), so `except`, `else`, `finally`
 and `with`'s `__exit__(type, value, tb)` are simulated code like any other.
 An exception no handler in the frame catches leaves the executor as
 `RaiseSignal` and is handled at the caller's call site (inlining); out of the
-translated frame itself it becomes a fallback: the frame runs natively and
-eager raises it.
+translated frame itself it becomes a graph break where the first exception
+entered the frame (`OpcodeExecutor.first_raise`; breaks/tries.py), as does
+a handler the simulation cannot follow: from there the frame runs natively,
+so eager raises it with eager's traceback, `sys.exc_info()` and chaining.
 
 The exception object never leaves the trace (it has no rebuild): returning
 it, storing it outside the frame or reading more than its class and `args`
@@ -24,6 +28,7 @@ natively (runner.py), where the user's own `except` sees them.
 from __future__ import annotations
 
 import builtins
+import inspect
 
 from ..breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
 from ..guards.invariants import ClassUnchangedGuard
@@ -48,6 +53,8 @@ class ExceptionVariable(Variable):
         super().__init__(None)
         self.cls = cls
         self.args = list(args)
+        self.made_at = None  # the call of the translated frame that made it (breaks/tries.py)
+        self.left_a_call = False  # raised out of an inlined call (side_effects.plain)
 
     def python_type(self):
         return self.cls
@@ -100,12 +107,58 @@ def can_model(cls: type) -> bool:
     return True
 
 
+# What a builtin operation on Python values raises, simulated (executor/dispatch.py
+# `python_op`): errors whose message depends only on the operands. Not
+# FloatingPointError or warnings (NumPy's error state and the warning filters decide those).
+RAISED_BY_OPERATIONS = (LookupError, ArithmeticError, ValueError, TypeError)
+_ARG_TYPES = (str, int, float, bool, type(None))
+
+
+def raised_by_operation(error: BaseException) -> ExceptionVariable | None:
+    """The model of `error`, raised by a builtin operation the trace decided on
+    guarded values (so eager raises the same there), or None where not modelled."""
+    cls = type(error)
+    if not isinstance(error, RAISED_BY_OPERATIONS) or isinstance(error, FloatingPointError) \
+            or not can_model(cls) or not all(type(a) in _ARG_TYPES for a in error.args):
+        return None
+    return ExceptionVariable(cls, [ConstVariable(a) for a in error.args])
+
+
+def missing_attribute(obj, name: str) -> ExceptionVariable | None:
+    """The AttributeError of `obj.name` where neither the instance nor its
+    class has the name and plain object.__getattribute__ looks it up (no
+    __getattr__ to call instead); None otherwise. Its .name and .obj are not
+    modelled (reading them runs the frame natively)."""
+    cls = type(obj)
+    if cls.__getattribute__ is not object.__getattribute__:
+        return None
+    try:
+        inspect.getattr_static(cls, "__getattr__")
+        return None
+    except AttributeError:
+        pass
+    return ExceptionVariable(AttributeError, [ConstVariable(f"'{cls.__name__}' object has no attribute '{name}'")])
+
+
+def instance(exc: Variable) -> BaseException | None:
+    """A fresh instance equal to a modelled exception whose args are constants,
+    for str(), repr() and formatting (can_model: no own __init__, __str__ or
+    __repr__, so the text is its class's and args'); None where there is none."""
+    if not isinstance(exc, ExceptionVariable) or \
+            not all(isinstance(a, ConstVariable) and type(a.value) in _ARG_TYPES for a in exc.args):
+        return None
+    return exc.cls(*[a.value for a in exc.args])
+
+
 def create(executor, cls: type, args, kwargs) -> ExceptionVariable:
     if cls.__module__ != "builtins":
         executor.graph.add_guard(ClassUnchangedGuard(cls))  # e.g. no __init__ added later
     if kwargs:
         raise FallbackError(UNSUPPORTED_OBJECT, f"{cls.__name__}() takes no keyword arguments (eager raises)")
-    return ExceptionVariable(cls, list(args))
+    exc = ExceptionVariable(cls, list(args))
+    if executor.depth == 0:
+        exc.made_at = executor.current
+    return exc
 
 
 def exception_of(executor, value: Variable) -> ExceptionVariable:

@@ -58,6 +58,7 @@ class OpcodeExecutor:
         self.dynamic_names = dynamic_names  # arguments computed from array data
         self.exc_info = None      # the exception raised in the trace being handled (exceptions.py)
         self.blocks: list = []    # 3.10's block stack (exceptions.py)
+        self.first_raise = None   # the instruction where an exception first entered the frame
 
     # -- running -------------------------------------------------------------
     def run(self) -> Variable:
@@ -85,15 +86,19 @@ class OpcodeExecutor:
                 try:
                     handler(self, instr)
                 except RaiseSignal as sig:
+                    if self.first_raise is None:
+                        self.first_raise = instr
                     if not unwind(self, sig.exc):
                         raise
         except ReturnSignal as ret:
             return ret.value
         except RaiseSignal as sig:
             if self.depth > 0:
+                sig.exc.left_a_call = True
                 raise  # the caller's call site may catch it
             raise self._located(FallbackError(UNSUPPORTED_OBJECT, "the frame raises "
-                                              f"{sig.exc.python_type().__name__} (eager raises it)")) from None
+                                              f"{sig.exc.python_type().__name__} (eager raises it)"),
+                                raised=True) from None
         except (BreakHere, SpecializeDims, YieldSignal):
             raise
         except FallbackError as e:
@@ -111,14 +116,20 @@ class OpcodeExecutor:
         line = self.lines.get(self.current.offset) if self.current is not None else None
         return self.code.co_filename, line, self.globals
 
-    def _located(self, err: FallbackError) -> FallbackError:
+    def _located(self, err: FallbackError, raised: bool = False) -> FallbackError:
         if self.current is not None:
             err.reason.located(self.code.co_filename, self.lines.get(self.current.offset))
             if self.depth == 0 and err.top_instr is None:
                 err.top_instr = self.current  # where a graph break would go
-                err.top_line = self.lines.get(self.current.offset)
-                if self.exc_info is not None:
-                    err.no_break = True  # in a handler of an exception raised in the trace: no split there
+                if (raised or self.exc_info is not None) and self.first_raise is not None:
+                    # An exception raised in the trace leaves the frame, or its handler
+                    # cannot be simulated: the graph break goes where the first exception
+                    # entered the frame, so that it is raised natively and everything from
+                    # there (handlers, `finally`, __exit__, sys.exc_info(), chaining) is eager's.
+                    err.top_instr = self.first_raise
+                elif self.exc_info is not None:
+                    err.no_break = True
+                err.top_line = self.lines.get(err.top_instr.offset)
         return err
 
     def jump_to(self, offset: int) -> None:

@@ -65,7 +65,9 @@ def lazy_zip(executor, its: list[IteratorVariable]):
                 return None
             items.append(item)
         return TupleVariable(items)
-    return LazyIteratorVariable(step, zip)
+    lazy = LazyIteratorVariable(step, zip)
+    lazy.rebuilt_as = lambda expr: f"{expr(zip)}(" + "".join(expr(it) + ", " for it in its) + ")"
+    return lazy
 
 
 def lazy_enumerate(it: IteratorVariable, start: int):
@@ -77,7 +79,9 @@ def lazy_enumerate(it: IteratorVariable, start: int):
             return None
         count[0] += 1
         return TupleVariable([const(count[0] - 1), item])
-    return LazyIteratorVariable(step, enumerate)
+    lazy = LazyIteratorVariable(step, enumerate)
+    lazy.rebuilt_as = lambda expr: f"{expr(enumerate)}({expr(it)}, {expr(count[0])})"
+    return lazy
 
 
 def _truths(executor, iterable, stop_on: bool):

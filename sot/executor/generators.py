@@ -28,15 +28,22 @@ class GeneratorVariable(LazyIteratorVariable):
         self.name = name
         self._started = False
         self.returned = None  # its return value once it returned (what `yield from` evaluates to)
+        self._unreported = False  # returned in the current step (its StopIteration carries the value)
         super().__init__(self._resume, types.GeneratorType)
 
+    def next(self) -> Variable | None:
+        self._unreported = False
+        return super().next()
+
     def _resume(self, sent=None):
+        self._unreported = False
         if self._started:
             # what `yield` evaluates to: None under next(), the value under send()
             self.executor.push(sent if sent is not None else ConstVariable(None))
         self._started = True
         try:
             self.returned = self.executor.run()
+            self._unreported = True
         except YieldSignal as y:
             return y.value
         except RaiseSignal as sig:
@@ -60,8 +67,7 @@ class GeneratorVariable(LazyIteratorVariable):
         item = self._resume(value)
         if item is None:
             self._done = True
-            value = self.returned
-            raise RaiseSignal(ExceptionVariable(StopIteration, [] if _is_none(value) else [value]))
+            raise self.stop_iteration()
         return item
 
     def throw(self, exc) -> Variable | None:
@@ -82,6 +88,13 @@ class GeneratorVariable(LazyIteratorVariable):
             self._raised(sig)
         self._done = True
         return None
+
+    def stop_iteration(self) -> RaiseSignal:
+        """The StopIteration `next()` raises at the end: the one of the step in
+        which it returned carries the return value (`e.value`), later ones
+        (and those after a loop took the end) none, as eager's."""
+        value, self._unreported = (self.returned if self._unreported else None), False
+        return RaiseSignal(ExceptionVariable(StopIteration, [] if _is_none(value) else [value]))
 
     def describe(self) -> str:
         return f"generator {self.name}"

@@ -180,13 +180,51 @@ BLOCK_SETUPS_310 = frozenset(("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH")
 
 
 def loop_ranges(instrs) -> list[tuple[int, int]]:
-    """(first, last) offsets of every loop body, from its closing backward jump."""
-    ranges = []
+    """(first, last) offsets of every loop body, from its closing backward jump.
+    A backward jump in an except handler (3.11+ place handlers after the code,
+    out of line: `continue` or the end of a handler inside a loop) closes no
+    loop of its own when the loop it continues has a backward jump in the
+    normal flow: its range would take in the code after that loop."""
+    edges = []
     for ins in instrs:
         if ins.opname in BACKWARD_JUMPS or (
                 ins.opname in ABSOLUTE_JUMPS_310 and isinstance(ins.argval, int) and ins.argval <= ins.offset):
-            ranges.append((ins.argval, ins.offset))
-    return ranges
+            edges.append((ins.argval, ins.offset))
+    if not edges:
+        return edges
+    normal = _normal_flow(instrs)
+    heads = {head for head, at in edges if at in normal}
+    return [(head, at) for head, at in edges if at in normal or head not in heads]
+
+
+_JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs) | frozenset(getattr(dis, "hasjump", ()))
+_NO_FALLTHROUGH = frozenset(("JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_ABSOLUTE", "JUMP_BACKWARD_NO_INTERRUPT",
+                             "JUMP", "JUMP_NO_INTERRUPT", "RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS",
+                             "RERAISE"))
+
+
+def _normal_flow(instrs) -> set[int]:
+    """Offsets reached from the entry by jumps and fall-through alone (3.11+
+    handlers are reached only through the exception table; 3.10's through SETUP_* jumps)."""
+    real = [i for i in instrs if i.opname not in ("EXTENDED_ARG", "CACHE")]
+    at = {ins.offset: k for k, ins in enumerate(real)}
+    seen: set[int] = set()
+    work = [0]
+    while work:
+        k = work.pop()
+        while k < len(real) and real[k].offset not in seen:
+            ins = real[k]
+            seen.add(ins.offset)
+            if ins.opcode in _JUMPS and isinstance(ins.argval, int):
+                target = at.get(ins.argval)
+                if target is None:   # a target inside an EXTENDED_ARG run: the next real instruction
+                    target = next((j for j, i in enumerate(real) if i.offset >= ins.argval), None)
+                if target is not None:
+                    work.append(target)
+            if ins.opname in _NO_FALLTHROUGH:
+                break
+            k += 1
+    return seen
 
 
 LOCAL_STORES = frozenset(("STORE_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST",

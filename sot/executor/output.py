@@ -61,13 +61,15 @@ class OutputBuilder:
             return f"{self._bind(getattr)}({self.expr(var.self_var)}, {self._bind(var.name)})"
         if isinstance(var, BoundMethodVariable):
             return f"{self._bind(types.MethodType)}({self.expr(var.func)}, {self.expr(var.self_var)})"
-        if isinstance(var, IteratorVariable):  # an iterator over what is left
+        if hasattr(var, "rebuild"):  # e.g. an object created in the trace (classes.py), a list iterator
+            text = var.rebuild(self)
+        elif getattr(var, "rebuilt_as", None) is not None and not var._done:  # zip/enumerate of rebuildable ones
+            text = var.rebuilt_as(lambda v: self.expr(v) if isinstance(v, Variable) else self._bind(v))
+        elif isinstance(var, IteratorVariable):  # an iterator over what is left
             rest = var.remaining()
             if rest is None:
                 raise FallbackError(UNSUPPORTED_OBJECT, f"{var.describe()} (lazy) cannot be rebuilt")
             text = f"{self._bind(iter)}((" + "".join(self.expr(v) + ", " for v in rest) + "))"
-        elif hasattr(var, "rebuild"):  # e.g. an object created in the trace (classes.py)
-            text = var.rebuild(self)
         elif isinstance(var, TupleVariable):
             text = "(" + "".join(self.expr(v) + ", " for v in var.items) + ")"
         elif isinstance(var, ListVariable):

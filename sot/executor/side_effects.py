@@ -50,6 +50,7 @@ from ..breaks.reasons import SIDE_EFFECT, FallbackError
 from ..guards.guard import DictKeysGuard, IdGuard, TypeGuard
 from ..guards.invariants import SameGuard
 from ..guards.tracker import AttrTracker, ItemTracker, LocalTracker
+from .exceptions import ExceptionVariable
 from .global_stores import GlobalStores
 from .variables import (
     ConstVariable, DictVariable, DynamicScalarVariable, ListVariable, SymScalarVariable, TensorVariable,
@@ -77,6 +78,10 @@ def plain(var) -> bool:
         return all(plain(v) for v in var.items)
     if type(var) is DictVariable:
         return all(plain(v) for v in var.entries.values())
+    if isinstance(var, ExceptionVariable):
+        # its class has no __del__ (can_model); its traceback holds only frames still
+        # running, unless it came out of an inlined call (whose locals it keeps alive)
+        return not var.left_a_call and all(plain(v) for v in var.args)
     return False
 
 

@@ -21,8 +21,8 @@ import numpy as np
 from .errors import UnsupportedOp
 from .ops_linalg import diagonal_shape
 from .ops_reduction import _cumulative_shape, _reduction_shape
-from .registry import (Op, bind, broadcast, call_quietly, const_axes, const_int, meta_of_probe, register,
-                       run_probe, shape_of, simple_op)
+from .registry import (Op, bind, broadcast, call_quietly, const_axes, const_int, meta_of_probe,
+                       probe_value, register, run_probe, shape_of, simple_op)
 from .statement_ir import Symbol
 
 #: ops whose eager result is a tuple of arrays (the IR's multi-output ops give a list)
@@ -252,7 +252,7 @@ def _cov_infer(op, args, kwargs):
     n = (shape[0] if rowvar else shape[1]) if len(shape) == 2 else 1
     # the result squeezes one variable to 0-d: the probe keeps two variables apart from one
     pshape = tuple(min(d, 2) for d in shape)
-    b[params[0]] = np.ones(pshape, m.meta.dtype) if not m.meta.is_scalar else m.meta.dtype.type(1)
+    b[params[0]] = np.ones(pshape, m.meta.dtype) if not m.meta.is_scalar else probe_value(m.meta)
     result = call_quietly(op, (), b)
     return meta_of_probe(op, result, () if n == 1 else (n, n))
 

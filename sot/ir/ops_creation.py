@@ -1,5 +1,5 @@
-"""Array creation from constants: zeros, ones, full, arange, linspace, eye, tri,
-and zeros_like, ones_like, full_like.
+"""Array creation from constants: zeros, ones, full, arange, linspace,
+logspace, geomspace, eye, identity, tri, and zeros_like, ones_like, full_like.
 
 ``np.empty``/``empty_like`` are deliberately absent: their contents are
 uninitialised memory, which no compiled graph can reproduce.  Creation ops
@@ -130,23 +130,32 @@ def _arange_infer(op, args, kwargs):
 register(Op("arange", "function", np.arange, _arange_infer))
 
 
-def _linspace_infer(op, args, kwargs):
-    bound = bind("linspace", ("start", "stop", "num", "endpoint", "retstep", "dtype", "axis"),
-                 args, kwargs, {"start", "stop", "num", "endpoint", "retstep", "dtype", "axis"})
-    for k in ("start", "stop"):
-        if k not in bound or isinstance(bound[k], Symbol) or np.ndim(bound[k]) != 0:
-            raise UnsupportedOp(f"linspace: {k} must be a constant scalar")
-    if bound.get("retstep"):
-        raise UnsupportedOp("linspace: retstep=True returns a tuple")
-    num = const_int(bound.get("num", 50), "num")
-    if num < 0:
-        raise UnsupportedOp("linspace: negative num")
-    pargs, pkwargs = _replace(args, kwargs, "num", 2, min(num, 2))
-    result = call_quietly(op, pargs, pkwargs)
-    return meta_of_probe(op, result, (num,))
+def _spaced_infer(params):
+    """linspace / logspace / geomspace: ``num`` points between constant ends."""
+    def infer(op, args, kwargs):
+        bound = bind(op.name, params, args, kwargs, set(params))
+        for k in ("start", "stop", "base"):
+            if k in params and k in bound and (isinstance(bound[k], Symbol) or np.ndim(bound[k]) != 0):
+                raise UnsupportedOp(f"{op.name}: {k} must be a constant scalar")
+        if "start" not in bound or "stop" not in bound:
+            raise UnsupportedOp(f"{op.name}: start and stop are needed")
+        if bound.get("retstep"):
+            raise UnsupportedOp("linspace: retstep=True returns a tuple")
+        num = const_int(bound.get("num", 50), "num")
+        if num < 0:
+            raise UnsupportedOp(f"{op.name}: negative num")
+        pargs, pkwargs = _replace(args, kwargs, "num", 2, min(num, 2))
+        result = call_quietly(op, pargs, pkwargs)
+        return meta_of_probe(op, result, (num,))
+    return infer
 
 
-register(Op("linspace", "function", np.linspace, _linspace_infer))
+register(Op("linspace", "function", np.linspace,
+            _spaced_infer(("start", "stop", "num", "endpoint", "retstep", "dtype", "axis"))))
+register(Op("logspace", "function", np.logspace,
+            _spaced_infer(("start", "stop", "num", "endpoint", "base", "dtype", "axis"))))
+register(Op("geomspace", "function", np.geomspace,
+            _spaced_infer(("start", "stop", "num", "endpoint", "dtype", "axis"))))
 
 
 def _eye_like_infer(name, params):
@@ -168,5 +177,17 @@ def _eye_like_infer(name, params):
     return infer
 
 
+def _identity_infer(op, args, kwargs):
+    bound = bind("identity", ("n", "dtype"), args, kwargs, {"n", "dtype", "like"}, kwonly=("like",))
+    if bound.get("like") is not None:
+        raise UnsupportedOp("identity: like= is not captured")
+    n = const_int(bound.get("n"), "n")
+    if n < 0:
+        raise UnsupportedOp("identity: negative dimensions")
+    pargs, pkwargs = _replace(args, kwargs, "n", 0, min(n, 1))
+    return meta_of_probe(op, call_quietly(op, pargs, pkwargs), (n, n))
+
+
+register(Op("identity", "function", np.identity, _identity_infer))
 register(Op("eye", "function", np.eye, _eye_like_infer("eye", ("N", "M", "k", "dtype", "order"))))
 register(Op("tri", "function", np.tri, _eye_like_infer("tri", ("N", "M", "k", "dtype"))))

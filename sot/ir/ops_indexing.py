@@ -99,7 +99,7 @@ def getitem_shape(shape, index) -> tuple[int, ...]:
             d = shape[axis]
             if kind == "int":
                 if payload is not None and not -d <= payload < d:
-                    raise UnsupportedOp(f"index {payload} is out of bounds for size {d}")
+                    raise UnsupportedOp(f"index {payload} is out of bounds for size {d} (NumPy raises IndexError)")
                 index_shape = ()
             else:
                 index_shape, values = payload
@@ -115,7 +115,7 @@ def getitem_shape(shape, index) -> tuple[int, ...]:
     if math.prod(b):  # NumPy checks index arrays only when they select something
         for d, values in array_checks:
             if values is not None and (values.min() < -d or values.max() >= d):
-                raise UnsupportedOp(f"an index is out of bounds for size {d}")
+                raise UnsupportedOp(f"an index is out of bounds for size {d} (NumPy raises IndexError)")
             if values is None and d == 0:
                 raise UnsupportedOp("indexing an empty axis with a non-empty index array")
     adjacent = adv_positions == list(range(adv_positions[0], adv_positions[0] + len(adv_positions)))

@@ -12,7 +12,7 @@ import numpy as np
 from .errors import UnsupportedOp
 from .meta import TensorMeta
 from .registry import (Op, bind, call_quietly, const_axes, const_int, const_shape, meta_of_probe,
-                       probe_shape, register, shape_of, simple_op, substitute)
+                       probe_shape, probe_value, register, shape_of, simple_op, substitute)
 from .statement_ir import Symbol
 
 
@@ -172,7 +172,7 @@ def _squeeze_infer(op, args, kwargs):
 
     def probe(sym):
         if sym.meta.is_scalar:
-            return sym.meta.dtype.type(1)
+            return probe_value(sym.meta)
         return np.ones(tuple(1 if d == 1 else 0 for d in sym.meta.shape), sym.meta.dtype)
 
     result = call_quietly(op, substitute(args, probe), substitute(kwargs, probe))

@@ -185,7 +185,10 @@ def probe_shape(shape) -> tuple[int, ...]:
 
 
 def probe_value(meta: TensorMeta):
-    """A stand-in of at most one element with ``meta``'s dtype, ndim and type."""
+    """A stand-in of at most one element with ``meta``'s dtype, ndim and type
+    (a Python number graph value: its trace-time value, still a Python number)."""
+    if meta.is_python:
+        return meta.hint
     if meta.is_scalar:
         return meta.dtype.type(1)
     return np.ones(probe_shape(meta.shape), meta.dtype)
@@ -345,4 +348,4 @@ def _no_infer():
 def _load_families():
     from . import (ops_creation, ops_elementwise, ops_indexing,  # noqa: F401
                    ops_linalg, ops_reduction, ops_shape, ops_ufunc_methods, ops_api, ops_linalg_fft,
-                   ops_ufunc_multi, ops_data_dependent)
+                   ops_ufunc_multi, ops_data_dependent, ops_numerical)

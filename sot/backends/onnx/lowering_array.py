@@ -306,8 +306,9 @@ def _lower_matmul(b, st):
     if st.op.name == "dot":
         bound = bind("dot", ("a", "b", "out"), st.args, st.kwargs, {"a", "b"})
         x, y = bound["a"], bound["b"]
-        nx = x.meta.ndim if isinstance(x, Symbol) else np.ndim(x)
-        ny = y.meta.ndim if isinstance(y, Symbol) else np.ndim(y)
+    nx = x.meta.ndim if isinstance(x, Symbol) else np.ndim(x)
+    ny = y.meta.ndim if isinstance(y, Symbol) else np.ndim(y)
+    if st.op.name == "dot":
         if nx == 0 or ny == 0 or nx > 2 or ny > 2:
             raise NotLowered("dot of 0-d or >2-d operands differs from matmul")
     else:
@@ -318,7 +319,17 @@ def _lower_matmul(b, st):
     # MatMul's result shape is NumPy's (matmul, and dot of <= 2-d operands), so
     # no Reshape follows it; a result with a symbolic dim records no static shape
     shape = None if meta.symbolic_axes else meta.shape
-    return [_matmul_values(b, b.operand(x, out), b.operand(y, out), out, shape)]
+    x, y = b.operand(x, out), b.operand(y, out)
+    if ny == 1 and nx >= 2:
+        # a matrix times a vector as a matrix times a column: onnxruntime
+        # (1.32, optimisation level extended) fuses Transpose + MatMul with
+        # a 1-d second operand into a FusedMatMul that ignores the transpose
+        # (X.T @ y gave X.reshape(n, m) @ y)
+        axis = b.ints([-1])
+        column = b.node("Unsqueeze", [y, axis], out)
+        r = _matmul_values(b, x, column, out, None if shape is None else shape + (1,))
+        return [b.node("Squeeze", [r, axis], out, shape)]
+    return [_matmul_values(b, x, y, out, shape)]
 
 
 # ----------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """Operators, subscripts and building containers."""
 from ...breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
-from .. import dispatch, functional, sets
+from .. import dispatch, exceptions, functional, sets
 from ..dispatch import const
 from ..opcode_table import (
     BINARY_OPCODES_310, INPLACE_OPCODES_310, INTRINSIC_LIST_TO_TUPLE,
@@ -225,6 +225,8 @@ def format_value(ex, instr):
     value = ex.pop()
     if isinstance(value, ConstVariable):
         v = value.value
+    elif exceptions.instance(value) is not None:   # f"{e}" of an exception raised in the trace
+        v = exceptions.instance(value)
     elif isinstance(value, (TupleVariable, ListVariable)):  # f"{x.shape}": a tuple of constants
         v = functional.plain_values(value.items, "formatting")
         v = tuple(v) if isinstance(value, TupleVariable) and value.python_type() is tuple else \
@@ -237,7 +239,7 @@ def format_value(ex, instr):
     elif instr.opname == "CONVERT_VALUE":
         ex.push(const(conv[instr.arg](v)))
         return
-    ex.push(const(dispatch._python(format, v, spec.value)))
+    ex.push(dispatch.folded(dispatch._python(format, v, spec.value)))
 
 
 def _no_format(value):

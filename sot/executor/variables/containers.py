@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ...breaks.reasons import SIDE_EFFECT, FallbackError
 from .base import Variable
+from .basic import ConstVariable
 
 
 class TupleVariable(Variable):
@@ -119,15 +120,28 @@ class DictVariable(_MutableContainer):
 
 
 class DictViewVariable(Variable):
-    """dict.keys()/values()/items(): iterable and sized, nothing else."""
+    """dict.keys()/values()/items(): iterable and sized, nothing else; a
+    view of the DictVariable, read when it is used (it sees later stores)."""
 
-    def __init__(self, items: list[Variable], kind: str):
+    def __init__(self, d: DictVariable, kind: str):
         super().__init__(None)
-        self.items = list(items)
+        self.dict = d
         self.kind = kind
 
+    @property
+    def items(self) -> list[Variable]:
+        entries = self.dict.entries
+        if self.kind == "keys":
+            return [ConstVariable(k) for k in entries]
+        if self.kind == "values":
+            return list(entries.values())
+        return [TupleVariable([ConstVariable(k), v]) for k, v in entries.items()]
+
+    def python_type(self):
+        return type(getattr({}, self.kind)())
+
     def truth(self) -> bool:
-        return bool(self.items)
+        return bool(self.dict.entries)
 
 
 class IteratorVariable(Variable):
@@ -136,6 +150,8 @@ class IteratorVariable(Variable):
 
     Reading `items` consumes what is left, as `list(it)` does; `remaining()`
     looks without consuming."""
+
+    live = False   # True: reads its source at each step (lazy, or over a mutable container)
 
     def __init__(self, items: list[Variable], kind: type = type(iter(()))):
         super().__init__(None)
@@ -166,10 +182,29 @@ class IteratorVariable(Variable):
         return self._items[self.pos:]
 
 
-class LazyIteratorVariable(IteratorVariable):
+class SteppedIterator(IteratorVariable):
+    """An iterator whose items are taken by stepping (subclasses define
+    `next`): `items` takes what is left, step by step, as `list(it)` does."""
+
+    live = True
+
+    @property
+    def items(self) -> list[Variable]:
+        out = []
+        while (item := self.next()) is not None:
+            out.append(item)
+        return out
+
+
+class LazyIteratorVariable(SteppedIterator):
     """An iterator whose next item is computed when it is asked for: map,
     filter, zip and enumerate over lazy iterators. Each step may run user
     code (inlined), so the steps happen where eager takes them."""
+
+    #: (expr) -> source of the real iterator in this state, for the zip and
+    #: enumerate of iterators that can be rebuilt (expr: a Variable's or a
+    #: value's source); None: not rebuilt (map and filter would rerun code)
+    rebuilt_as = None
 
     def __init__(self, step, kind: type):
         super().__init__([], kind)
@@ -183,13 +218,6 @@ class LazyIteratorVariable(IteratorVariable):
         if item is None:
             self._done = True
         return item
-
-    @property
-    def items(self) -> list[Variable]:
-        out = []
-        while (item := self.next()) is not None:
-            out.append(item)
-        return out
 
     def remaining(self):
         return None
