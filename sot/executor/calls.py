@@ -17,7 +17,7 @@ from ..breaks.reasons import (
 from ..guards.tracker import AttrTracker, ConstTracker
 from .. import psdb
 from ..ir import registry
-from . import (classes, contexts, dispatch, exceptions, functional, introspect, list_data, live_iterators,
+from . import (attr_presence, classes, contexts, dispatch, exceptions, functional, introspect, list_data, live_iterators,
                metaclass, numpy_forms, numpy_iteration, sets, writes)
 from .generators import GeneratorVariable
 from .dispatch import SEQUENCES, const
@@ -451,15 +451,22 @@ def _bad(x, what):
     raise FallbackError(UNSUPPORTED_OBJECT, f"{what}() of {x.describe()}")
 
 
-def b_getattr(executor, obj, name, *default):
+def _attr_name(name: Variable, what: str) -> str:
     if not (isinstance(name, ConstVariable) and type(name.value) is str):
-        raise FallbackError(UNSUPPORTED_OBJECT, "getattr() with a non-constant name")
-    try:
-        return dispatch.getattr_(executor, obj, name.value)
-    except FallbackError:
-        if default:
-            raise FallbackError(UNSUPPORTED_OBJECT, "getattr() with a default on a missing attribute")
-        raise
+        raise FallbackError(UNSUPPORTED_OBJECT, f"{what}() with a non-constant name")
+    return name.value
+
+
+def b_getattr(executor, obj, name, *default):
+    if len(default) > 1:
+        raise FallbackError(UNSUPPORTED_CALL, "getattr() with more than three arguments")
+    if default:
+        return attr_presence.getattr_default(executor, obj, _attr_name(name, "getattr"), default[0])
+    return dispatch.getattr_(executor, obj, _attr_name(name, "getattr"))
+
+
+def b_hasattr(executor, obj, name):
+    return attr_presence.hasattr_(executor, obj, _attr_name(name, "hasattr"))
 
 
 def b_type(executor, obj):
@@ -495,6 +502,7 @@ BUILTINS = {
     builtins.sum: b_sum,
     builtins.abs: b_abs,
     builtins.getattr: b_getattr,
+    builtins.hasattr: b_hasattr,
     builtins.type: b_type,
     builtins.float: b_bool_like(float),
     builtins.int: b_bool_like(int),
