@@ -17,7 +17,7 @@ from ..breaks.reasons import (
 from ..guards.tracker import AttrTracker, ConstTracker
 from .. import psdb
 from ..ir import registry
-from . import (attr_presence, classes, contexts, dispatch, exceptions, functional, introspect, list_data, live_iterators,
+from . import (attr_presence, builtin_values, classes, contexts, dispatch, exceptions, functional, introspect, list_data, live_iterators,
                metaclass, numpy_forms, numpy_iteration, sets, writes)
 from .generators import GeneratorVariable
 from .dispatch import SEQUENCES, const
@@ -150,6 +150,8 @@ def call_method(executor, obj: Variable, name: str, args, kwargs) -> Variable:
         return _list_method(executor, obj, name, args, kwargs)
     if isinstance(obj, DictVariable):
         return _dict_method(obj, name, args, kwargs)
+    if type(obj) is TupleVariable and name in builtin_values.TUPLE_METHODS and not kwargs:
+        return builtin_values.tuple_method(obj, name, list(args))
     if isinstance(obj, ConstVariable) and dispatch.is_pure_method(obj.value, name):
         values = [functional.python_value(a) for a in args]
         kw = {k: functional.python_value(v) for k, v in kwargs.items()}
@@ -469,6 +471,11 @@ def b_hasattr(executor, obj, name):
     return attr_presence.hasattr_(executor, obj, _attr_name(name, "hasattr"))
 
 
+def b_hash(executor, obj):
+    folded = builtin_values.hash_of(obj)
+    return folded if folded is not None else _python_builtin(hash)(executor, obj)
+
+
 def b_type(executor, obj):
     t = obj.python_type()
     return executor.graph.wrap(t, ConstTracker(t))
@@ -513,7 +520,7 @@ BUILTINS = {
     builtins.pow: _python_builtin(pow),
     builtins.str: _python_builtin(str),
     builtins.repr: _python_builtin(repr),
-    builtins.hash: _python_builtin(hash),
+    builtins.hash: b_hash,
     builtins.callable: b_callable,
 }
 # pure functions of constants: the math module's (math.gcd, math.isqrt, math.degrees...) and
