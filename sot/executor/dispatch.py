@@ -20,7 +20,7 @@ from .._quiet import first_filter
 from ..guards.guard import DictKeysGuard
 from ..guards.tracker import AttrTracker, ConstTracker, ItemTracker
 from ..ir import registry
-from . import builtin_values, classes, exceptions, list_data, metaclass, pyidentity, sets
+from . import builtin_values, classes, partials, exceptions, list_data, metaclass, pyidentity, sets
 from .generators import GeneratorVariable
 from .signals import RaiseSignal
 from .function_graph import is_user_class
@@ -451,7 +451,7 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
         return classes.super_getattr(executor, obj, name)
     if isinstance(obj, classes.NamedTupleVariable):
         return classes.namedtuple_getattr(obj, name)
-    if isinstance(obj, exceptions.ExceptionVariable):
+    if isinstance(obj, (exceptions.ExceptionVariable, partials.PartialVariable)):
         return obj.attribute(name)
     if isinstance(obj, ConstVariable) and isinstance(obj.value, enum.Enum):
         attr = classes.enum_member_attr(obj.value, name)
