@@ -20,7 +20,7 @@ hook = Extension(
              "csrc/static_function.c", "csrc/monitoring.c", "csrc/fp_state.c", "csrc/array_binding.c"],
     depends=["csrc/frame_adapter.h", "csrc/frame_info.h", "csrc/hook_types.h", "csrc/code_state.h",
              "csrc/guard_program.h", "csrc/guard_ops.h", "csrc/static_function.h",
-             "csrc/fp_state.h", "csrc/array_binding.h", "csrc/ndarray_head.h"],
+             "csrc/fp_state.h", "csrc/array_binding.h", "csrc/ndarray_head.h", "csrc/stack_guard.h"],
     extra_compile_args=["-Wall", "-Wextra"],
 )
 

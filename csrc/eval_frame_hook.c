@@ -51,6 +51,7 @@
 #include "fp_state.h"
 #include "hook_types.h"
 #include "array_binding.h"
+#include "stack_guard.h"
 
 /* ------------------------------------------------------------ state */
 
@@ -148,7 +149,15 @@ argvec_fini(sot_argvec *av)
 static inline PyObject *
 run_default(PyThreadState *tstate, sot_frame *frame, int throwflag)
 {
-    return previous_eval(tstate, frame, throwflag);
+#if SOT_STACK_GUARD
+    if (sot_stack_exhausted()) {
+        return sot_eval_refused(previous_eval, tstate, frame, throwflag);
+    }
+#endif
+    sot_c_budget_adjust(tstate, SOT_EVAL_C_REFUND);  /* see frame_adapter.h */
+    PyObject *res = previous_eval(tstate, frame, throwflag);
+    sot_c_budget_adjust(tstate, -SOT_EVAL_C_REFUND);
+    return res;
 }
 
 /* Whether the guard of a cache entry holds on the argument vector. A
@@ -695,7 +704,7 @@ sot_callback_enter(PyObject *cb, PyObject **prev)
     if (!ts->has_owner && thread_register_owner(ts) < 0) {
         return -1;
     }
-    *prev = thread_swap_callback(ts, Py_NewRef(cb));
+    *prev = thread_swap_callback(ts, Py_XNewRef(cb));  /* NULL: no callback for the call */
     return 0;
 }
 

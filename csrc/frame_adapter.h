@@ -356,6 +356,26 @@ sot_frame_release_unrun(PyThreadState *tstate, sot_frame *f)
 
 #endif /* 3.11+ */
 
+/* ------------------------------------------------ C recursion budget */
+
+/* 3.12 charges each entry of _PyEval_EvalFrameDefault two units of the C
+ * recursion budget (PY_EVAL_C_STACK_UNITS 2 of C_RECURSION_LIMIT 1500),
+ * and while a PEP 523 hook is installed every Python-to-Python call is such
+ * an entry, where an unhooked one is inlined and charges nothing: recursion
+ * under the hook stopped near 750 levels, well before the recursion limit
+ * that stops the same function eagerly. The hook gives one unit back for the
+ * evaluation it delegates, so sys.getrecursionlimit() (1000 by default) is
+ * reached first, as eagerly; the C budget still bounds the C stack (1500
+ * nested evaluations). 3.10/3.11 count every frame once; 3.13 budgets by
+ * stack size. */
+#if PY_VERSION_HEX >= 0x030C0000 && PY_VERSION_HEX < 0x030D0000
+#define SOT_EVAL_C_REFUND 1
+#define sot_c_budget_adjust(tstate, n) ((tstate)->c_recursion_remaining += (n))
+#else
+#define SOT_EVAL_C_REFUND 0
+#define sot_c_budget_adjust(tstate, n) ((void)(tstate), (void)(n))
+#endif
+
 /* ------------------------------------------------ tracing and monitoring */
 
 /* 1 if a sys.monitoring tool (3.12+) has events set globally or on co

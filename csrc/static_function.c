@@ -9,6 +9,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <strings.h>
 #include <structmember.h>
 #include <stdlib.h>
 
@@ -22,8 +23,9 @@ typedef struct {
     PyObject *weakreflist;
     vectorcallfunc vectorcall;
     /* The do-no-harm governor (sot/governor.py): `mode` TRANSLATED runs fn
-     * with the callback set, NATIVE runs it as is, MEASURE hands the call to
-     * `measure` (which times it either way). `countdown` > 0: calls left
+     * with the callback set, NATIVE runs it as is, MEASURE runs it either
+     * way as `measure` says and lets it time the call (sf_measured_call).
+     * `countdown` > 0: calls left
      * until MEASURE (a re-check). One int test per call otherwise. */
     int mode;
     Py_ssize_t countdown;
@@ -32,14 +34,72 @@ typedef struct {
 
 enum { SF_TRANSLATED = 0, SF_NATIVE = 1, SF_MEASURE = 2 };
 
-/* SOT_DISABLE=<non-empty> runs everything natively. Read with getenv on
- * every call: os.environ writes go through putenv, so a change made at run
- * time is seen, at the cost of a scan of the environment. */
+/* SOT_DISABLE=1 runs everything natively; empty, 0, false, no or off
+ * (any case: the switches of sot/_env.py, which rejects other words when a
+ * function is decorated) does not. Read with getenv on every call:
+ * os.environ writes go through putenv, so a change made at run time is
+ * seen, at the cost of a scan of the environment. */
 static int
 disabled_by_env(void)
 {
     const char *v = getenv("SOT_DISABLE");
-    return v != NULL && v[0] != '\0';
+    if (v == NULL || v[0] == '\0') {
+        return 0;
+    }
+    static const char *const off[] = {"0", "false", "no", "off"};
+    for (size_t i = 0; i < sizeof(off) / sizeof(off[0]); i++) {
+        if (strcasecmp(v, off[i]) == 0) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* A call in MEASURE mode: measure.begin() returns a token whose item 0
+ * says whether this call runs translated (with the callback set) or
+ * natively (with none); the call itself runs here, so no Python frame of
+ * sot sits between the caller and fn (tracebacks, inspect.stack() and the
+ * recursion depth are eager's); measure.end(token) takes the sample after a
+ * call that returned. */
+static PyObject *
+sf_measured_call(StaticFunction *sf, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    static PyObject *begin_name = NULL, *end_name = NULL;
+    if (begin_name == NULL && (begin_name = PyUnicode_InternFromString("begin")) == NULL) {
+        return NULL;
+    }
+    if (end_name == NULL && (end_name = PyUnicode_InternFromString("end")) == NULL) {
+        return NULL;
+    }
+    PyObject *measure = Py_NewRef(sf->measure);  /* the governor may replace it */
+    PyObject *token = PyObject_CallMethodNoArgs(measure, begin_name);
+    if (token == NULL) {
+        Py_DECREF(measure);
+        return NULL;
+    }
+    int translated = PyTuple_Check(token) && PyTuple_GET_SIZE(token) > 0 ?
+                     PyObject_IsTrue(PyTuple_GET_ITEM(token, 0)) : -1;
+    PyObject *prev;
+    if (translated < 0 || sot_callback_enter(translated ? sf->callback : NULL, &prev) < 0) {
+        if (translated < 0 && !PyErr_Occurred()) {
+            PyErr_SetString(PyExc_SystemError, "sot: measure.begin() must return a tuple");
+        }
+        Py_DECREF(token);
+        Py_DECREF(measure);
+        return NULL;
+    }
+    PyObject *res = PyObject_Vectorcall(sf->fn, args, nargsf, kwnames);
+    sot_callback_exit(prev);
+    if (res != NULL) {
+        PyObject *done = PyObject_CallMethodOneArg(measure, end_name, token);
+        if (done == NULL) {
+            Py_CLEAR(res);
+        }
+        Py_XDECREF(done);
+    }
+    Py_DECREF(token);
+    Py_DECREF(measure);
+    return res;
 }
 
 static PyObject *
@@ -56,7 +116,7 @@ sf_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kw
         return PyObject_Vectorcall(sf->fn, args, nargsf, kwnames);
     }
     if (sf->mode == SF_MEASURE && sf->measure != NULL && sf->measure != Py_None) {
-        return PyObject_Vectorcall(sf->measure, args, nargsf, kwnames);
+        return sf_measured_call(sf, args, nargsf, kwnames);
     }
     PyObject *prev;
     if (sot_callback_enter(sf->callback, &prev) < 0) {
@@ -173,7 +233,7 @@ static PyMemberDef sf_members[] = {
     {"__sot_countdown__", T_PYSSIZET, offsetof(StaticFunction, countdown), 0,
      "calls left until mode 2 (0: none)"},
     {"__sot_measure__", T_OBJECT, offsetof(StaticFunction, measure), 0,
-     "the callable that takes calls in mode 2"},
+     "begin()/end(token) around each call in mode 2 (sot/governor.py)"},
     {NULL, 0, 0, 0, NULL},
 };
 

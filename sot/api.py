@@ -6,20 +6,9 @@ import os
 import types
 from typing import Callable
 
-from . import _hook, _skip
+from . import _env, _hook, _skip
 from .guards import cache
 
-
-
-def _env_int(name: str, default: int) -> int:
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise ValueError(f"environment variable {name}={raw!r} is not an integer "
-                         f"(unset it for the default, {default})") from None
 
 
 def to_static(fn: Callable | None = None, *, backend: str | None = None, device: str = "cpu",
@@ -86,6 +75,12 @@ def to_static(fn: Callable | None = None, *, backend: str | None = None, device:
                                  cache_size=cache_size,
                                  min_graph_size=min_graph_size, dynamic=dynamic, freeze=freeze,
                                  cache_dir=cache_dir)
+    if isinstance(fn, (staticmethod, classmethod)):
+        # Below @staticmethod/@classmethod in a class body: the descriptor
+        # stays outermost, so the class binds (or does not bind) as eagerly.
+        return type(fn)(to_static(fn.__func__, backend=backend, device=device, full_graph=full_graph,
+                                  cache_size=cache_size, min_graph_size=min_graph_size, dynamic=dynamic,
+                                  freeze=freeze, cache_dir=cache_dir))
     if not callable(fn):
         raise TypeError(f"sot.to_static() needs a function, method or callable object, "
                         f"not {type(fn).__name__} {_short_repr(fn)}")
@@ -106,13 +101,14 @@ def to_static(fn: Callable | None = None, *, backend: str | None = None, device:
         from .backends.gpu_check import check_gpu
         check_gpu()           # listed is not enough: the CUDA libraries must load too
     if cache_size is None:
-        cache_size = _env_int("SOT_CACHE_SIZE", cache.DEFAULT_CACHE_SIZE)
-        if cache_size < 1:
-            raise ValueError(f"environment variable SOT_CACHE_SIZE={cache_size} must be >= 1")
-    if cache_size < 1:
-        raise ValueError(f"cache_size must be >= 1, not {cache_size!r}")
+        cache_size = _env.integer("SOT_CACHE_SIZE", cache.DEFAULT_CACHE_SIZE, 1)
+    cache_size = _option_int("cache_size", cache_size, 1)
     if min_graph_size is None:
-        min_graph_size = _env_int("SOT_MIN_GRAPH_SIZE", 10)
+        min_graph_size = _env.integer("SOT_MIN_GRAPH_SIZE", 10, 0)
+    min_graph_size = _option_int("min_graph_size", min_graph_size, 0)
+    full_graph, freeze = _option_bool("full_graph", full_graph), _option_bool("freeze", freeze)
+    strict = _env.flag("SOT_STRICT")
+    _env.flag("SOT_DISABLE")  # read per call in C (static_function.c); a typo is an error here
     if dynamic is None:
         env_dynamic = os.environ.get("SOT_DYNAMIC", "").strip()
         if env_dynamic not in ("", "0", "1"):
@@ -124,7 +120,7 @@ def to_static(fn: Callable | None = None, *, backend: str | None = None, device:
     translator = Translator(Options(backend=backend, device=device, full_graph=full_graph, cache_size=cache_size,
                                     min_graph_size=min_graph_size, top_code=target_code, dynamic=dynamic,
                                     freeze=bool(freeze), cache_dir=None if cache_dir is None else os.fspath(cache_dir),
-                                    strict=bool(os.environ.get("SOT_STRICT"))))
+                                    strict=strict))
 
     # A C callable: sets the translator as this thread's frame callback around
     # each call (SOT_DISABLE=1 in the environment runs `fn` natively).
@@ -144,6 +140,21 @@ def to_static(fn: Callable | None = None, *, backend: str | None = None, device:
         from . import governor
         static_call.__sot_governor__ = governor.install(static_call, fn, translator)
     return static_call
+
+
+def _option_int(name: str, value, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, not {type(value).__name__} {_short_repr(value)}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, not {value!r}")
+    return value
+
+
+def _option_bool(name: str, value) -> bool:
+    """True/False (or 1/0): a string such as "no" would be read as on."""
+    if isinstance(value, bool) or (isinstance(value, int) and value in (0, 1)):
+        return bool(value)
+    raise TypeError(f"{name} must be True or False, not {type(value).__name__} {_short_repr(value)}")
 
 
 def _short_repr(value) -> str:

@@ -31,11 +31,10 @@ invisible to the program. The mode lives in the C callable
 from __future__ import annotations
 
 import logging
-import os
 import time
 import weakref
 
-from . import _hook
+from . import _env, _hook
 from .backends import measuring_calls
 from .logs import vlog
 
@@ -57,7 +56,7 @@ _governors: "weakref.WeakSet[Governor]" = weakref.WeakSet()
 
 
 def enabled() -> bool:
-    return os.environ.get("SOT_DO_NO_HARM", "1") != "0"
+    return _env.flag("SOT_DO_NO_HARM", True)
 
 
 class Governor:
@@ -88,31 +87,36 @@ class Governor:
             static.__sot_mode__ = TRANSLATED if self.choice == "translated" else NATIVE
             static.__sot_countdown__ = self.recheck // 2 or 1
 
-    def call(self, fn, translator, args, kwargs):
-        """One measured call of `fn` (a callable this governor serves)."""
+    def begin(self, translator) -> tuple:
+        """A measured call starts: (translated?, what end() needs). The C
+        callable runs the call itself (with `translator` as the frame
+        callback, or none), so no frame of sot sits between the caller and
+        the function: tracebacks, inspect.stack() and the recursion depth
+        are those of eager."""
         translated = len(self.samples["translated"]) <= len(self.samples["native"])
         self.window_calls += 1
         if translated:
-            before = translator.translations, translator.translate_seconds, measuring_calls[0]
-            t0 = clock()
-            with _hook.callback_set(translator):
-                result = fn(*args, **kwargs)
-            elapsed = clock() - t0
-            n = translator.translations - before[0]
-            if n:
-                self.window_translations += n
-                self.window_translate_seconds += translator.translate_seconds - before[1]
-            elif measuring_calls[0] != before[2]:
-                self.window_calls -= 1   # an auto graph's warm-up: neither a sample nor "keeps translating"
-            else:
-                self.samples["translated"].append(elapsed)
+            return True, translator, translator.translations, translator.translate_seconds, \
+                measuring_calls[0], clock()
+        return False, clock()
+
+    def end(self, token: tuple) -> None:
+        """The call begun with `token` returned (one that raised is no sample)."""
+        if not token[0]:
+            self.samples["native"].append(clock() - token[1])
+            self._maybe_decide()
+            return
+        _, translator, translations, seconds, measuring, t0 = token
+        elapsed = clock() - t0
+        n = translator.translations - translations
+        if n:
+            self.window_translations += n
+            self.window_translate_seconds += translator.translate_seconds - seconds
+        elif measuring_calls[0] != measuring:
+            self.window_calls -= 1   # an auto graph's warm-up: neither a sample nor "keeps translating"
         else:
-            t0 = clock()
-            with _hook.callback_set(None):
-                result = fn(*args, **kwargs)
-            self.samples["native"].append(clock() - t0)
+            self.samples["translated"].append(elapsed)
         self._maybe_decide()
-        return result
 
     def _maybe_decide(self) -> None:
         t, n = self.samples["translated"], self.samples["native"]
@@ -156,16 +160,20 @@ class Governor:
 
 
 class _Member:
-    """A StaticFunction's ``__sot_measure__``: its calls, measured by its
-    code's governor."""
+    """A StaticFunction's ``__sot_measure__``: begin() before and end(token)
+    after each of its calls in measuring mode (static_function.c), measured
+    by its code's governor."""
 
-    __slots__ = ("governor", "fn", "translator")
+    __slots__ = ("governor", "translator")
 
-    def __init__(self, governor: Governor, fn, translator):
-        self.governor, self.fn, self.translator = governor, fn, translator
+    def __init__(self, governor: Governor, translator):
+        self.governor, self.translator = governor, translator
 
-    def __call__(self, *args, **kwargs):
-        return self.governor.call(self.fn, self.translator, args, kwargs)
+    def begin(self) -> tuple:
+        return self.governor.begin(self.translator)
+
+    def end(self, token: tuple) -> None:
+        self.governor.end(token)
 
 
 #: (code, options) -> the Governor of that code decorated with those options
@@ -190,9 +198,9 @@ def install(static, fn, translator) -> Governor | None:
         gov = Governor(fn)
         if key is not None:
             _by_code[key] = gov
-    for code in (_Member.__call__.__code__, Governor.call.__code__):
+    for code in (_Member.begin.__code__, _Member.end.__code__, Governor.begin.__code__, Governor.end.__code__):
         _hook.skip_code(code)
-    static.__sot_measure__ = _Member(gov, fn, translator)
+    static.__sot_measure__ = _Member(gov, translator)
     gov.attach(static)
     return gov
 

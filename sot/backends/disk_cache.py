@@ -41,6 +41,7 @@ import sys
 import tempfile
 import time
 
+from sot import _env
 from sot.logs import vlog
 
 log = logging.getLogger("sot.backends")
@@ -65,10 +66,7 @@ def cache_dir() -> str | None:
 
 
 def max_bytes() -> int:
-    try:
-        return int(os.environ.get("SOT_CACHE_MAX_BYTES", DEFAULT_MAX_BYTES))
-    except ValueError:
-        return DEFAULT_MAX_BYTES
+    return _env.integer("SOT_CACHE_MAX_BYTES", DEFAULT_MAX_BYTES, 0)
 
 
 def create_session(model, options, providers, *, cacheable: bool = True):

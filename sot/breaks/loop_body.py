@@ -55,6 +55,7 @@ from bytecode import Instr, Label
 from .._codemap import CodeMap
 from ..executor import codegen
 from ..executor.opcode_table import LOCAL_LOADS, LOCAL_STORES, exception_ranges, instructions, local_names_of
+from . import explicit_super
 from .regions import _ALWAYS_JUMPS, _ENDS, _is_jump, real_instructions, stack_depths
 
 PREFIX = "__sot_"
@@ -201,6 +202,8 @@ def _names(code, span, start, exits, bound):
     """(ins, outs, new, carried, checks, maybe unbound) for the body, or a string saying why not (see plan)."""
     skip = set(code.co_cellvars) | set(code.co_freevars)
     used = {n for i in span if i.opname in LOCAL_LOADS | LOCAL_STORES for n in local_names_of(i)} - skip
+    if explicit_super.first_argument(code) is not None:   # super() reads it without a LOAD_FAST (3.10/3.11)
+        used = (used | {explicit_super.first_argument(code)}) - skip
     stored = {n for i in span if i.opname in LOCAL_STORES for n in local_names_of(i)} - skip
     if any(i.opname == "DELETE_FAST" for i in span):
         return "the loop body deletes a local"
@@ -392,7 +395,7 @@ def body_code(original: types.CodeType, body: LoopBody) -> types.CodeType:
         head += [Instr("LOAD_FAST", ITEM), Instr("DELETE_FAST", ITEM)]
     for i in head:
         i.lineno = lineno
-    new.extend(head + out)
+    new.extend(head + explicit_super.make_explicit(out, original))
     code = codegen.patch_closure_loads(new.to_code())
     body.code = per_code[key] = code
     from .resume import RESUME_ORIGIN, RESUME_OWN_CELLS

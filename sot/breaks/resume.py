@@ -45,7 +45,7 @@ from ..executor.opcode_table import (
     instructions, local_names_of, loop_ranges,
 )
 from .._codemap import CodeMap
-from . import loop_body
+from . import explicit_super, loop_body
 from .reasons import DataDependent
 
 SOT_PREFIX = "__sot_"           # names of sot's own temporaries in generated code
@@ -292,7 +292,7 @@ def resume_code(original: types.CodeType, offset: int, stack_nulls: list[bool],
     for i in head:
         if isinstance(i, Instr):
             i.lineno = lineno
-    new.extend(head + items)
+    new.extend(head + explicit_super.make_explicit(items, original))
     code = codegen.patch_closure_loads(_to_code(new, original, head, into_try))
     per_code[key] = code
     RESUME_OWN_CELLS[code] = tuple(original.co_cellvars)

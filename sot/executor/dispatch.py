@@ -620,7 +620,9 @@ def get_iter(graph, obj: Variable) -> IteratorVariable:
             concrete("a loop over rows", graph.dim(obj, 0))
         if shape[0] > ITER_LIMIT:
             raise FallbackError(UNSUPPORTED_OBJECT, f"loop over {shape[0]} rows exceeds the unroll limit {ITER_LIMIT}")
-        return IteratorVariable([getitem(graph, obj, const(i)) for i in range(shape[0])])
+        return live_iterators.ReadingIteratorVariable(   # row i read at step i, after the body's writes
+            shape[0], lambda i: getitem(graph, obj, const(i)), type(iter(np.empty(0))),
+            lambda b: f"{b._bind(iter)}({b.expr(obj)})")
     raise FallbackError(UNSUPPORTED_OBJECT, f"iteration over {obj.describe()}")
 
 

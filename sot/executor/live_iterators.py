@@ -6,7 +6,9 @@ is not (`for v in a: a.append(...)` loops over the new items too), and an
 iterator that reported the end stays at the end. A dict or set iterator
 raises RuntimeError on the first step after the container changed size;
 a dict view (`d.keys()`, `d.values()`, `d.items()`) shows the dict as it
-is when it is read. A snapshot of the items taken when the iterator was
+is when it is read. An array's rows, ``a.flat`` and ``np.ndenumerate(a)``
+read item k at step k, after what the loop body wrote into the array
+(ReadingIteratorVariable). A snapshot of the items taken when the iterator was
 made gave eager's answer only while the container did not change.
 
 Where CPython's answer depends on its table layout (a dict or set that
@@ -171,3 +173,36 @@ class SetIteratorVariable(SteppedIterator):
 
     def rebuild(self, builder) -> str:
         raise FallbackError(UNSUPPORTED_OBJECT, "an iterator over a set created during the trace cannot be rebuilt")
+
+
+def advanced(iterator, steps: int):
+    """`iterator` after `steps` items were taken (runtime helper of a rebuilt
+    ReadingIteratorVariable)."""
+    for _ in range(steps):
+        next(iterator, None)
+    return iterator
+
+
+class ReadingIteratorVariable(SteppedIterator):
+    """An iterator over `count` items of an array (its rows, its .flat,
+    np.ndenumerate): item k is read (`read(k)`) when step k is taken, so a
+    loop that writes into the array sees its writes (`for v in x: x[-1] += v`
+    summed stale values when every row was read as the loop started).
+    `fresh(builder)`: the source of a new eager iterator of the same kind,
+    which a rebuild advances to where the trace is."""
+
+    def __init__(self, count: int, read, kind: type, fresh):
+        super().__init__([], kind)
+        self.count, self.read, self.fresh = count, read, fresh
+
+    def next(self) -> Variable | None:
+        if self.pos >= self.count:
+            return None
+        self.pos += 1
+        return self.read(self.pos - 1)
+
+    def remaining(self) -> list[Variable]:
+        return [self.read(i) for i in range(self.pos, self.count)]
+
+    def rebuild(self, builder) -> str:
+        return f"{builder._bind(advanced)}({builder._bind(iter)}({self.fresh(builder)}), {self.pos})"

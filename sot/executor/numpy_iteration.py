@@ -15,6 +15,7 @@ import numpy as np
 
 from ..breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
 from ..ir import registry
+from .live_iterators import ReadingIteratorVariable
 from .variables import ConstVariable, IteratorVariable, TensorVariable, TupleVariable, Variable
 
 __all__ = ["class_call", "FlatVariable"]
@@ -69,9 +70,11 @@ def class_call(graph, cls, args, kwargs) -> Variable | None:
     if cls is np.ndenumerate and len(args) == 1 and not kwargs and isinstance(args[0], TensorVariable):
         a = args[0]
         getitem = registry.lookup_operator("getitem")
-        items = [TupleVariable([ConstVariable(i), graph.call_op(getitem, (a, ConstVariable(i)))])
-                 for i in _indices(_static_shape(graph, a, "np.ndenumerate"), "np.ndenumerate")]
-        return IteratorVariable(items, np.ndenumerate)
+        indices = _indices(_static_shape(graph, a, "np.ndenumerate"), "np.ndenumerate")
+        return ReadingIteratorVariable(   # element k read at step k, after what the loop wrote
+            len(indices), lambda k: TupleVariable([ConstVariable(indices[k]),
+                                                   graph.call_op(getitem, (a, ConstVariable(indices[k])))]),
+            np.ndenumerate, lambda b: f"{b._bind(np.ndenumerate)}({b.expr(a)})")
     return None
 
 
@@ -98,10 +101,17 @@ class FlatVariable(Variable):
 
     def iterate(self, graph) -> IteratorVariable:
         shape = _static_shape(graph, self.array, "iteration over a.flat")
-        flat = self._flat(graph)
         getitem = registry.lookup_operator("getitem")
         count = len(_indices(shape, "iteration over a.flat"))
-        return IteratorVariable([graph.call_op(getitem, (flat, ConstVariable(k))) for k in range(count)])
+        array = self.array
+        # The flat view taken when the loop starts (each item is still read when
+        # reached): even a loop of no steps is then an array op, so a frame with
+        # only `[v for v in a.flat]` stays one graph (on 3.10 the comprehension
+        # frame could not take a real flatiter).
+        self._flat(graph)
+        return ReadingIteratorVariable(   # element k read at step k, after what the loop wrote
+            count, lambda k: graph.call_op(getitem, (self._flat(graph), ConstVariable(k))), np.flatiter,
+            lambda b: f"{b.expr(array)}.flat")
 
     def python_type(self):
         return np.flatiter

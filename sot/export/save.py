@@ -63,20 +63,6 @@ def _reason_text(reason) -> str:
     return str(reason)
 
 
-def _all_breaks(target, arrays) -> list:
-    """Every graph break and fallback of one real (traced) call with the probe
-    arrays, as sot.explain reports them; [] when that call itself fails."""
-    from sot.explain import explain
-    fn = target.function
-    if target.bound:
-        fn = fn.__get__(target.bound[0]) if len(target.bound) == 1 else fn
-    try:
-        report = explain(fn, *arrays)
-    except Exception:  # noqa: BLE001 - the first reason is still reported
-        return []
-    return report.breaks
-
-
 def _probe_arrays(inputs, sizes: dict) -> list:
     arrays = []
     for spec in inputs:
@@ -98,18 +84,20 @@ def _simulate(target, inputs, sizes, first: bool, symbolic=None):
     try:
         return trace(target, arrays, symbolic)
     except SimulationFailed as e:
+        # Only the first reason: listing the later ones would mean running the
+        # function (side effects, prints) and save never runs it.
         reasons = [e.reason]
-        if first:
-            extra = [r for r in _all_breaks(target, arrays) if str(r) != str(e.reason)]
-            reasons += extra
         lines = "\n".join(f"- {_reason_text(r)}" for r in reasons)
         at = f" with {_describe_sizes(sizes)}" if sizes else ""
         hint = ""
         if len(sizes) > 1 and "broadcast" in lines:
             hint = ("\n  hint: each unnamed dynamic dimension may have its own size; dimensions that are "
                     "always the same size need one name, e.g. InputSpec(['batch', 64]) for every input")
-        raise ExportError(f"{target.description} is not one graph{at}, so it cannot be exported "
-                          f"({len(reasons)} reason(s)):\n{lines}{hint}", reasons) from None
+        if first:
+            hint += ("\n  sot.save stops at the first reason without running the function; "
+                     "sot.explain(fn, *example_args) runs it once and lists every graph break")
+        raise ExportError(f"{target.description} is not one graph{at}, so it cannot be exported:"
+                          f"\n{lines}{hint}", reasons) from None
 
 
 # ---------------------------------------------------------------------------
@@ -656,13 +644,16 @@ def save(fn: Callable, path: str | os.PathLike, input_spec: Sequence[InputSpec] 
     """Trace ``fn`` (a function, method or callable object) with
     ``input_spec`` and write it as one ONNX model to ``path`` (``.onnx`` is
     added when missing).  Returns the path written.  Raises ExportError when
-    ``fn`` is not one graph (every reason, with file:line) or a dynamic
+    ``fn`` is not one graph (the first reason, with file:line; the function
+    is never run) or a dynamic
     dimension is baked into it.  ``fuse=False`` writes only standard ONNX
     ops (no onnxruntime contrib ops such as ``com.microsoft.FastGelu``), for
     runtimes other than onnxruntime."""
     path = os.fspath(path)
     if isinstance(path, bytes):
         path = os.fsdecode(path)
+    if not os.path.basename(path):   # "" or "out/": ".onnx" would make a hidden file
+        raise ValueError(f"sot.save() needs a file name, not {path!r}")
     if not path.lower().endswith(".onnx"):
         path += ".onnx"
     model = export_model(fn, input_spec, output_names, fuse)
@@ -672,11 +663,17 @@ def save(fn: Callable, path: str | os.PathLike, input_spec: Sequence[InputSpec] 
         raise ExportError(f"the model is too large for one .onnx file ({e}); external weight files "
                           f"are not supported") from None
     directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = _create_temporary(directory)
+    try:
+        fd, tmp = _create_temporary(directory)
+    except OSError as e:   # named by the user's path, not the temporary one
+        raise type(e)(e.errno, f"cannot write {path!r}: {e.strerror}") from None
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-        os.replace(tmp, path)
+        try:
+            os.replace(tmp, path)
+        except OSError as e:
+            raise type(e)(e.errno, f"cannot write {path!r}: {e.strerror}") from None
     except BaseException:
         try:
             os.unlink(tmp)

@@ -31,7 +31,7 @@ FORMAT = "1"
 
 class ExportError(Exception):
     """The function cannot be exported as one ONNX graph; the message says
-    every reason (with file:line) and how to remove it."""
+    the reason (with file:line) and how to remove it."""
 
     def __init__(self, message: str, reasons=()):
         super().__init__(message)

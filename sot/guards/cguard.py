@@ -11,11 +11,10 @@ compare the two on randomized guard sets.
 """
 from __future__ import annotations
 
-import os
 
 import numpy as np
 
-from .. import _C
+from .. import _C, _env
 from .program import Program
 from .program_ref import Reference
 
@@ -29,9 +28,9 @@ def _layout_ok() -> bool:
 
 
 #: whether guards run in C at all (env SOT_C_GUARDS=0 turns it off)
-C_GUARDS = os.environ.get("SOT_C_GUARDS", "1") != "0" and _layout_ok()
+C_GUARDS = _env.at_import(_env.flag, "SOT_C_GUARDS", True) and _layout_ok()
 
-if os.environ.get("SOT_GUARD_STRICT"):
+if _env.at_import(_env.flag, "SOT_GUARD_STRICT", False):
     _C.set_guard_strict(True)
 
 

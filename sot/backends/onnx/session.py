@@ -14,10 +14,10 @@ one object eagerly, after an in-place operator) is one array.
 from __future__ import annotations
 
 import math
-import os
 
 import numpy as np
 
+from sot import _env
 from sot.ir.statement_ir import StatementIR, Symbol, map_symbols
 
 from ..disk_cache import create_session
@@ -80,9 +80,9 @@ def statement_work(st) -> int:
 def threads_for(statements) -> int:
     """intra-op threads of a segment: SOT_ORT_THREADS if set, else 1 for
     small work and onnxruntime's default (one per core) otherwise."""
-    env = os.environ.get("SOT_ORT_THREADS")
-    if env:
-        return int(env)
+    threads = _env.integer("SOT_ORT_THREADS", -1, 0)
+    if threads >= 0:
+        return threads
     work = max((statement_work(st) for st in statements), default=0)
     return 1 if work < SMALL_WORK else 0
 
