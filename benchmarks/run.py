@@ -317,11 +317,39 @@ def measure(fn, fargs, repeat, options=None, auto_seconds: float = 3.0) -> Row:
         on_auto(*fargs)
     for _ in range(warm_calls):   # as many for onnxruntime alone (a fresh session's first runs are slower)
         on_ort(*fargs)
+    for f in (static, on_ort, on_auto):
+        warm_until_settled(f, fargs)
     probe = median_time(fn, fargs, 1, 1)
     settle = SETTLE_SECONDS if probe >= 1e-3 else 0.0
     eager, traced, ort, auto = side_by_side([fn, static, on_ort, on_auto], fargs, repeat, settle)
     sot.reset()   # frozen arrays writeable again, for the rows that do not freeze them
     return Row(eager, traced, ort, auto, auto_choice(before), first, report.graph_count, len(report.breaks))
+
+
+#: warm-up calls at most while waiting for the choices (governor, auto) to be made
+WARMUP_MAX = 60
+
+
+def warm_call(call, statics) -> bool:
+    """``call()`` once; True when it timed no auto graph's backends and the
+    do-no-harm governors of ``statics`` (to_static callables) have decided:
+    calls then cost what they will from now on (a governor's window runs
+    eager calls, which a timed block would count as the backend's).  An auto
+    graph no call reaches any more (an entry replaced by a more general one)
+    does not count."""
+    from sot import governor
+    from sot.backends import measuring_calls
+    before = measuring_calls[0]
+    call()
+    return (measuring_calls[0] == before
+            and all(getattr(f, "__sot_mode__", governor.TRANSLATED) != governor.MEASURE for f in statics))
+
+
+def warm_until_settled(static, fargs=()) -> None:
+    """Call ``static`` until ``warm_call`` says so (at most WARMUP_MAX calls)."""
+    for _ in range(WARMUP_MAX):
+        if warm_call(lambda: static(*fargs), [static]):
+            return
 
 
 def _fmt(seconds: float) -> str:

@@ -5,16 +5,24 @@ cost more than the graphs save (a k-nearest-neighbour predict with a Python
 loop over queries and a data-dependent vote). So each decorated callable is
 measured the way ``backend="auto"`` measures backends:
 
-* over its first calls (a *window*), calls alternate between the translated
-  form and the plain function (the hook off); a call during which something
-  was translated is warm-up, not a sample, and its translation time is
-  counted; after `SAMPLES` clean calls of each, the best of each decides;
+* over its first calls (a *window*), `SAMPLES` clean calls of one form, then
+  of the other (the translated form first, the choice so far on a re-check):
+  the translated form and the plain function (the hook off).  A call during
+  which something was translated is warm-up, not a sample, and its
+  translation time is counted; so is the first call after a switch of form
+  (NumPy's BLAS threads still spin after an eager call and slow the
+  onnxruntime call that follows: alternating call by call made a 0.6x
+  graph look slower than eager on a busy 2-core machine).  The best of each
+  decides;
 * translated not clearly faster than native (by `KEEP`): the callable runs natively (the hook is
   not even installed for its calls), with the reason logged at verbosity 1
   and shown by ``explain``; a window in which translations never stop (a
   code that keeps breaking into new tiny graphs) ends native too;
-* the choice is re-checked later like auto's: after `RECHECK` calls, then
-  twice as many each time (a C countdown: no Python work per call between).
+* the choice is re-checked later like auto's: after `RECHECK` calls times
+  how much slower the other form was (a re-check runs the other form
+  `SAMPLES` + 1 times: its cost stays a few per cent however slow that form
+  is), then twice as many each time (a C countdown: no Python work per call
+  between).
 
 The measurement and the choice belong to the decorated *code* (with the
 options it was decorated with), not to one callable: ``to_static`` of the
@@ -69,6 +77,7 @@ class Governor:
         self.reason: str = "measuring"
         self.history: list[tuple[str, str]] = []
         self.recheck = RECHECK
+        self._last: str | None = None      # the form of the last call (a sample follows its own form)
         self._start_window()
         _governors.add(self)
 
@@ -87,26 +96,35 @@ class Governor:
             static.__sot_mode__ = TRANSLATED if self.choice == "translated" else NATIVE
             static.__sot_countdown__ = self.recheck // 2 or 1
 
+    def _form(self) -> str:
+        """The form of the next call: the choice so far (translated at first)
+        until it has its samples, then the other."""
+        first = self.choice or "translated"
+        return first if len(self.samples[first]) < SAMPLES else ("native" if first == "translated" else "translated")
+
     def begin(self, translator) -> tuple:
         """A measured call starts: (translated?, what end() needs). The C
         callable runs the call itself (with `translator` as the frame
         callback, or none), so no frame of sot sits between the caller and
         the function: tracebacks, inspect.stack() and the recursion depth
         are those of eager."""
-        translated = len(self.samples["translated"]) <= len(self.samples["native"])
+        form = self._form()
+        sample = self._last == form    # the first call after a switch is warm-up
+        self._last = form
         self.window_calls += 1
-        if translated:
-            return True, translator, translator.translations, translator.translate_seconds, \
+        if form == "translated":
+            return True, sample, translator, translator.translations, translator.translate_seconds, \
                 measuring_calls[0], clock()
-        return False, clock()
+        return False, sample, clock()
 
     def end(self, token: tuple) -> None:
         """The call begun with `token` returned (one that raised is no sample)."""
         if not token[0]:
-            self.samples["native"].append(clock() - token[1])
+            if token[1]:
+                self.samples["native"].append(clock() - token[2])
             self._maybe_decide()
             return
-        _, translator, translations, seconds, measuring, t0 = token
+        _, sample, translator, translations, seconds, measuring, t0 = token
         elapsed = clock() - t0
         n = translator.translations - translations
         if n:
@@ -114,7 +132,7 @@ class Governor:
             self.window_translate_seconds += translator.translate_seconds - seconds
         elif measuring_calls[0] != measuring:
             self.window_calls -= 1   # an auto graph's warm-up: neither a sample nor "keeps translating"
-        else:
+        elif sample:
             self.samples["translated"].append(elapsed)
         self._maybe_decide()
 
@@ -124,23 +142,27 @@ class Governor:
             bt, bn = min(t), min(n)
             if bt <= bn * KEEP:
                 self._decide("translated", f"translated {bt * 1e6:.1f} us < native {bn * 1e6:.1f} us "
-                                           f"(best of {len(t)} calls each)")
+                                           f"(best of {len(t)} calls each)", bn / max(bt, 1e-12))
             else:
                 self._decide("native", f"translated {bt * 1e6:.1f} us, native {bn * 1e6:.1f} us "
-                                       f"(best of {len(t)} calls each): it runs natively")
+                                       f"(best of {len(t)} calls each): it runs natively", bt / max(bn, 1e-12))
         elif self.window_calls >= MAX_WINDOW and len(t) < SAMPLES:
             self._decide("native", f"keeps translating: {self.window_translations} translations "
                                    f"({self.window_translate_seconds * 1e3:.1f} ms) in {self.window_calls} "
                                    f"calls: it runs natively")
 
-    def _decide(self, choice: str, reason: str) -> None:
+    def _decide(self, choice: str, reason: str, slower: float = 1.0) -> None:
+        """``slower``: how many times the other form's best took (its re-check
+        calls cost that much each, so they come that much more rarely)."""
         self.choice, self.reason = choice, reason
+        self._last = choice   # the calls until the re-check run it
         self.history.append((choice, reason))
+        countdown = min(int(self.recheck * max(1.0, slower)), MAX_RECHECK)
         name = getattr(self.fn, "__qualname__", None) or type(self.fn).__name__
-        vlog(1, log, "%s: %s; re-checked after %d calls", name, reason, self.recheck)
+        vlog(1, log, "%s: %s; re-checked after %d calls", name, reason, countdown)
         for static in list(self._statics):
             static.__sot_mode__ = TRANSLATED if choice == "translated" else NATIVE
-            static.__sot_countdown__ = self.recheck
+            static.__sot_countdown__ = countdown
         self.recheck = min(self.recheck * 2, MAX_RECHECK)
         self._start_window()
 
@@ -148,6 +170,7 @@ class Governor:
         """Measure again from the next call (sot.reset)."""
         self.choice, self.reason = None, "measuring"
         self.recheck = RECHECK
+        self._last = None
         self._start_window()
         for static in list(self._statics):
             static.__sot_mode__ = MEASURE

@@ -74,6 +74,9 @@ class Translator:
                 return None
             if rule is not None:
                 return _skipped(code, rule, sys._getframe(1))
+        if code in breaks.RESUME_AFTER_CLASS and cache.entries(code):
+            # missed again: guarded on a class the frame makes anew each call
+            return _skipped(code, AFTER_CLASS_WHY)
         self.translations += 1
         started = time.perf_counter()
         try:
@@ -133,6 +136,8 @@ class Translator:
         return replacement
 
 
+AFTER_CLASS_WHY = ("it follows a class statement, which makes a new class each call: its translation "
+                   "cannot match the next call, so it runs natively")
 _skip_recorders: list = []  # explain() collects (name, file, line, rule) of skipped codes here
 
 

@@ -21,6 +21,8 @@ class FakeClock:
         self.now = 0.0
         self.translated_cost = 2.0
         self.native_cost = 1.0
+        self.switch_cost = 0.0   # extra cost of a translated call right after a native one
+        self.last = None
 
     def __call__(self):
         return self.now
@@ -56,7 +58,15 @@ def _tick():
         measuring_calls[0] += 1
         c.now += 100.0
     c.now += c.translated_cost if translated else c.native_cost
+    if translated and c.last is False:
+        c.now += c.switch_cost
+    c.last = translated
     return 1
+
+
+#: calls of a first window: one warm-up (it translates), SAMPLES calls translated, one warm-up
+#: call native (the first after a switch of form), SAMPLES calls native
+WINDOW = 2 + 2 * governor.SAMPLES
 
 
 def work(x):
@@ -69,7 +79,7 @@ def work(x):
 def test_slower_translated_runs_natively_and_says_so(clock):
     f = sot.to_static(work, min_graph_size=1)
     x = np.arange(4.0)
-    for _ in range(2 + 2 * governor.SAMPLES):
+    for _ in range(WINDOW):
         assert_same(work(x), f(x), bitwise=True)  # alternating forms: identical results
     assert f.__sot_mode__ == governor.NATIVE
     gov = f.__sot_governor__
@@ -88,7 +98,7 @@ def test_faster_translated_stays_translated(clock):
     clock.translated_cost, clock.native_cost = 1.0, 2.0
     f = sot.to_static(work, min_graph_size=1)
     x = np.arange(4.0)
-    for _ in range(2 + 2 * governor.SAMPLES):
+    for _ in range(WINDOW):
         assert_same(work(x), f(x), bitwise=True)
     assert f.__sot_mode__ == governor.TRANSLATED and f.__sot_governor__.choice == "translated"
 
@@ -97,7 +107,7 @@ def test_translated_within_noise_of_native_runs_natively(clock):
     clock.translated_cost, clock.native_cost = 0.98, 1.0  # 2 % faster: not worth the risk
     f = sot.to_static(work, min_graph_size=1)
     x = np.arange(4.0)
-    for _ in range(2 + 2 * governor.SAMPLES):
+    for _ in range(WINDOW):
         f(x)
     assert f.__sot_mode__ == governor.NATIVE
 
@@ -106,20 +116,51 @@ def test_the_choice_is_rechecked_later(clock, monkeypatch):
     monkeypatch.setattr(governor, "RECHECK", 5)
     f = sot.to_static(work, min_graph_size=1)
     x = np.arange(4.0)
-    for _ in range(1 + 2 * governor.SAMPLES):  # one warm-up (it translates), then clean calls of each form
+    for _ in range(WINDOW):
         f(x)
-    assert f.__sot_mode__ == governor.NATIVE and f.__sot_countdown__ == 5
+    # translated took twice as long: its re-check calls cost twice as much, so they come twice as late
+    assert f.__sot_mode__ == governor.NATIVE and f.__sot_countdown__ == 10
     clock.translated_cost, clock.native_cost = 1.0, 2.0  # the program's situation changed
-    for _ in range(4):
+    for _ in range(9):
         f(x)
     assert f.__sot_mode__ == governor.NATIVE and f.__sot_countdown__ == 1
-    f(x)  # the fifth call opens a new window
+    f(x)  # the tenth call opens a new window
     assert f.__sot_mode__ == governor.MEASURE
-    for _ in range(2 * governor.SAMPLES - 1):
+    # native (the choice so far) ran just before: its calls are samples at once; then one
+    # warm-up call of the translated form and its samples
+    for _ in range(2 * governor.SAMPLES):
         f(x)
     gov = f.__sot_governor__
     assert [c for c, _ in gov.history] == ["native", "translated"]
-    assert f.__sot_mode__ == governor.TRANSLATED and f.__sot_countdown__ == 10  # twice as long
+    assert f.__sot_mode__ == governor.TRANSLATED and f.__sot_countdown__ == 20  # twice as long, times 2
+
+
+def test_a_recheck_costs_a_bounded_share_however_slow_the_other_form(clock, monkeypatch):
+    monkeypatch.setattr(governor, "RECHECK", 5)
+    clock.translated_cost, clock.native_cost = 1.0, 30.0
+    f = sot.to_static(work, min_graph_size=1)
+    x = np.arange(4.0)
+    for _ in range(WINDOW):
+        f(x)
+    assert f.__sot_mode__ == governor.TRANSLATED and f.__sot_countdown__ == 5 * 30
+
+
+def test_the_first_call_after_a_switch_of_form_is_not_a_sample(clock, monkeypatch):
+    """A translated call right after a native one is slow (the BLAS threads
+    of the eager call still spin); calls that follow their own form show the
+    steady cost, and that decides (alternating call by call, every
+    translated sample of a re-check paid for the switch)."""
+    monkeypatch.setattr(governor, "RECHECK", 1)
+    f = sot.to_static(work, min_graph_size=1)
+    x = np.arange(4.0)
+    for _ in range(WINDOW):
+        f(x)
+    assert f.__sot_governor__.choice == "native"
+    clock.translated_cost, clock.native_cost, clock.switch_cost = 1.0, 2.0, 5.0
+    for _ in range(f.__sot_countdown__ + 2 * governor.SAMPLES + 1):
+        f(x)
+    assert f.__sot_governor__.choice == "translated", f.__sot_governor__.describe()
+    assert_same(work(x), f(x), bitwise=True)
 
 
 G = {"n": 0}
@@ -161,7 +202,7 @@ def test_full_graph_and_the_environment_switch_it_off(clock, monkeypatch):
 def test_reset_measures_again(clock):
     f = sot.to_static(work, min_graph_size=1)
     x = np.arange(4.0)
-    for _ in range(2 + 2 * governor.SAMPLES):
+    for _ in range(WINDOW):
         f(x)
     assert f.__sot_mode__ == governor.NATIVE
     sot.reset()
@@ -179,7 +220,7 @@ def test_a_method_is_measured_with_its_instance(clock):
 
     m = Model()
     x = np.arange(4.0)
-    for _ in range(2 + 2 * governor.SAMPLES):
+    for _ in range(WINDOW):
         assert_same(work(x) * m.w, m(x), bitwise=True)
     assert Model.__call__.__sot_governor__.choice == "native"
 
@@ -187,7 +228,7 @@ def test_a_method_is_measured_with_its_instance(clock):
 def test_the_choice_belongs_to_the_code_and_its_options(clock):
     f = sot.to_static(work, min_graph_size=1)
     x = np.arange(4.0)
-    for _ in range(2 + 2 * governor.SAMPLES):
+    for _ in range(WINDOW):
         f(x)
     assert f.__sot_mode__ == governor.NATIVE
     again = sot.to_static(work, min_graph_size=1)   # the same code, the same options: decided
@@ -225,7 +266,7 @@ def test_calls_while_an_auto_graph_times_its_backends_are_not_samples(clock):
     _MEASURING["left"] = 8          # more than a window could absorb as samples
     f = sot.to_static(work, min_graph_size=1)
     x = np.arange(4.0)
-    for _ in range(2 + 2 * governor.SAMPLES + 2 * 8):
+    for _ in range(WINDOW + 2 * 8):
         assert_same(work(x), f(x), bitwise=True)
     assert _MEASURING["left"] == 0
     assert f.__sot_governor__.choice == "translated", f.__sot_governor__.describe()

@@ -137,3 +137,33 @@ def test_the_break_is_at_the_class_statement_only():
     assert not report.fallbacks, [str(f) for f in report.fallbacks]
     assert report.graph_count >= 1
     assert any("class Scale" in str(b) for b in report.breaks), [str(b) for b in report.breaks]
+
+
+def class_then_arrays(x):
+    y = x * 2
+
+    class Local:
+        k = 3
+    return (y + Local.k) * 2, Local.__qualname__
+
+
+def _make_holder(v):
+    class Holder:
+        def __init__(self, v):
+            self.v = v
+    return Holder(v)
+
+
+def class_made_in_a_callee(x):
+    h = _make_holder(x + 1)
+    return h.v * 2, type(h).__qualname__
+
+
+@pytest.mark.parametrize("fn", [class_then_arrays, class_made_in_a_callee], ids=lambda f: f.__name__)
+def test_code_after_a_class_statement_is_not_retranslated_every_call(fn):
+    # each call makes a new class: a resume function guarded on it never
+    # matches again, so after one miss it runs natively (translate.py)
+    static = static0(fn)
+    for _ in range(12):
+        check(fn, (X,), static=static)
+    assert sot.translation_count(fn) <= 4

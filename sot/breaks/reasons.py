@@ -81,6 +81,14 @@ UnsupportedBreak = _kind("UnsupportedBreak", UNSUPPORTED_BREAK, "A graph break w
 InternalError = _kind("InternalError", INTERNAL,
                       "A bug in sot: the frame runs natively rather than risk a wrong result.")
 
+
+
+class NewClassStatement(UnsupportedOpcode):
+    """A class statement (run natively): each call makes a new class object, so
+    a resume function after it, guarded on that class, would never match the
+    next call; it is translated once and then runs natively (translate.py)."""
+
+
 KINDS = {cls.category: cls for cls in (UnsupportedOpcode, UnsupportedCall, UnsupportedObject, DataDependent,
                                         SideEffect, Limit, Forced, UnsupportedBreak, InternalError)}
 

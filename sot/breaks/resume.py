@@ -246,6 +246,7 @@ _resume_cache = CodeMap()   # original code -> {(offset, stack layout, locals): 
 RESUME_ORIGIN = CodeMap()   # resume code -> (original code, offset), for explain and logs
 RESUME_DYNAMIC = CodeMap()  # resume code -> argument names whose values come from array data
 RESUME_OWN_CELLS = CodeMap()  # resume code -> the original's cell variables it takes as free
+RESUME_AFTER_CLASS = CodeMap()  # resume codes after a class statement (reasons.NewClassStatement)
 
 
 def resume_code(original: types.CodeType, offset: int, stack_nulls: list[bool],

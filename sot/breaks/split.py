@@ -15,7 +15,8 @@ from ..executor.signals import BreakHere
 from ..executor.variables import NULL, DynamicScalarVariable, TupleVariable, UserFunctionVariable
 from ..runner import make_runner, used_cell_indices
 from . import loop_body, regions, resume as breaks, tries
-from .reasons import INTERNAL, UNSUPPORTED_BREAK, BreakReason, DataDependent, FallbackError, reason_for
+from .reasons import (INTERNAL, UNSUPPORTED_BREAK, BreakReason, DataDependent, FallbackError, NewClassStatement,
+                      reason_for)
 
 
 def at_call_site(code, error: FallbackError) -> BreakReason:
@@ -24,8 +25,11 @@ def at_call_site(code, error: FallbackError) -> BreakReason:
     line = error.top_line
     if (inner.filename, inner.lineno) == (code.co_filename, line) or line is None:
         return inner
-    outer = reason_for(inner.category, f"{inner.message} (inside the call, at {inner.location}: "
-                                       f"{inner.source or '?'})", hint=inner.hint)
+    message = f"{inner.message} (inside the call, at {inner.location}: {inner.source or '?'})"
+    if isinstance(inner, NewClassStatement):  # kept: _split asks for it
+        outer = NewClassStatement(message, hint=inner.hint)
+    else:
+        outer = reason_for(inner.category, message, hint=inner.hint)
     return outer.located(code.co_filename, line)
 
 
@@ -144,6 +148,10 @@ def _split(frame, graph, executor, plan, region_live, reason, info: EntryInfo, o
             plan.body.resume_full = breaks.resume_code(code, plan.resume_offset, plan.layout_after, full,
                                                        maybe_unbound=plan.body.maybe_unbound)
             breaks.RESUME_DYNAMIC[plan.body.resume_full] = breaks.RESUME_DYNAMIC.get(resume)
+        if isinstance(reason, NewClassStatement):
+            for code_after in (resume, plan.body.resume_full if plan.body is not None else None):
+                if code_after is not None:
+                    breaks.RESUME_AFTER_CLASS[code_after] = True
     info.graph_break = reason
     if len(graph.ir) < options.min_graph_size:
         info.native_ops = len(graph.ir)

@@ -17,7 +17,7 @@ from ..breaks.reasons import (
 from ..guards.tracker import AttrTracker, ConstTracker
 from .. import psdb
 from ..ir import registry
-from . import (classes, contexts, dispatch, exceptions, functional, introspect, list_data, live_iterators,
+from . import (attr_presence, builtin_values, classes, copies, iter_tools, contexts, dispatch, exceptions, functional, introspect, list_data, live_iterators,
                metaclass, numpy_forms, numpy_iteration, sets, writes)
 from .generators import GeneratorVariable
 from .dispatch import SEQUENCES, const
@@ -150,6 +150,8 @@ def call_method(executor, obj: Variable, name: str, args, kwargs) -> Variable:
         return _list_method(executor, obj, name, args, kwargs)
     if isinstance(obj, DictVariable):
         return _dict_method(obj, name, args, kwargs)
+    if type(obj) is TupleVariable and name in builtin_values.TUPLE_METHODS and not kwargs:
+        return builtin_values.tuple_method(obj, name, list(args))
     if isinstance(obj, ConstVariable) and dispatch.is_pure_method(obj.value, name):
         values = [functional.python_value(a) for a in args]
         kw = {k: functional.python_value(v) for k, v in kwargs.items()}
@@ -451,15 +453,27 @@ def _bad(x, what):
     raise FallbackError(UNSUPPORTED_OBJECT, f"{what}() of {x.describe()}")
 
 
-def b_getattr(executor, obj, name, *default):
+def _attr_name(name: Variable, what: str) -> str:
     if not (isinstance(name, ConstVariable) and type(name.value) is str):
-        raise FallbackError(UNSUPPORTED_OBJECT, "getattr() with a non-constant name")
-    try:
-        return dispatch.getattr_(executor, obj, name.value)
-    except FallbackError:
-        if default:
-            raise FallbackError(UNSUPPORTED_OBJECT, "getattr() with a default on a missing attribute")
-        raise
+        raise FallbackError(UNSUPPORTED_OBJECT, f"{what}() with a non-constant name")
+    return name.value
+
+
+def b_getattr(executor, obj, name, *default):
+    if len(default) > 1:
+        raise FallbackError(UNSUPPORTED_CALL, "getattr() with more than three arguments")
+    if default:
+        return attr_presence.getattr_default(executor, obj, _attr_name(name, "getattr"), default[0])
+    return dispatch.getattr_(executor, obj, _attr_name(name, "getattr"))
+
+
+def b_hasattr(executor, obj, name):
+    return attr_presence.hasattr_(executor, obj, _attr_name(name, "hasattr"))
+
+
+def b_hash(executor, obj):
+    folded = builtin_values.hash_of(obj)
+    return folded if folded is not None else _python_builtin(hash)(executor, obj)
 
 
 def b_type(executor, obj):
@@ -495,6 +509,7 @@ BUILTINS = {
     builtins.sum: b_sum,
     builtins.abs: b_abs,
     builtins.getattr: b_getattr,
+    builtins.hasattr: b_hasattr,
     builtins.type: b_type,
     builtins.float: b_bool_like(float),
     builtins.int: b_bool_like(int),
@@ -505,7 +520,7 @@ BUILTINS = {
     builtins.pow: _python_builtin(pow),
     builtins.str: _python_builtin(str),
     builtins.repr: _python_builtin(repr),
-    builtins.hash: _python_builtin(hash),
+    builtins.hash: b_hash,
     builtins.callable: b_callable,
 }
 # pure functions of constants: the math module's (math.gcd, math.isqrt, math.degrees...) and
@@ -516,6 +531,8 @@ for _fn in [getattr(math, _name) for _name in dir(math) if not _name.startswith(
         BUILTINS.setdefault(_fn, _python_builtin(_fn))
 
 functional.register(BUILTINS)
+copies.register(BUILTINS)
+iter_tools.register(BUILTINS)
 BUILTINS[builtins.super] = classes.b_super
 BUILTINS_BY_ID = {id(fn): fn for fn in BUILTINS}
 

@@ -20,7 +20,7 @@ from .._quiet import first_filter
 from ..guards.guard import DictKeysGuard
 from ..guards.tracker import AttrTracker, ConstTracker, ItemTracker
 from ..ir import registry
-from . import classes, exceptions, list_data, metaclass, pyidentity, sets
+from . import builtin_values, classes, partials, exceptions, list_data, metaclass, pyidentity, sets
 from .generators import GeneratorVariable
 from .signals import RaiseSignal
 from .function_graph import is_user_class
@@ -223,6 +223,9 @@ def compare_op(graph, name: str, a: Variable, b: Variable) -> Variable:
             # items compare with `is` before `==`, as list/tuple equality does
             equal = all(pyidentity.items_equal(x, y) for x, y in zip(a.items, b.items))
             return const(equal == (name == "eq"))
+    same_class = builtin_values.classes_equal(name, a, b)
+    if same_class is not None:
+        return same_class
     symbol = _COMPARISONS.get(name, name)
     raise FallbackError(UNSUPPORTED_OBJECT, f"comparison `{symbol}` of {a.describe()} and {b.describe()}")
 
@@ -448,7 +451,7 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
         return classes.super_getattr(executor, obj, name)
     if isinstance(obj, classes.NamedTupleVariable):
         return classes.namedtuple_getattr(obj, name)
-    if isinstance(obj, exceptions.ExceptionVariable):
+    if isinstance(obj, (exceptions.ExceptionVariable, partials.PartialVariable)):
         return obj.attribute(name)
     if isinstance(obj, ConstVariable) and isinstance(obj.value, enum.Enum):
         attr = classes.enum_member_attr(obj.value, name)
@@ -458,8 +461,13 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
         member = classes.enum_class_member(obj.value, name)
         if member is not None:
             return member
+    named = builtin_values.class_name(graph, obj, name)
+    if named is not None:
+        return named
     if isinstance(obj, ClassVariable) and is_user_class(obj.value):
         return class_getattr(executor, obj, name)
+    if type(obj) is TupleVariable and name in builtin_values.TUPLE_METHODS:
+        return BuiltinMethodVariable(obj, name)
     if isinstance(obj, GeneratorVariable) and name == "send":
         return BuiltinMethodVariable(obj, name)
     if isinstance(obj, sets.SetVariable) and name in sets.METHODS:

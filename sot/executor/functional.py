@@ -17,6 +17,7 @@ import operator
 
 from ..breaks.reasons import DATA_DEPENDENT, UNSUPPORTED_CALL, UNSUPPORTED_OBJECT, FallbackError
 from . import dispatch
+from .partials import PartialVariable
 from .dispatch import const
 from .variables import (
     ConstVariable, IteratorVariable, LazyIteratorVariable, ListVariable, TupleVariable, Variable,
@@ -191,23 +192,6 @@ def b_reduce(executor, fn, iterable, initial=_MISSING):
     while (item := it.next()) is not None:
         acc = executor.call_function(fn, [acc, item], {})
     return acc
-
-
-class PartialVariable(Variable):
-    """functools.partial(fn, *args, **kwargs) made during the trace."""
-
-    def __init__(self, func: Variable, args: list, kwargs: dict):
-        super().__init__(None)
-        self.func, self.args, self.kwargs = func, list(args), dict(kwargs)
-
-    def python_type(self):
-        return functools.partial
-
-    def truth(self) -> bool:
-        return True
-
-    def call(self, executor, args, kwargs):
-        return executor.call_function(self.func, self.args + list(args), {**self.kwargs, **kwargs})
 
 
 def b_partial(executor, fn, *args, **kwargs):

@@ -1,17 +1,29 @@
 """backend="auto": compile for NumPy and for onnxruntime, time both on the
 first calls, keep the faster.
 
-The first ``2 * (1 + TRIALS)`` calls alternate between the two compiled
-graphs (each call is answered by the one that ran it: both give NumPy's
-results); each backend's first call is a warm-up, and the best of its next
-``TRIALS`` times is its time.  Then every call goes straight to the winner.
+The first ``2 * (1 + TRIALS)`` calls run on the two compiled graphs in
+turn, ``1 + TRIALS`` calls each (each call is answered by the one that ran
+it: both give NumPy's results); each backend's first call is a warm-up, and
+the best of its next ``TRIALS`` times is its time.  Then every call goes
+straight to the winner.  Blocks, not call-by-call alternation: the first
+call after a switch pays for the other backend (NumPy's BLAS threads still
+spin after its call and slow an onnxruntime call that follows on a 2-core
+machine), which is not what either costs when it runs alone.
 
 The choice is then checked, at a bounded cost: once the winner has run for
-``CHECK_FACTOR`` times the loser's last time, ``CHECK_CALLS`` calls are
-timed on each (alternating), and the loser takes over if its best is faster
-by more than ``SWITCH``.  The factor doubles after each check, so checking
-costs at most CHECK_CALLS / CHECK_FACTOR of the time (a tenth), less and
-less, and stops after ``CHECKS`` checks.  A graph with large
+``CHECK_FACTOR`` times the loser's last time, ``CHECK_CALLS`` calls of the
+winner are timed, then a warm-up call and ``CHECK_CALLS`` timed calls of
+the loser, and the loser takes over if its best is faster by more than
+``SWITCH``.  The factor doubles after each check, so checking costs at most
+(1 + CHECK_CALLS) / CHECK_FACTOR of the time (a twentieth: "auto within 10 %
+of the better backend" must hold with the checks), less and less, and stops
+after ``CHECKS`` checks.  The bound holds when times change: the winner's
+time is taken again at the check (a new session's first runs, which the
+first choice saw, can be ten times slower than later ones), and the check
+waits for the calls that time is worth; and a loser whose warm-up call took
+``ABANDON`` times the winner's ends the check there (a symbolic graph's
+NumPy side at other shapes or under load: seconds a call, where the first
+choice saw 0.4 s).  A graph with large
 intermediates speeds up over its first calls (the NumPy backend's buffers,
 onnxruntime's arena, the kernel's huge pages settle: attention on
 8x1024x1024 float64 scores takes 90-170 ms per call on NumPy at first, 56 ms
@@ -38,15 +50,15 @@ from sot.backends import measuring_calls
 from sot.ir.statement_ir import StatementIR
 
 __all__ = ["AutoCompiledGraph", "compile_auto", "recent", "TRIALS", "CHECK_FACTOR", "CHECK_CALLS", "CHECKS",
-           "SWITCH"]
+           "SWITCH", "ABANDON"]
 
 #: timed calls per backend, after one warm-up each
 TRIALS = 3
 
 #: the choice is checked once the winner has run this many times as long as
-#: the loser's last time (doubling after each check): with CHECK_CALLS calls
-#: on the loser per check, checking costs at most CHECK_CALLS / CHECK_FACTOR
-CHECK_FACTOR = 20
+#: the loser's last time (doubling after each check): with 1 + CHECK_CALLS
+#: calls on the loser per check, checking costs at most (1 + CHECK_CALLS) / CHECK_FACTOR
+CHECK_FACTOR = 60
 
 #: timed calls on each backend per check (the best counts)
 CHECK_CALLS = 2
@@ -56,6 +68,10 @@ CHECKS = 6
 
 #: a check switches backends when the loser took less than this times the winner
 SWITCH = 0.9
+
+#: a check ends after the loser's warm-up call when even that took this many
+#: times the winner's time (its timed calls could cost seconds and not switch)
+ABANDON = 4.0
 
 
 def _is_onnxruntime_error(e: Exception) -> bool:
@@ -90,6 +106,8 @@ class AutoCompiledGraph:
         self._factor = CHECK_FACTOR
         self._countdown = 0
         self._check_times: dict[str, list[float]] = {}
+        self._check_warm = False
+        self._armed = 0
         self._final = False
         self._first_why = ""
         if self.onnx.backend == "numpy":
@@ -133,11 +151,11 @@ class AutoCompiledGraph:
             return result
         n = self._calls
         self._calls += 1
-        name = "numpy" if n % 2 == 0 else "onnxruntime"
+        name = "numpy" if n < 1 + TRIALS else "onnxruntime"
         result, elapsed = self._timed(name, inputs)
         if elapsed is None:
             return result
-        if n >= 2:   # calls 0 and 1 are the warm-ups
+        if n % (1 + TRIALS):   # each block's first call is its warm-up
             self.times[name].append(elapsed)
         if n + 1 >= 2 * (1 + TRIALS):
             best = {k: min(v) for k, v in self.times.items()}
@@ -182,7 +200,7 @@ class AutoCompiledGraph:
             self._current = winner
             return
         ratio = self._best[self._loser()] / max(self._best[self.chosen], 1e-9)
-        self._countdown = max(1, int(self._factor * ratio))
+        self._countdown = self._armed = max(1, int(self._factor * ratio))
         self._current = self._count_down
 
     def _count_down(self, *inputs):
@@ -190,19 +208,40 @@ class AutoCompiledGraph:
         if self._countdown > 0:
             return self._winner_fn()(*inputs)
         self._check_times = {"numpy": [], "onnxruntime": []}
+        self._check_warm = False
         self._current = self._check
         return self._check(*inputs)
 
     def _check(self, *inputs):
-        """CHECK_CALLS timed calls on each backend, alternating, winner first;
-        then the best of each decides."""
+        """CHECK_CALLS timed calls of the winner (it ran just before), then
+        a warm-up call and CHECK_CALLS timed calls of the loser; then the
+        best of each decides."""
         winner, loser = self.chosen, self._loser()
         times = self._check_times
-        name = winner if len(times[winner]) <= len(times[loser]) else loser
+        name = winner if len(times[winner]) < CHECK_CALLS else loser
         result, elapsed = self._timed(name, inputs)
         if elapsed is None:
             return result
-        times[name].append(elapsed)
+        if name == winner and len(times[winner]) + 1 == CHECK_CALLS:
+            # the winner's first calls can be far slower than now (a new
+            # session's first runs): the calls the loser's time is worth, by
+            # the winner's time now; not yet run: wait for them
+            t_now = min(min(times[winner], default=elapsed), elapsed)
+            needed = int(self._factor * self._best[loser] / max(t_now, 1e-9))
+            if needed > self._armed:
+                self._countdown, self._armed = needed - self._armed, needed
+                self._current = self._count_down
+                return result
+        if name == loser and not self._check_warm:
+            self._check_warm = True   # the first call after the switch
+            if elapsed > ABANDON * min(times[winner]):
+                # the loser is far slower now (its cost changed with the
+                # shapes or the load): it cannot win; end the check for one call
+                times[loser] = [elapsed] * CHECK_CALLS
+            else:
+                return result
+        else:
+            times[name].append(elapsed)
         if len(times[loser]) < CHECK_CALLS:
             return result
         t_winner, t_loser = min(times[winner]), min(times[loser])

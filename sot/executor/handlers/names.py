@@ -1,7 +1,7 @@
 """Loads and stores of constants, locals, cells, globals and attributes."""
 import builtins
 
-from ...breaks.reasons import SIDE_EFFECT, UNSUPPORTED_OPCODE, FallbackError
+from ...breaks.reasons import SIDE_EFFECT, UNSUPPORTED_OPCODE, FallbackError, NewClassStatement
 from .. import cell_writes, classes, dispatch, setters, writes
 from ...guards.tracker import AttrTracker
 from ..opcode_table import FACTS
@@ -192,8 +192,10 @@ def load_build_class(ex, instr):
     # A class statement: its body, decorators, metaclass and __init_subclass__
     # run user code and make a new class object each call; the break builds it
     # natively, exactly as eager (qualname, module, closure cells, super()).
-    raise FallbackError(UNSUPPORTED_OPCODE, "a class statement is built natively (its body, decorators and "
+    err = FallbackError(UNSUPPORTED_OPCODE, "a class statement is built natively (its body, decorators and "
                         "metaclass run as eager)")
+    err.reason = NewClassStatement(err.reason.message)
+    raise err
 unsupported("super() is not modelled", "LOAD_ZERO_SUPER_ATTR", "LOAD_ZERO_SUPER_METHOD",
             "LOAD_SUPER_METHOD")
 

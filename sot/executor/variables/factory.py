@@ -234,7 +234,7 @@ def numpy_callable(graph, value, t, tracker):
 
 @register(40, by_identity=True)
 def python_function(graph, value, t, tracker):
-    if not issubclass(t, types.FunctionType):
+    if not issubclass(t, types.FunctionType) or _is_builtin(value):  # copy.copy: modelled (calls.BUILTINS)
         return None
     if not _skip.is_user_code(value.__code__) and not _skip.is_not_to_static(value.__code__):
         return OpaqueVariable(value, tracker)  # library code is called, never inlined
