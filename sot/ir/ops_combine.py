@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import UnsupportedOp
+from .ops_shape import concatenate_shape
 from .registry import (Op, bind, broadcast, call_quietly, const_axes, const_int, const_shape, meta_of_probe,
                        probe_value, register, run_probe, shape_of, simple_op)
 from .statement_ir import Symbol
@@ -52,7 +53,6 @@ def _column_stack_shape(args, kwargs):
     if not shapes:
         raise UnsupportedOp("column_stack of nothing (NumPy raises)")
     shapes = [s if len(s) >= 2 else (s[0] if s else 1, 1) for s in shapes]
-    from .ops_shape import concatenate_shape
     return concatenate_shape(shapes, 1)
 
 
