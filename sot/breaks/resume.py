@@ -108,7 +108,7 @@ def plan_loop(code: types.CodeType, loop: tuple, stack_nulls: list[bool], bound:
     else:
         k = _at_or_after(real, loop[1]) + 1
         after = list(stack_nulls)
-        if k < len(real) and not _is_loop_exit(code, real, loop, real[k].offset):
+        if k < len(real) and not _is_loop_exit(code, real, loop, k):
             k = len(real)  # `while True:` left by return (3.12+ inlines the code after a break)
     if any(after):
         return "a NULL call slot is live around the loop"
@@ -136,17 +136,25 @@ def plan_loop(code: types.CodeType, loop: tuple, stack_nulls: list[bool], bound:
     return BreakPlan(head, "loop", exit_offset, stack_nulls, after, 0)
 
 
-def _is_loop_exit(code: types.CodeType, real: list, loop: tuple, offset: int) -> bool:
-    """Whether the instruction after a while loop's backward jump is where
-    the loop goes on: a jump inside the loop targets it, and it is not an
-    exception handler (3.11+ places a handler there when the loop, such as
-    `while True:`, is only left by return)."""
+_NO_FALLTHROUGH = {"JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "JUMP_ABSOLUTE", "JUMP_FORWARD", "JUMP",
+                   "RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE"}
+
+
+def _is_loop_exit(code: types.CodeType, real: list, loop: tuple, k: int) -> bool:
+    """Whether real[k], after a while loop's back edge, is where the loop
+    goes on: the back edge falls through to it (3.10's conditional back edge)
+    or a jump inside the loop targets it, and it is no exception handler
+    (3.11+ place a handler there when the loop, such as `while True:`, is
+    only left by return)."""
+    offset = real[k].offset
     try:
         handlers = {e.target for e in dis.Bytecode(code).exception_entries}
     except AttributeError:  # 3.10: handlers are reached by SETUP_* targets, not counted below
         handlers = set()
     if offset in handlers:
         return False
+    if real[k - 1].opname not in _NO_FALLTHROUGH:
+        return True
     jumps = set(dis.hasjrel) | set(dis.hasjabs)
     return any(i.opcode in jumps and not i.opname.startswith("SETUP_") and i.argval == offset
                for i in real if loop[0] <= i.offset <= loop[1])
