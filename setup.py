@@ -17,10 +17,12 @@ hook = Extension(
     "sot._C",
     sources=["csrc/eval_frame_hook.c", "csrc/hook_types.c", "csrc/code_state.c",
              "csrc/guard_program.c", "csrc/guard_parse.c", "csrc/guard_class.c",
-             "csrc/static_function.c", "csrc/monitoring.c", "csrc/fp_state.c", "csrc/array_binding.c"],
+             "csrc/static_function.c", "csrc/monitoring.c", "csrc/fp_state.c", "csrc/array_binding.c",
+             "csrc/traceback_fixup.c"],
     depends=["csrc/frame_adapter.h", "csrc/frame_info.h", "csrc/hook_types.h", "csrc/code_state.h",
              "csrc/guard_program.h", "csrc/guard_ops.h", "csrc/static_function.h",
-             "csrc/fp_state.h", "csrc/array_binding.h", "csrc/ndarray_head.h", "csrc/stack_guard.h"],
+             "csrc/fp_state.h", "csrc/array_binding.h", "csrc/ndarray_head.h", "csrc/stack_guard.h",
+             "csrc/traceback_fixup.h"],
     extra_compile_args=["-Wall", "-Wextra"],
 )
 

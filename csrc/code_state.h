@@ -21,6 +21,8 @@ typedef struct {
     unsigned calm;           /* consecutive watched native runs that saw no
                               * frame intercepted (see "quiet runs") */
     unsigned quiet_runs;     /* runs since it became calm */
+    int loop_body;           /* a loop body's code, or made from one
+                              * (traceback_fixup.h) */
 } sot_code_state;
 
 /* The co_extra index of sot's state (-1 before sot_code_state_init). */

@@ -46,6 +46,7 @@
 #include "frame_adapter.h"
 #include "frame_info.h"
 #include "code_state.h"
+#include "traceback_fixup.h"
 #include "guard_program.h"
 #include "static_function.h"
 #include "fp_state.h"
@@ -326,7 +327,7 @@ release_resume_args(void)
 /* Call the Resume requests a replacement returns until a real result (or
  * an error) comes back. Steals `res`. */
 static PyObject *
-run_resumes(PyObject *res)
+run_resumes(PyObject *res, int loop_body)
 {
     while (res != NULL && Py_IS_TYPE(res, &sot_ResumeType)) {
         ResumeObject *r = (ResumeObject *)res;
@@ -343,6 +344,9 @@ run_resumes(PyObject *res)
         if (PyFunction_Check(fn)) {
             resume_call = call;
             resume_call_code = (PyCodeObject *)PyFunction_GET_CODE(fn);
+            if (loop_body) {
+                sot_mark_loop_body((PyObject *)resume_call_code);
+            }
         }
         res = PyObject_Vectorcall(fn, ((PyTupleObject *)call)->ob_item + 1,
                                   (size_t)(PyTuple_GET_SIZE(call) - 1), NULL);
@@ -429,6 +433,9 @@ run_replacement(sot_thread_state *ts, sot_frame *frame, PyCodeObject *co,
         rst = code_state_get_or_create(replacement);  /* for watching; none is fine */
         PyErr_Clear();
     }
+    if (rst != NULL && st != NULL && st->loop_body) {
+        rst->loop_body = 1;
+    }
     sot_watch w = watch_begin(rst);
     PyCodeObject *saved_code = ts->unrun_code;
     sot_frame *saved_frame = ts->unrun_frame;
@@ -457,6 +464,9 @@ run_replacement(sot_thread_state *ts, sot_frame *frame, PyCodeObject *co,
             }
             PyErr_Clear();
             *rerun = 1;
+        }
+        else {
+            sot_tb_drop_replacement_entry(rc);
         }
         return NULL;
     }
@@ -497,7 +507,7 @@ intercept(PyThreadState *tstate, sot_thread_state *ts, sot_frame *frame,
                 }
                 sot_frame_release_unrun(tstate, frame);
                 sot_frame_drop_unrun_locals(frame, co);
-                return run_resumes(res);
+                return run_resumes(res, st != NULL && st->loop_body);
             }
             replacement = Py_NewRef(PyTuple_GET_ITEM(entry, 1));
             Py_DECREF(entry);
@@ -545,7 +555,7 @@ intercept(PyThreadState *tstate, sot_thread_state *ts, sot_frame *frame,
     if (res != NULL) {
         sot_frame_drop_unrun_locals(frame, co);
     }
-    return run_resumes(res);
+    return run_resumes(res, st != NULL && st->loop_body);
 
 error:
     argvec_fini(&av);

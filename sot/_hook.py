@@ -38,6 +38,7 @@ from sot._C import (  # noqa: F401  (re-exported API)
     get_callback,
     hook_installed,
     is_skipped,
+    mark_loop_body,
     release_frame_args,
     reset_counters,
     set_cache,

@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from bytecode import Instr, Label
 
+from .. import _hook
 from .._codemap import CodeMap
 from ..executor import codegen
 from ..executor.opcode_table import LOCAL_LOADS, LOCAL_STORES, exception_ranges, instructions, local_names_of
@@ -402,6 +403,7 @@ def body_code(original: types.CodeType, body: LoopBody) -> types.CodeType:
     RESUME_OWN_CELLS[code] = tuple(original.co_cellvars)
     RESUME_ORIGIN[code] = RESUME_ORIGIN.get(original, (original, None))[0], body.start
     LOOP_BODIES[code] = lineno
+    _hook.mark_loop_body(code)   # its frame's traceback entry stands for the user's (csrc/traceback_fixup.h)
     return code
 
 

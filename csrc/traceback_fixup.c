@@ -1,0 +1,69 @@
+/* traceback_fixup.c -- see traceback_fixup.h. */
+#include "traceback_fixup.h"
+
+#include <frameobject.h>
+
+#include "code_state.h"
+
+/* The entry after `tb` when `tb` is rc's frame and the next one a loop
+ * body's (new reference), else NULL. */
+static PyObject *
+entry_after_replacement(PyObject *tb, PyCodeObject *rc)
+{
+    if (tb == NULL || !PyTraceBack_Check(tb)) {
+        return NULL;
+    }
+    PyTracebackObject *head = (PyTracebackObject *)tb;
+    PyTracebackObject *next = head->tb_next;
+    if (head->tb_frame == NULL || next == NULL || next->tb_frame == NULL) {
+        return NULL;
+    }
+    PyCodeObject *own = PyFrame_GetCode(head->tb_frame);
+    PyCodeObject *inner = PyFrame_GetCode(next->tb_frame);
+    sot_code_state *st = code_state_peek(inner);
+    int drop = own == rc && st != NULL && st->loop_body;
+    Py_DECREF(own);
+    Py_DECREF(inner);
+    return drop ? Py_NewRef((PyObject *)next) : NULL;
+}
+
+void
+sot_tb_drop_replacement_entry(PyCodeObject *rc)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+    PyObject *exc = PyErr_GetRaisedException();
+    if (exc == NULL) {
+        return;
+    }
+    PyObject *tb = PyException_GetTraceback(exc);
+    PyObject *next = entry_after_replacement(tb, rc);
+    if (next != NULL) {
+        PyException_SetTraceback(exc, next);  /* cannot fail: next is a traceback */
+        Py_DECREF(next);
+    }
+    Py_XDECREF(tb);
+    PyErr_SetRaisedException(exc);
+#else
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyObject *next = entry_after_replacement(tb, rc);
+    if (next != NULL) {
+        Py_SETREF(tb, next);
+        if (value != NULL && PyExceptionInstance_Check(value)) {
+            PyException_SetTraceback(value, tb);
+        }
+    }
+    PyErr_Restore(type, value, tb);
+#endif
+}
+
+void
+sot_mark_loop_body(PyObject *code)
+{
+    sot_code_state *st = code_state_get_or_create(code);
+    if (st == NULL) {
+        PyErr_Clear();
+        return;
+    }
+    st->loop_body = 1;
+}
