@@ -46,6 +46,7 @@ from ..executor.opcode_table import (
 )
 from .._codemap import CodeMap
 from . import explicit_super, loop_body
+from .regions import _ALWAYS_JUMPS, _ENDS, _is_jump
 from .reasons import DataDependent
 
 SOT_PREFIX = "__sot_"           # names of sot's own temporaries in generated code
@@ -136,10 +137,6 @@ def plan_loop(code: types.CodeType, loop: tuple, stack_nulls: list[bool], bound:
     return BreakPlan(head, "loop", exit_offset, stack_nulls, after, 0)
 
 
-_NO_FALLTHROUGH = {"JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "JUMP_ABSOLUTE", "JUMP_FORWARD", "JUMP",
-                   "RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE"}
-
-
 def _is_loop_exit(code: types.CodeType, real: list, loop: tuple, k: int) -> bool:
     """Whether real[k], after a while loop's back edge, is where the loop
     goes on: the back edge falls through to it (3.10's conditional back edge)
@@ -147,16 +144,11 @@ def _is_loop_exit(code: types.CodeType, real: list, loop: tuple, k: int) -> bool
     (3.11+ place a handler there when the loop, such as `while True:`, is
     only left by return)."""
     offset = real[k].offset
-    try:
-        handlers = {e.target for e in dis.Bytecode(code).exception_entries}
-    except AttributeError:  # 3.10: handlers are reached by SETUP_* targets, not counted below
-        handlers = set()
-    if offset in handlers:
+    if any(e.target == offset for e in exception_entries(code)):  # none on 3.10 (SETUP_* targets)
         return False
-    if real[k - 1].opname not in _NO_FALLTHROUGH:
+    if real[k - 1].opname not in _ALWAYS_JUMPS | _ENDS:
         return True
-    jumps = set(dis.hasjrel) | set(dis.hasjabs)
-    return any(i.opcode in jumps and not i.opname.startswith("SETUP_") and i.argval == offset
+    return any(_is_jump(i) and not i.opname.startswith("SETUP_") and i.argval == offset
                for i in real if loop[0] <= i.offset <= loop[1])
 
 

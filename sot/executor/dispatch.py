@@ -89,24 +89,24 @@ def _python(fn, *values, **kwargs):
     So does a warning (``~True``'s DeprecationWarning, a NumPy scalar's
     overflow): folded into a constant it would be shown once, from here,
     where eager shows it on every call from the user's line."""
-    try:
-        with first_filter("error"):
-            return fn(*values, **kwargs)
-    except Exception as e:  # eager raises (or warns) the same when it runs natively
-        raise FallbackError(UNSUPPORTED_OBJECT, f"{type(e).__name__}: {e}") from None
+    return _fold(fn, values, kwargs, simulate=False)
 
 
 def python_op(fn, *values, **kw):
     """A builtin operation of the frame on Python values the trace guards: an
     error eager raises there too is raised in the trace (the frame's own
-    `except` may catch it; exceptions.raised_by_operation), other errors fall back.
-    Only for `fn` that is the operation itself, never sot's own code. A
-    warning falls back too, as in `_python`."""
+    `except` may catch it; exceptions.raised_by_operation), other errors and
+    warnings fall back as in `_python`. Only for `fn` that is the operation
+    itself, never sot's own code."""
+    return _fold(fn, values, kw, simulate=True)
+
+
+def _fold(fn, values, kw, simulate: bool):
     try:
         with first_filter("error"):
             return fn(*values, **kw)
-    except Exception as e:
-        exc = None if isinstance(e, Warning) else exceptions.raised_by_operation(e)
+    except Exception as e:  # eager raises (or warns) the same when it runs natively
+        exc = exceptions.raised_by_operation(e) if simulate and not isinstance(e, Warning) else None
         if exc is None:
             raise FallbackError(UNSUPPORTED_OBJECT, f"{type(e).__name__}: {e}") from None
         raise RaiseSignal(exc) from None
