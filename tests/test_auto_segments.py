@@ -93,7 +93,7 @@ def test_segments_choose_by_the_clock_then_auto_times_the_whole(monkeypatch):
     real_measure = onnx_segments.SegmentChoice._measure
 
     def spy(self, env):
-        order.append((self.kind, "numpy" if self._n % 2 == 0 else "onnxruntime"))
+        order.append((self.kind, self.backend_of_call(self._n)))
         return real_measure(self, env)
     monkeypatch.setattr(onnx_segments.SegmentChoice, "_measure", spy)
     ticks = {"t": 0.0, "started": False}

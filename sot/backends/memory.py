@@ -34,10 +34,9 @@ def _walk(obj, out, seen) -> None:
     seen.add(id(obj))
     for name in ("numpy", "onnx", "reference"):          # auto; per-shape and symbolic reference graphs
         _walk(getattr(obj, name, None), out, seen)
-    for entry in getattr(obj, "_compiled", {}).values():  # PerShapeCompiledGraph: (compiled, plan)
-        if isinstance(entry, tuple):
-            _walk(entry[0], out, seen)
-    for step in getattr(obj, "_steps", ()):
+    for compiled in getattr(obj, "compiled_graphs", ()):  # PerShapeCompiledGraph: one per shapes
+        _walk(compiled, out, seen)
+    for step in getattr(obj, "steps", ()):
         model = getattr(step, "model", None)
         if model is not None:
             out["initializers"] += sum(len(t.raw_data) for t in model.graph.initializer)

@@ -202,6 +202,11 @@ class PerShapeCompiledGraph:
         return self   # no plain function: each call dispatches on its shapes
 
     @property
+    def compiled_graphs(self) -> list:
+        """The graphs compiled for the shapes kept, least recently used first."""
+        return [entry[0] for entry in self._compiled.values() if entry is not _REFERENCE]
+
+    @property
     def source(self) -> str:
         return ("# symbolic dims: compiled for each input shape; the graph at symbolic shapes:\n"
                 + self.reference.source)

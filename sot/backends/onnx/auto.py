@@ -110,16 +110,27 @@ class AutoCompiledGraph:
         self._armed = 0
         self._final = False
         self._first_why = ""
+        self._winner = None
         if self.onnx.backend == "numpy":
             self._choose("numpy", "no statement lowers to ONNX")
         elif device == "gpu":
             self._choose("onnxruntime", "device='gpu' runs on onnxruntime")
-        self._current = self._measure if self.chosen is None else self._winner_fn()
+        # what the next call runs: a function of (self, *inputs), never a
+        # bound method (see ``fn``)
+        self._current = AutoCompiledGraph._measure if self.chosen is None else _run_winner
+
+    @property
+    def fn(self):
+        """The function the runner calls.  Nothing this graph holds refers
+        back to it or to the graph (no bound method of its own in
+        ``_current``): an entry that a more general one replaces is freed
+        by reference counting, sessions and all, not at the collector's
+        next full pass."""
         state = self
 
         def run_graph(*inputs):
-            return state._current(*inputs)
-        self.fn = run_graph
+            return state._current(state, *inputs)
+        return run_graph
 
     # -- measuring ------------------------------------------------------------
 
@@ -137,7 +148,7 @@ class AutoCompiledGraph:
             if name == "onnxruntime" and _is_onnxruntime_error(e):
                 self._choose("numpy", f"onnxruntime failed: {type(e).__name__}: {e}")
                 self._final = True
-                self._current = self._winner_fn()
+                self._current = _run_winner
                 return self.numpy.fn(*inputs), None
             raise
         return result, time.perf_counter() - t0
@@ -195,21 +206,20 @@ class AutoCompiledGraph:
 
     def _arm(self) -> None:
         """Run the winner; count down to the next check, if any is left."""
-        winner = self._winner_fn()
         if self._final or len(self.checks) >= CHECKS:
-            self._current = winner
+            self._current = _run_winner
             return
         ratio = self._best[self._loser()] / max(self._best[self.chosen], 1e-9)
         self._countdown = self._armed = max(1, int(self._factor * ratio))
-        self._current = self._count_down
+        self._current = AutoCompiledGraph._count_down
 
     def _count_down(self, *inputs):
         self._countdown -= 1
         if self._countdown > 0:
-            return self._winner_fn()(*inputs)
+            return self._winner(*inputs)
         self._check_times = {"numpy": [], "onnxruntime": []}
         self._check_warm = False
-        self._current = self._check
+        self._current = AutoCompiledGraph._check
         return self._check(*inputs)
 
     def _check(self, *inputs):
@@ -230,7 +240,7 @@ class AutoCompiledGraph:
             needed = int(self._factor * self._best[loser] / max(t_now, 1e-9))
             if needed > self._armed:
                 self._countdown, self._armed = needed - self._armed, needed
-                self._current = self._count_down
+                self._current = AutoCompiledGraph._count_down
                 return result
         if name == loser and not self._check_warm:
             self._check_warm = True   # the first call after the switch
@@ -260,14 +270,12 @@ class AutoCompiledGraph:
     def _choose(self, name: str, why: str) -> None:
         self.chosen = name
         self.why = why
-
-    def _winner_fn(self):
-        return self.numpy.fn if self.chosen == "numpy" else self.onnx.fn
+        self._winner = self.numpy.fn if name == "numpy" else self.onnx.fn
 
     # -- the compiled-graph interface -----------------------------------------
 
     def __call__(self, *inputs) -> tuple:
-        return self.fn(*inputs)
+        return self._current(self, *inputs)
 
     @property
     def backend(self) -> str:
@@ -297,6 +305,10 @@ class AutoCompiledGraph:
 
     def __repr__(self) -> str:
         return f"<AutoCompiledGraph {self.graph.name}: {self.backend}>"
+
+
+def _run_winner(state: AutoCompiledGraph, *inputs):
+    return state._winner(*inputs)
 
 
 _RECENT: deque = deque(maxlen=64)

@@ -10,9 +10,9 @@ is timed on both backends and runs where it is faster.
 * ``SegmentedOnnxGraph``: an ``OnnxCompiledGraph`` planned with those cuts
   (no value is kept in onnxruntime between segments: each segment's inputs
   and results are NumPy arrays, so either backend can run it).  Each ONNX
-  segment runs its first ``2 * (1 + TRIALS)`` calls alternately on NumPy
-  (its statements replayed as the NumPy backend does) and on onnxruntime,
-  the first of each a warm-up; then the faster by the best of its timed
+  segment runs its first ``1 + TRIALS`` calls on NumPy (its statements
+  replayed as the NumPy backend does), its next ``1 + TRIALS`` on
+  onnxruntime, the first of each block a warm-up; then the faster by the best of its timed
   calls runs it for good (a tie goes to NumPy, the reference).  A segment
   of float64 products so large that onnxruntime's Eigen MatMul is known to
   lose (``matmul_prefers_numpy``) is placed on NumPy without timing.  Either gives
@@ -29,7 +29,9 @@ timer) and ``FORCE`` (a function ``(kind, statements) -> "numpy" |
 """
 from __future__ import annotations
 
+import functools
 import time
+import weakref
 
 import numpy as np
 
@@ -90,19 +92,27 @@ def segment_cuts(graph: StatementIR) -> frozenset | None:
 
 
 class SegmentChoice:
-    """Where one ONNX segment of a SegmentedOnnxGraph runs, and why."""
+    """Where one ONNX segment of a SegmentedOnnxGraph runs, and why.
+
+    Timed in blocks, as whole-graph auto is: ``1 + TRIALS`` calls on NumPy,
+    then as many on onnxruntime, the first of each block a warm-up (the
+    first call after a switch pays for the other side: NumPy's BLAS
+    threads still spin).  Call-by-call alternation timed mostly that.
+
+    The step holds this choice (its ``run``) while timing and nothing
+    after; the choice holds the step weakly: no cycle keeps a replaced
+    graph's sessions alive."""
 
     def __init__(self, step: _RunnableSegment, kind: str):
         from .auto import TRIALS
         self.kind = kind
         self.statements = list(step.segment.statements)
-        self.runs = {"onnxruntime": step.run, "numpy": self._run_numpy}
         self.times: dict[str, list[float]] = {"numpy": [], "onnxruntime": []}
         self.chosen: str | None = None
         self.why = ""
-        self._step = step
+        self._step = weakref.ref(step)
         self._n = 0
-        self._calls = 2 * (1 + TRIALS)
+        self._block = 1 + TRIALS
         forced = FORCE(kind, self.statements) if FORCE is not None else None
         known = [matmul_prefers_numpy(st) for st in self.statements if _kind(st) is not None]
         if forced is not None:
@@ -112,19 +122,24 @@ class SegmentChoice:
         else:
             step.run = self._measure
 
-    def _run_numpy(self, env: dict) -> None:
-        _run_numpy(self.statements, env)
+    def backend_of_call(self, n: int) -> str:
+        """The side the ``n``-th timed call runs on: a block of each."""
+        return "numpy" if n < self._block else "onnxruntime"
 
     def _measure(self, env: dict) -> None:
         n = self._n
         self._n += 1
-        name = "numpy" if n % 2 == 0 else "onnxruntime"
+        name = self.backend_of_call(n)
+        step = self._step()   # alive: it is calling us
         t0 = clock()
-        self.runs[name](env)
+        if name == "numpy":
+            _run_numpy(self.statements, env)
+        else:
+            type(step).run(step, env)
         elapsed = clock() - t0
-        if n >= 2:   # runs 0 and 1 are the warm-ups
+        if n % self._block:   # each block's first call is its warm-up
             self.times[name].append(elapsed)
-        if self._n >= self._calls and all(self.times.values()):   # (threads may share the first runs)
+        if self._n >= 2 * self._block:
             t_np, t_ort = min(self.times["numpy"]), min(self.times["onnxruntime"])
             if t_ort < t_np:
                 self._choose("onnxruntime", f"onnxruntime {t_ort * 1e6:.1f} us < numpy {t_np * 1e6:.1f} us")
@@ -133,7 +148,11 @@ class SegmentChoice:
 
     def _choose(self, name: str, why: str) -> None:
         self.chosen, self.why = name, why
-        self._step.run = self.runs[name]
+        step = self._step()
+        if name == "numpy":
+            step.run = functools.partial(_run_numpy, self.statements)
+        else:
+            step.__dict__.pop("run", None)   # the step's own run again
 
     def report(self) -> dict:
         first = self.statements[0]
@@ -191,6 +210,6 @@ def compile_segmented(graph: StatementIR, device: str = "cpu"):
                 raise
     else:
         return None
-    if len(compiled.choices) < 2 or len(compiled._steps) < 2:
+    if len(compiled.choices) < 2 or len(compiled.steps) < 2:
         return None
     return compiled

@@ -403,6 +403,11 @@ class OnnxCompiledGraph:
         return self.fn(*inputs)
 
     @property
+    def steps(self) -> tuple:
+        """The plan's steps in order: ONNX segments with their sessions, NumPy segments."""
+        return tuple(self._steps)
+
+    @property
     def models(self) -> list:
         return [s.model for s in self._steps if isinstance(s, _RunnableSegment)]
 

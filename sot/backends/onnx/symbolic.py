@@ -113,12 +113,17 @@ class SymbolicOnnxGraph:
         self.full_checks = 0             # shapes checked by replaying the graph's inference
         self._input_names = [s.name for s in graph.inputs]
         self._outputs = [(s.name, s.meta.is_scalar) for s in graph.outputs]
+
+    @property
+    def fn(self):
+        """The function the runner calls; the graph holds no reference to
+        it (no cycle: a replaced entry's sessions are freed at once)."""
+        from .checked import rerun_on_numpy_when_onnxruntime_fails
         state = self
 
         def run_graph(*inputs):
             return state._run(inputs)
-        from .checked import rerun_on_numpy_when_onnxruntime_fails
-        self.fn = rerun_on_numpy_when_onnxruntime_fails(graph, run_graph, lambda: self._reference_fn)
+        return rerun_on_numpy_when_onnxruntime_fails(self.graph, run_graph, lambda: state._reference_fn)
 
     def _numbers(self, inputs):
         key = tuple(v.shape for v in inputs)
@@ -190,6 +195,11 @@ class SymbolicOnnxGraph:
         return {"compiled": sc is not None, "compiled_checks": sc.calls if sc is not None else 0,
                 "full_checks": self.full_checks,
                 "base": list(sc.base) if sc is not None else None}
+
+    @property
+    def steps(self) -> tuple:
+        """The plan's steps in order: ONNX segments with their sessions, NumPy segments."""
+        return tuple(self._steps)
 
     @property
     def sessions(self) -> int:
