@@ -331,7 +331,8 @@ WARMUP_MAX = 60
 
 
 def warm_call(call, statics) -> bool:
-    """``call()`` once; True when it timed no auto graph's backends and the
+    """``call()`` once; True when it timed no auto graph's backends, reached
+    none whose first check of its choice is still to come, and the
     do-no-harm governors of ``statics`` (to_static callables) have decided:
     calls then cost what they will from now on (a governor's window runs
     eager calls, which a timed block would count as the backend's).  An auto
@@ -339,9 +340,16 @@ def warm_call(call, statics) -> bool:
     does not count."""
     from sot import governor
     from sot.backends import measuring_calls
+    from sot.backends.onnx import auto as onnx_auto
     before = measuring_calls[0]
+    checking = {id(g): g.calls_until_final for g in onnx_auto.recent() if g.awaiting_first_check}
     call()
-    return (measuring_calls[0] == before
+    # an auto graph this call reached whose first check is still to come: that
+    # check (NumPy calls on an onnxruntime choice) would land in a timed block
+    # of 3 calls, not be a twentieth of the time as it is over a run
+    reached = any(g.awaiting_first_check and g.calls_until_final != checking.get(id(g), -1)
+                  for g in onnx_auto.recent())
+    return (measuring_calls[0] == before and not reached
             and all(getattr(f, "__sot_mode__", governor.TRANSLATED) != governor.MEASURE for f in statics))
 
 

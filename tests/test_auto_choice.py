@@ -159,3 +159,35 @@ def test_symbolic_and_segmented_graphs_are_freed_without_the_collector(no_collec
     assert len(refs) >= 2
     sot.reset()
     assert [r() for r in refs] == [None] * len(refs)
+
+
+def test_benchmark_warm_up_waits_for_the_first_check_of_the_graphs_it_reaches(monkeypatch):
+    """benchmarks/run.warm_call: a call that reaches an auto graph whose
+    first check is still to come is not settled (that check would land in a
+    timed block of a few calls); a graph it does not reach does not count."""
+    import os
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
+    import run as bench
+    now = [0.0]
+
+    class Time:
+        @staticmethod
+        def perf_counter():
+            now[0] += 1.0   # every call takes 1 s on either backend: onnxruntime wins nothing
+            return now[0]
+    monkeypatch.setattr(onnx_auto, "time", Time)
+    monkeypatch.setattr(onnx_auto, "CHECK_FACTOR", 4)
+    other = sot.to_static(grow, backend="auto")
+    x = np.ones((3, 4), np.float32)
+    for _ in range(2 * (1 + onnx_auto.TRIALS)):
+        other(x)                          # chose; its first check is still to come
+    g = sot.to_static(mixed, backend="auto")
+    args = [np.ones((4, 4)) for _ in range(3)]
+    settled = [bench.warm_call(lambda: g(*args), []) for _ in range(30)]
+    compiled = [c for c in onnx_auto.recent() if c.graph.name.startswith("mixed")][-1]
+    assert not compiled.awaiting_first_check
+    first = settled.index(True)
+    assert not any(settled[:first]) and all(settled[first:])
+    assert first >= 2 * (1 + onnx_auto.TRIALS) + onnx_auto.CHECK_FACTOR
+    assert [c for c in onnx_auto.recent() if c.graph.name.startswith("grow")][-1].awaiting_first_check

@@ -102,6 +102,10 @@ class AutoCompiledGraph:
         self.chosen: str | None = None
         self.why = ""
         self._calls = 0
+        #: calls that ran the measuring, counting-down or checking code (not
+        #: those after the last check): a benchmark sees whether it reached
+        #: a graph whose first check is still to come
+        self.calls_until_final = 0
         self._best: dict[str, float] = {}
         self._factor = CHECK_FACTOR
         self._countdown = 0
@@ -155,6 +159,7 @@ class AutoCompiledGraph:
 
     def _measure(self, *inputs):
         measuring_calls[0] += 1
+        self.calls_until_final += 1
         if getattr(self.onnx, "choosing", False):   # its segments time themselves first (segments)
             result = self._timed("onnxruntime", inputs)[0]
             if not self.onnx.choosing and not self._final:
@@ -214,6 +219,7 @@ class AutoCompiledGraph:
         self._current = AutoCompiledGraph._count_down
 
     def _count_down(self, *inputs):
+        self.calls_until_final += 1
         self._countdown -= 1
         if self._countdown > 0:
             return self._winner(*inputs)
@@ -226,6 +232,7 @@ class AutoCompiledGraph:
         """CHECK_CALLS timed calls of the winner (it ran just before), then
         a warm-up call and CHECK_CALLS timed calls of the loser; then the
         best of each decides."""
+        self.calls_until_final += 1
         winner, loser = self.chosen, self._loser()
         times = self._check_times
         name = winner if len(times[winner]) < CHECK_CALLS else loser
