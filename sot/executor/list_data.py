@@ -103,6 +103,38 @@ def source_length(graph, var: ListVariable):
     return len(value) + growth
 
 
+#: item types read through a constant index without loading the whole list:
+#: immutable values and arrays (whose writes go through the graph), never a
+#: container whose own mutations a replay would have to order
+_ITEM_TYPES = (np.ndarray, int, float, bool, np.generic)
+
+
+def source_item(graph, var: ListVariable, index: int):
+    """``xs[i]`` of a list from outside whose items the trace has not read
+    (it may have appended to it): that one item, reached as ``xs[i]`` (a
+    shorter list makes the guard's load fail: a miss), so ``states[-1]`` of
+    a list that grows every call (an RNN's hidden states, a loss history)
+    does not guard the length. None when that does not apply."""
+    value = getattr(var, "source_value", None)
+    if value is None or var.loaded:
+        return None
+    added = []   # what the trace appended (at the end, whatever the length)
+    for name, args in var.pending:
+        if name not in ("append", "extend"):
+            return None
+        added += args if name == "append" else args[0]
+    if index < 0 and -index <= len(added):
+        return added[index]
+    if index < 0:
+        index += len(added)
+    if not -len(value) <= index < len(value):
+        return None
+    item = value[index]
+    if type(item) not in _ITEM_TYPES and not isinstance(item, np.generic):
+        return None
+    return graph.wrap(item, ItemTracker(var.tracker, index))
+
+
 def as_graph_input(graph, var, kinds=tuple(_DTYPES)) -> TensorVariable | None:
     """The list as a graph input (see module doc), or None when it is not a
     non-empty list from outside of numbers of one exact type among `kinds`."""
