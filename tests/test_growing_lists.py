@@ -128,3 +128,35 @@ def test_a_shorter_list_misses_and_raises_as_eager():
         except IndexError as e:
             got = ("raised", str(e))
         assert expected[0] == got[0] and str(expected[1]) == str(got[1])
+
+
+_E = np.linspace(-1.0, 1.0, 40 * 8, dtype=np.float32).reshape(40, 8)
+
+
+def _embed_tokens(tokens):
+    h = np.tanh(_E[tokens] @ _E.T)
+    return h.sum(0)
+
+
+def _as_array_of_list(values):
+    a = np.asarray(values)
+    return a * 2, a.dtype
+
+
+def test_decode_loop_over_a_growing_token_list_translates_twice():
+    static = sot.to_static(_embed_tokens)
+    eager_tokens, traced_tokens = [1, 2, 3], [1, 2, 3]
+    for _ in range(12):
+        e, t = _embed_tokens(eager_tokens), static(traced_tokens)
+        assert_same(e, t, bitwise=True)
+        eager_tokens.append(int(e.argmax()) % 40)
+        traced_tokens.append(int(t.argmax()) % 40)
+    assert sot.translation_count(static) == 2    # static, then the length symbolic
+
+
+def test_list_of_symbolic_length_checks_its_items_when_converted():
+    # after the length became symbolic no guard reads the items: the
+    # conversion must still see a float, a bool, a big int, a short list
+    check(_as_array_of_list, ([1, 2, 3],), ([1, 2, 3, 4],), ([1, 2.5, 3],), ([1, True, 3],),
+          ([1, 2 ** 70],), ([7],), ([],), ([4, 5, 6, 7, 8],), calls=2)
+    check(_embed_tokens, ([1, 2],), ([1, 2, 3],), ([1, 50, 3],), ([1, -41],), ([3],), calls=2)
