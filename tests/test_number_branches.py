@@ -1,7 +1,8 @@
-"""A branch on a Python number that changes every call (a step counter) is
-decided by a guard on the branch's outcome, not by specialising the number
-(executor/number_branches.py, guards/predicate.py): the frame translates
-once per outcome, not once per value up to the cache limit."""
+"""A branch on a Python number that changes every call (a step counter) or
+on a symbolic dim (a batch size) is decided by a guard on the branch's
+outcome, not by specialising the value (executor/number_branches.py,
+guards/predicate.py): the frame translates once per outcome, not once per
+value up to the cache limit."""
 from __future__ import annotations
 
 import numpy as np
@@ -88,3 +89,35 @@ def test_chain_of_branches_does_not_translate_per_value():
     for k in list(range(3, 40)) + [0, 1, 2]:
         assert_same(_chain(X, k), static(X, k), bitwise=True)
     assert sot.translation_count(static) <= 6
+
+
+def _by_batch_size(x):
+    if x.shape[0] > 6:
+        y = x[:6] * 2
+    else:
+        y = x + 1
+    if x.shape[0] % 2 == 0:
+        y = y - 1
+    return y.sum(0), x.shape[0] // 3
+
+
+def _two_dims(x):
+    if x.shape[0] > x.shape[1]:          # two dims: specialised, as before
+        return x.T
+    return x
+
+
+def test_branches_on_a_symbolic_dim_translate_once_per_outcome():
+    static = sot.to_static(_by_batch_size)
+    for n in [3, 4, 5, 7, 8, 9, 10, 11, 12, 13, 14, 2, 6, 1, 0]:
+        x = np.arange(n * 3.0).reshape(n, 3)
+        assert_same(_by_batch_size(x), static(x), bitwise=True)
+    assert sot.translation_count(static) <= 8      # before: one per size, then native at the cache limit
+    report = sot.explain(static, np.ones((9, 3)))
+    assert any(g.startswith("the branch on (x.shape[0] > 6)") for e in report.entries for g in e.guards)
+
+
+def test_branches_on_dims_match_eager():
+    sizes = [(n, m) for n in (2, 3, 5, 8) for m in (2, 4, 7)]
+    check(_two_dims, *[(np.ones((n, m)),) for n, m in sizes], calls=1)
+    check(_by_batch_size, *[(np.ones((n, 2)),) for n in (2, 3, 7, 8, 6, 12, 13)], calls=2)

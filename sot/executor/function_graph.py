@@ -187,7 +187,9 @@ class FunctionGraph:
         size = self.ir.add_dim(var.symbol, axis)
         if isinstance(size, int):
             return ConstVariable(size)
-        return SymScalarVariable(size, self.ir.deps(size))
+        var = SymScalarVariable(size, self.ir.deps(size))
+        var.graph = weakref.ref(self)
+        return var
 
 
 def _tensors(v):

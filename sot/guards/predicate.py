@@ -17,7 +17,7 @@ trace then meets that value itself.
 from __future__ import annotations
 
 from .guard import Guard
-from .tracker import Tracker
+from .tracker import Tracker, _short
 
 __all__ = ["PredicateGuard"]
 
@@ -30,10 +30,11 @@ class PredicateGuard(Guard):
         return self.predicate(value)
 
     def describe(self):
-        return "%s is %s" % (self.text, self.outcome)
+        return "the branch on %s went %s" % (self.text, self.outcome)
 
     def explain_failure(self, value):
-        return "%s is now %s (%s = %r)" % (self.text, not self.outcome, self.tracker.subject(), value)
+        shown = "shape %s" % (value.shape,) if hasattr(value, "shape") else _short(value)
+        return "the branch on %s now goes the other way (%s: %s)" % (self.text, self.tracker.subject(), shown)
 
     def c_ops(self, prog):
         r = prog.reg(self.tracker)
