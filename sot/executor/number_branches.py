@@ -122,3 +122,42 @@ def branch(graph, var) -> bool | None:
     text = _expression(steps, var.symbol, source, tracker.name())
     graph.add_guard(PredicateGuard(tracker, predicate, outcome, text))
     return outcome
+
+
+# -- an index that changes between calls ---------------------------------------------
+
+def _number_index(v) -> bool:
+    """A Python int computed in the graph from number inputs alone (a loop
+    body's ``i``), not from dims."""
+    from .variables import SymScalarVariable
+    return isinstance(v, SymScalarVariable) and v.meta.type is int and bool(v.deps) and \
+        all(type(d) is tuple and len(d) == 2 and d[0] == "number" for d in v.deps)
+
+
+def bounded_index(graph, array, key):
+    """``array[i]`` / ``array[i, j]`` with ints that change between calls
+    (number inputs) on static dims: each index is guarded in bounds
+    (``-n <= i < n``, its outcome guard) and taken as ``i % n``, which is
+    ``i`` there, so the trace holds for every index in bounds instead of
+    one translation per index. The key to index with, or None (then the
+    index is specialised, as before: an index out of bounds at trace time
+    raises as eager)."""
+    from . import dispatch
+    from .variables import ConstVariable, TupleVariable
+    items = list(key.items) if type(key) is TupleVariable else [key]
+    if not any(_number_index(v) for v in items) or len(items) > len(array.meta.shape):
+        return None
+    out = []
+    for axis, v in enumerate(items):
+        if isinstance(v, ConstVariable) and type(v.value) is int:
+            out.append(v)
+            continue
+        if not _number_index(v) or axis in array.meta.symbolic_axes:
+            return None
+        n = array.meta.shape[axis]
+        for cond in (dispatch.compare_op(graph, "le", ConstVariable(-n), v),
+                     dispatch.compare_op(graph, "lt", v, ConstVariable(n))):
+            if branch(graph, cond) is not True:
+                return None      # out of bounds at trace time (or not guardable): eager's path
+        out.append(dispatch.binary_op(graph, "mod", v, ConstVariable(n)))
+    return TupleVariable(out) if type(key) is TupleVariable else out[0]
