@@ -49,6 +49,12 @@ def _float_threshold(x, lr):
     return x - lr
 
 
+def _against_infinity(x, t):
+    if t * 2.0 < float("inf"):        # a constant with no literal form in the guard
+        return x + t
+    return x - t
+
+
 def _raises_for_one_value(x, n):
     if 12 // (n - 3) > 2:
         return x + n
@@ -77,6 +83,7 @@ X = np.arange(6.0).reshape(2, 3)
 @pytest.mark.parametrize("fn, arg_sets", [
     (_float_threshold, [(X, 0.1), (X, 0.2), (X, 0.3), (X, 0.05), (X, float("nan")), (X, 0.25)]),
     (_raises_for_one_value, [(X, 1), (X, 2), (X, 4), (X, 3), (X, 5), (X, 9), (X, 3)]),
+    (_against_infinity, [(X, 1.0), (X, 2.0), (X, 3.0), (X, float("inf")), (X, 4.0), (X, float("nan"))]),
     (_two_numbers, [(X, 1, 2), (X, 3, 2), (X, 4, 1), (X, 0, 5)]),
     (_chain, [(X, 0), (X, 1), (X, 5), (X, 6), (X, 2), (X, 7), (X, 10 ** 30), (X, -4)]),
 ], ids=lambda v: getattr(v, "__name__", ""))

@@ -50,7 +50,29 @@ def _steps(ir, symbol: Symbol):
 
 
 def _replay(steps, symbol: Symbol, source: str):
-    def predicate(value):
+    """value -> the symbol's value: the statements' own callables, nested in
+    one generated function (the guard runs it on every call), or replayed
+    one by one where a statement is not a plain operator call."""
+    namespace, text = {}, {source: "v"}
+
+    def bind(value):
+        name = "k%d" % len(namespace)
+        namespace[name] = value
+        return name
+
+    for st in steps:
+        if st.op.kind != "operator" or st.kwargs or any(
+                not isinstance(a, Symbol) and type(a) not in (int, float, bool) for a in st.args):
+            return _replay_slowly(steps, symbol, source)
+        args = [text[a.name] if isinstance(a, Symbol) else bind(a) for a in st.args]
+        text[st.outputs[0].name] = "%s(%s)" % (bind(st.op.target), ", ".join(args))
+    code = "def predicate(v, _same=None):\n    return %s\n" % text[symbol.name]
+    exec(compile(code, "<sot-branch-predicate>", "exec"), namespace)
+    return namespace["predicate"]
+
+
+def _replay_slowly(steps, symbol: Symbol, source: str):
+    def predicate(value, _same=None):
         env = {source: value}
         for st in steps:
             args, kwargs = map_symbols((st.args, st.kwargs), lambda s: env[s.name])
