@@ -11,7 +11,8 @@ run every step (lengths 10..29) and with a KV cache (a list of per-layer keys an
 values that the forward returns one position longer, gpt2.py); "new lengths": generating 20 tokens from
 prompts of lengths never seen before (each timed run starts 20 tokens
 further), which is what a new shape costs on each backend.  Each backend
-is warmed up first (translations, auto's trials, and until the do-no-harm
+is warmed up first (translations, auto's trials and the first check of
+its choice, at most run.WARMUP_MAX calls, and until the do-no-harm
 governor of each function has decided: its first window runs eager calls,
 and a row would otherwise time them as the backend's); eager, numpy,
 onnxruntime and auto (each with freeze=True, the weights held as
