@@ -11,10 +11,12 @@ run every step (lengths 10..29) and with a KV cache (a list of per-layer keys an
 values that the forward returns one position longer, gpt2.py); "new lengths": generating 20 tokens from
 prompts of lengths never seen before (each timed run starts 20 tokens
 further), which is what a new shape costs on each backend.  Each backend
-is warmed up first (translations, auto's trials and the first check of
-its choice, at most run.WARMUP_MAX calls, and until the do-no-harm
+is warmed up first (translations, auto's trials, and until the do-no-harm
 governor of each function has decided: its first window runs eager calls,
-and a row would otherwise time them as the backend's); eager, numpy,
+and a row would otherwise time them as the backend's; and past any check
+of auto or of a governor that would fall into the row's timed calls: a
+re-check's NumPy or eager calls weigh a third of a 3-call median, where
+over a run they cost a twentieth or less; at most run.WARMUP_MAX calls); eager, numpy,
 onnxruntime and auto (each with freeze=True, the weights held as
 constants: ``--no-freeze`` for inputs) are timed round-robin (run.side_by_side).
 The load average is printed with the table: the machine is shared.
@@ -99,9 +101,12 @@ def main(argv=None):
         statics = cached if "KV cache" in name else forward
         for k in order:                      # warm-up: translations, auto's trials, the governor's window
             least = 1 if name.endswith("new lengths") else 2 if k == "eager" else 2 * (1 + onnx_auto.TRIALS) + 1
+            ahead = repeat + 2   # the calls side_by_side makes next, about
             for i in range(R.WARMUP_MAX):
                 # (its own governor: another backend's, not called yet, is still measuring)
-                done = R.warm_call(fns[k], [statics[k]] if k != "eager" else [])
+                t0 = time.perf_counter()
+                done = R.warm_call(fns[k], [statics[k]] if k != "eager" else [], ahead)
+                ahead = (repeat + 2) * max(1, int(R.BLOCK_SECONDS / max(time.perf_counter() - t0, 1e-7)))
                 if i + 1 >= least and (done or name.endswith("new lengths")):
                     break
         times = R.side_by_side([fns[k] for k in order], (), repeat, R.SETTLE_SECONDS)

@@ -330,33 +330,44 @@ def measure(fn, fargs, repeat, options=None, auto_seconds: float = 3.0) -> Row:
 WARMUP_MAX = 60
 
 
-def warm_call(call, statics) -> bool:
-    """``call()`` once; True when it timed no auto graph's backends, reached
-    none whose first check of its choice is still to come, and the
-    do-no-harm governors of ``statics`` (to_static callables) have decided:
-    calls then cost what they will from now on (a governor's window runs
-    eager calls, which a timed block would count as the backend's).  An auto
-    graph no call reaches any more (an entry replaced by a more general one)
-    does not count."""
+def warm_call(call, statics, ahead: int = 0) -> bool:
+    """``call()`` once; True when it timed no auto graph's backends, the
+    do-no-harm governors of ``statics`` (to_static callables) have decided
+    (a governor's window runs eager calls, which a timed block would count as
+    the backend's), and neither an auto graph this call reached nor a
+    governor re-checks its choice within the next ``ahead`` calls like it
+    (the calls a row times next).  A check runs the other form (NumPy calls
+    of auto's check, eager calls of the governor's): over a run it costs a
+    twentieth of the time or less, but falling into a row's 3 timed calls it
+    weighs a third.  An auto graph no call reaches any more (an entry
+    replaced by a more general one) does not count."""
     from sot import governor
     from sot.backends import measuring_calls
     from sot.backends.onnx import auto as onnx_auto
     before = measuring_calls[0]
-    checking = {id(g): g.calls_until_final for g in onnx_auto.recent() if g.awaiting_first_check}
+    countdowns = [getattr(f, "__sot_countdown__", 0) for f in statics]
+    calls = {id(g): g.calls_until_final for g in onnx_auto.recent()}
     call()
-    # an auto graph this call reached whose first check is still to come: that
-    # check (NumPy calls on an onnxruntime choice) would land in a timed block
-    # of 3 calls, not be a twentieth of the time as it is over a run
-    reached = any(g.awaiting_first_check and g.calls_until_final != checking.get(id(g), -1)
-                  for g in onnx_auto.recent())
-    return (measuring_calls[0] == before and not reached
-            and all(getattr(f, "__sot_mode__", governor.TRANSLATED) != governor.MEASURE for f in statics))
+    if measuring_calls[0] != before:
+        return False
+    for f, was in zip(statics, countdowns):
+        if getattr(f, "__sot_mode__", governor.TRANSLATED) == governor.MEASURE:
+            return False
+        per_call = was - f.__sot_countdown__   # its calls in one call (none: the re-check began)
+        if per_call > 0 and f.__sot_countdown__ <= per_call * ahead:
+            return False
+    for g in onnx_auto.recent():
+        per_call = g.calls_until_final - calls.get(id(g), 0)
+        left = g.calls_to_check
+        if per_call and left is not None and left <= per_call * ahead:
+            return False
+    return True
 
 
-def warm_until_settled(static, fargs=()) -> None:
+def warm_until_settled(static, fargs=(), ahead: int = 0) -> None:
     """Call ``static`` until ``warm_call`` says so (at most WARMUP_MAX calls)."""
     for _ in range(WARMUP_MAX):
-        if warm_call(lambda: static(*fargs), [static]):
+        if warm_call(lambda: static(*fargs), [static], ahead):
             return
 
 

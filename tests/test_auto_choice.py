@@ -161,33 +161,77 @@ def test_symbolic_and_segmented_graphs_are_freed_without_the_collector(no_collec
     assert [r() for r in refs] == [None] * len(refs)
 
 
-def test_benchmark_warm_up_waits_for_the_first_check_of_the_graphs_it_reaches(monkeypatch):
-    """benchmarks/run.warm_call: a call that reaches an auto graph whose
-    first check is still to come is not settled (that check would land in a
-    timed block of a few calls); a graph it does not reach does not count."""
+def _bench():
     import os
     import sys
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
     import run as bench
+    return bench
+
+
+def test_benchmark_warm_up_runs_past_auto_checks_due_in_the_timed_calls(monkeypatch):
+    """benchmarks/run.warm_call: a call that reaches an auto graph whose next
+    check comes within the next ``ahead`` calls is not settled (the check's
+    NumPy calls would land in a row's few timed calls); a graph it does not
+    reach does not count."""
+    bench = _bench()
     now = [0.0]
 
     class Time:
         @staticmethod
         def perf_counter():
-            now[0] += 1.0   # every call takes 1 s on either backend: onnxruntime wins nothing
+            now[0] += 1.0   # every call takes 1 s on either backend: checks never switch
             return now[0]
     monkeypatch.setattr(onnx_auto, "time", Time)
     monkeypatch.setattr(onnx_auto, "CHECK_FACTOR", 4)
     other = sot.to_static(grow, backend="auto")
     x = np.ones((3, 4), np.float32)
     for _ in range(2 * (1 + onnx_auto.TRIALS)):
-        other(x)                          # chose; its first check is still to come
+        other(x)                          # chose; its first check is 4 calls away
     g = sot.to_static(mixed, backend="auto")
     args = [np.ones((4, 4)) for _ in range(3)]
-    settled = [bench.warm_call(lambda: g(*args), []) for _ in range(30)]
-    compiled = [c for c in onnx_auto.recent() if c.graph.name.startswith("mixed")][-1]
-    assert not compiled.awaiting_first_check
-    first = settled.index(True)
-    assert not any(settled[:first]) and all(settled[first:])
-    assert first >= 2 * (1 + onnx_auto.TRIALS) + onnx_auto.CHECK_FACTOR
-    assert [c for c in onnx_auto.recent() if c.graph.name.startswith("grow")][-1].awaiting_first_check
+    ahead = 10
+    settled, left = [], []
+    for _ in range(60):
+        settled.append(bench.warm_call(lambda: g(*args), [], ahead))
+        left.append([c for c in onnx_auto.recent() if c.graph.name.startswith("mixed")][-1].calls_to_check)
+    first = settled.index(True)   # (later calls come near the next check again)
+    # past two checks (4 and 8 calls away after the choice): the next is 16 calls away
+    assert left[first] is not None and left[first] > ahead
+    assert [c for c in onnx_auto.recent() if c.graph.name.startswith("mixed")][-1].checks
+    assert [c for c in onnx_auto.recent() if c.graph.name.startswith("grow")][-1].calls_to_check == 4
+
+
+class _Governed:
+    """A to_static callable's governor attributes, as static_function.c
+    keeps them: the countdown drops at every call; at 0 a re-check (MEASURE)
+    runs ``window`` calls, then the countdown starts again, doubled."""
+
+    def __init__(self, countdown, window=3):
+        from sot import governor
+        self.g = governor
+        self.__sot_mode__, self.__sot_countdown__ = governor.TRANSLATED, countdown
+        self.window, self.next = window, 2 * countdown
+        self.measured = 0
+
+    def __call__(self):
+        if self.__sot_countdown__ > 0:
+            self.__sot_countdown__ -= 1
+            if self.__sot_countdown__ == 0:
+                self.__sot_mode__ = self.g.MEASURE
+        if self.__sot_mode__ == self.g.MEASURE:
+            self.measured += 1
+            if self.measured == self.window:
+                self.__sot_mode__, self.__sot_countdown__ = self.g.TRANSLATED, self.next
+
+
+def test_benchmark_warm_up_runs_past_a_governor_recheck_due_in_the_timed_calls():
+    bench = _bench()
+    f = _Governed(countdown=4)      # its re-check would fall into the 5 timed calls
+    for calls in range(1, 30):
+        if bench.warm_call(f, [f], ahead=5):
+            break
+    assert f.measured == f.window and calls == 4 + f.window - 1   # the re-check ran in the warm-up
+    assert f.__sot_countdown__ > 5
+    quiet = _Governed(countdown=100)
+    assert bench.warm_call(quiet, [quiet], ahead=5)

@@ -206,6 +206,14 @@ class AutoCompiledGraph:
         """Chosen from the first calls, and not checked yet (benchmarks wait)."""
         return bool(self._best) and not self.checks and not self._final
 
+    @property
+    def calls_to_check(self) -> int | None:
+        """Calls left before the next check of the choice (0: measuring or
+        checking now; None: no check is left)."""
+        if self._current is _run_winner:
+            return None
+        return self._countdown if self._current is AutoCompiledGraph._count_down else 0
+
     def _loser(self) -> str:
         return "numpy" if self.chosen == "onnxruntime" else "onnxruntime"
 
