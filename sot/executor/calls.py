@@ -17,11 +17,12 @@ from ..breaks.reasons import (
 from ..guards.tracker import AttrTracker, ConstTracker
 from .. import psdb
 from ..ir import registry
-from . import (attr_presence, builtin_values, classes, copies, iter_tools, contexts, dispatch, exceptions, functional, introspect, list_data, live_iterators,
+from . import (attr_presence, builtin_values, collections_models, classes, copies, iter_tools, contexts, dispatch, exceptions, functional, introspect, list_data, live_iterators,
                metaclass, numpy_forms, numpy_iteration, sets, writes)
 from .generators import GeneratorVariable
 from .dispatch import SEQUENCES, const
 from .variables.base import RealObjectVariable
+from .variables.modelled import ModelledObject, ask
 from .variables import (
     BoundMethodVariable, BuiltinMethodVariable, BuiltinVariable, ClassVariable, ConstVariable,
     DictVariable, DictViewVariable, IteratorVariable, ListVariable, NumpyCallableVariable, ObjectVariable,
@@ -48,6 +49,8 @@ def call(executor, fn: Variable, args: list[Variable], kwargs: dict[str, Variabl
         return executor.inline_call(fn, args, kwargs)
     if isinstance(fn, BoundMethodVariable):
         return call(executor, fn.func, [fn.self_var] + list(args), kwargs)
+    if isinstance(fn, ModelledObject) and (r := fn.call(executor, args, kwargs)) is not NotImplemented:
+        return r
     if isinstance(fn, (functional.PartialVariable, classes.ObjectInit, contexts.ContextMethodVariable)):
         return fn.call(executor, args, kwargs)
     if isinstance(fn, NumpyCallableVariable):
@@ -131,6 +134,8 @@ def call_numpy(graph, fn: NumpyCallableVariable, args, kwargs) -> Variable:
 
 def call_method(executor, obj: Variable, name: str, args, kwargs) -> Variable:
     graph = executor.graph
+    if isinstance(obj, ModelledObject) and (r := obj.method(executor, name, args, kwargs)) is not NotImplemented:
+        return r
     if isinstance(obj, GeneratorVariable) and name == "send" and len(args) == 1 and not kwargs:
         return obj.send(args[0])
     if isinstance(obj, sets.SetVariable):
@@ -267,6 +272,8 @@ def _consts(*vs):
 
 
 def b_len(executor, obj):
+    if (r := ask(executor.graph, obj, "length")) is not NotImplemented:
+        return r
     if isinstance(obj, sets.SetVariable):
         return const(len(obj.values))
     if isinstance(obj, ListVariable) and (n := list_data.source_length(executor.graph, obj)) is not None:
@@ -357,6 +364,8 @@ def b_zip(executor, *iterables, **kwargs):
 
 
 def b_reversed(executor, seq):
+    if (r := ask(executor.graph, seq, "reverse_iterate")) is not NotImplemented:
+        return r
     if isinstance(seq, ListVariable):
         return live_iterators.ListIteratorVariable(seq, reverse=True)
     if isinstance(seq, TupleVariable):
@@ -533,6 +542,7 @@ for _fn in [getattr(math, _name) for _name in dir(math) if not _name.startswith(
 functional.register(BUILTINS)
 copies.register(BUILTINS)
 iter_tools.register(BUILTINS)
+collections_models.register(BUILTINS)
 BUILTINS[builtins.super] = classes.b_super
 BUILTINS_BY_ID = {id(fn): fn for fn in BUILTINS}
 

@@ -31,6 +31,7 @@ from .variables import (
     is_const_value,
 )
 from .function_graph import function_variable
+from .variables.modelled import ask
 from . import introspect, live_iterators, numpy_forms, numpy_iteration, setters, writes
 
 SEQUENCES = (TupleVariable, ListVariable)
@@ -115,6 +116,9 @@ def _fold(fn, values, kw, simulate: bool):
 # -- operators ---------------------------------------------------------------
 
 def binary_op(graph, name: str, a: Variable, b: Variable) -> Variable:
+    if (r := ask(graph, a, "binary", name, b, True)) is not NotImplemented or \
+            (r := ask(graph, b, "binary", name, a, False)) is not NotImplemented:
+        return r
     if isinstance(a, sets.SetVariable) or isinstance(b, sets.SetVariable):
         return sets.binary(name, a, b)
     inplace = name.startswith("i") and name not in ("is_",)
@@ -200,6 +204,9 @@ def unary_op(graph, name: str, a: Variable) -> Variable:
 
 
 def compare_op(graph, name: str, a: Variable, b: Variable) -> Variable:
+    if (r := ask(graph, a, "compare", name, b, True)) is not NotImplemented or \
+            (r := ask(graph, b, "compare", name, a, False)) is not NotImplemented:
+        return r
     if isinstance(a, sets.SetVariable) or isinstance(b, sets.SetVariable):
         return sets.compare(name, a, b)
     if isinstance(a, TensorVariable) or isinstance(b, TensorVariable):
@@ -311,6 +318,8 @@ def _identity_value(v):
 
 def contains_op(graph, item: Variable, container: Variable) -> bool:
     """`in`: items and keys are compared with `is` before `==` (pyidentity)."""
+    if (r := ask(graph, container, "contains", item)) is not NotImplemented:
+        return r
     if isinstance(container, sets.SetVariable):
         return sets.contains(item, container)
     if isinstance(container, DictVariable) and isinstance(item, ConstVariable):
@@ -336,6 +345,8 @@ def contains_op(graph, item: Variable, container: Variable) -> bool:
 # -- items ---------------------------------------------------------------------
 
 def getitem(graph, obj: Variable, key: Variable) -> Variable:
+    if (r := ask(graph, obj, "getitem", key)) is not NotImplemented:
+        return r
     if isinstance(obj, TensorVariable):
         if isinstance(key, ConstVariable) and type(key.value) is range and len(key.value) <= ITER_LIMIT:
             # NumPy reads a range index as a list of ints
@@ -369,6 +380,8 @@ def getitem(graph, obj: Variable, key: Variable) -> Variable:
 
 
 def delitem(graph, obj: Variable, key: Variable) -> None:
+    if ask(graph, obj, "delitem", key) is not NotImplemented:
+        return
     if isinstance(obj, ListVariable) and isinstance(key, ConstVariable) and type(key.value) in (int, slice):
         obj.check_mutable("item deletion")
         python_op(operator.delitem, obj.items, key.value)
@@ -381,6 +394,8 @@ def delitem(graph, obj: Variable, key: Variable) -> None:
 
 
 def setitem(graph, obj: Variable, key: Variable, value: Variable) -> None:
+    if ask(graph, obj, "setitem", key, value) is not NotImplemented:
+        return
     if isinstance(obj, (ListVariable, DictVariable)) and isinstance(key, ConstVariable) and obj.tracker is not None \
             and type(key.value) in (int, str) and writes.stores_back(value, ItemTracker(obj.tracker, key.value)):
         return   # `d["a"] += y` on an array of a container from outside: the same object
@@ -404,6 +419,8 @@ TENSOR_PYTHON_ATTRS = ("shape", "ndim", "size", "dtype", "itemsize", "nbytes")
 
 def getattr_(executor, obj: Variable, name: str) -> Variable:
     graph = executor.graph
+    if (r := ask(graph, obj, "attribute", name)) is not NotImplemented:
+        return r
     if isinstance(obj, TensorVariable):
         meta = obj.meta
         if name in TENSOR_PYTHON_ATTRS:
@@ -592,6 +609,8 @@ def get_iter(graph, obj: Variable) -> IteratorVariable:
     if isinstance(obj, IteratorVariable):
         return obj
     concrete("iteration", obj)
+    if (r := ask(graph, obj, "iterate")) is not NotImplemented:
+        return r
     if isinstance(obj, ListVariable):
         return live_iterators.ListIteratorVariable(obj)
     if isinstance(obj, DictViewVariable):
