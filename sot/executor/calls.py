@@ -17,7 +17,7 @@ from ..breaks.reasons import (
 from ..guards.tracker import AttrTracker, ConstTracker
 from .. import psdb
 from ..ir import registry
-from . import (attr_presence, builtin_values, collections_models, classes, copies, iter_tools, contexts, dispatch, exceptions, functional, introspect, list_data, live_iterators,
+from . import (attr_presence, builtin_values, collections_models, container_values, operator_models, classes, copies, iter_tools, contexts, dispatch, exceptions, functional, introspect, list_data, live_iterators,
                metaclass, numpy_forms, numpy_iteration, sets, writes)
 from .generators import GeneratorVariable
 from .dispatch import SEQUENCES, const
@@ -298,6 +298,9 @@ def _python_builtin(fn):
     def handler(executor, *args, **kwargs):
         if fn in (str, repr) and len(args) == 1 and (exc := exceptions.instance(args[0])) is not None:
             return const(fn(exc))
+        if fn in (str, repr) and len(args) == 1 and not kwargs and \
+                (plain := container_values.plain_value(args[0])) is not None:
+            return const(fn(plain))   # a container of constants: its text is Python's own
         values = _consts(*args, *kwargs.values())
         if values is not None:
             return dispatch.folded(dispatch.python_op(fn, *[a.value for a in args], **{k: v.value for k, v in kwargs.items()}))
@@ -392,6 +395,14 @@ def b_next(executor, it, *default):
 
 def b_set(executor, iterable=None):
     return sets.SetVariable() if iterable is None else sets.build(dispatch.get_iter(executor.graph, iterable).items)
+
+
+def b_frozenset(executor, iterable=None):
+    """frozenset of plain constants: an immutable constant, as eager builds it from these items."""
+    if iterable is None:
+        return const(frozenset())
+    items = dispatch.get_iter(executor.graph, iterable).items
+    return const(frozenset(functional.plain_values(items, "frozenset()")))
 
 
 def b_tuple(executor, iterable=None):
@@ -513,6 +524,7 @@ BUILTINS = {
     builtins.next: b_next,
     builtins.tuple: b_tuple,
     builtins.set: b_set,
+    builtins.frozenset: b_frozenset,
     builtins.list: b_list,
     builtins.dict: b_dict,
     builtins.sum: b_sum,
@@ -543,6 +555,7 @@ functional.register(BUILTINS)
 copies.register(BUILTINS)
 iter_tools.register(BUILTINS)
 collections_models.register(BUILTINS)
+operator_models.register(BUILTINS)
 BUILTINS[builtins.super] = classes.b_super
 BUILTINS_BY_ID = {id(fn): fn for fn in BUILTINS}
 

@@ -32,6 +32,7 @@ from .variables import (
 )
 from .function_graph import function_variable
 from .variables.modelled import ask
+from . import operator_models
 from . import introspect, live_iterators, numpy_forms, numpy_iteration, setters, writes
 
 SEQUENCES = (TupleVariable, ListVariable)
@@ -152,7 +153,7 @@ def binary_op(graph, name: str, a: Variable, b: Variable) -> Variable:
         return type(a)(a.items * b.value)
     if base == "mod" and isinstance(a, ConstVariable) and type(a.value) is str and isinstance(b, TupleVariable):
         return folded(python_op(operator.mod, a.value, _plain_sequence(b)))   # "%d/%s" % (n, name)
-    if base == "or_" and isinstance(a, DictVariable) and isinstance(b, DictVariable) \
+    if _op_key(base) == "or_" and isinstance(a, DictVariable) and isinstance(b, DictVariable) \
             and a.python_type() is dict and b.python_type() is dict:
         if inplace:   # d |= e updates d itself
             a.check_mutable("|=")
@@ -403,6 +404,11 @@ def setitem(graph, obj: Variable, key: Variable, value: Variable) -> None:
         obj.check_mutable("item assignment")
         python_op(operator.setitem, obj.items, key.value, value)
         return
+    if isinstance(obj, ListVariable) and isinstance(key, ConstVariable) and type(key.value) is slice:
+        items = list(get_iter(graph, value).items)   # read before the store, as list_ass_slice does
+        obj.check_mutable("slice assignment")
+        python_op(operator.setitem, obj.items, key.value, items)
+        return
     if isinstance(obj, DictVariable) and isinstance(key, ConstVariable) and type(key.value) in (int, str):
         obj.check_mutable("item assignment")
         obj.entries[key.value] = value
@@ -420,6 +426,8 @@ TENSOR_PYTHON_ATTRS = ("shape", "ndim", "size", "dtype", "itemsize", "nbytes")
 def getattr_(executor, obj: Variable, name: str) -> Variable:
     graph = executor.graph
     if (r := ask(graph, obj, "attribute", name)) is not NotImplemented:
+        return r
+    if (r := operator_models.class_attribute(obj, name)) is not None:   # dict.fromkeys, chain.from_iterable
         return r
     if isinstance(obj, TensorVariable):
         meta = obj.meta

@@ -1,0 +1,45 @@
+"""The Python value of a container the trace made of plain constants
+(lists, tuples, dicts and sets of numbers, strings, None), for builtins that
+only read it: str(), repr(), frozenset(). None where any item is something
+else (an array, an object whose repr is user code) or the container holds
+itself."""
+from __future__ import annotations
+
+from .variables import ConstVariable, DictVariable, ListVariable, TupleVariable
+
+_PLAIN = (int, float, bool, str, bytes, type(None), complex)
+
+
+def plain_value(v, _seen=None):
+    from .sets import SetVariable
+    seen = set() if _seen is None else _seen
+    if isinstance(v, ConstVariable):
+        if type(v.value) in _PLAIN:
+            return v.value
+        if type(v.value) in (tuple, frozenset) and all(type(x) in _PLAIN for x in v.value):
+            return v.value
+        return None
+    if id(v) in seen:
+        return None
+    seen.add(id(v))
+    try:
+        if isinstance(v, SetVariable):
+            return set(v.values) if all(type(x) in _PLAIN for x in v.values) else None
+        if type(v) in (ListVariable, TupleVariable) and v.python_type() in (list, tuple):
+            items = [plain_value(x, seen) for x in v.items]
+            return None if any(x is None and not _is_none(y) for x, y in zip(items, v.items)) \
+                else v.python_type()(items)
+        if type(v) is DictVariable and v.python_type() is dict:
+            out = {}
+            for k, x in v.entries.items():
+                out[k] = plain_value(x, seen)
+                if out[k] is None and not _is_none(x):
+                    return None
+            return out
+        return None
+    finally:
+        seen.discard(id(v))
+
+
+def _is_none(v) -> bool:
+    return isinstance(v, ConstVariable) and v.value is None
