@@ -181,3 +181,37 @@ def test_stores_into_arguments_are_visible_after_the_call():
     sot.to_static(list_slice_store_argument)(lst, X)
     assert len(lst) == 2 and lst[0] == 1
     check(list_slice_store_argument, ([1, 2, 3], X), ([], X))
+
+
+# -- itertools.groupby: lazy, as CPython steps it ----------------------------------------------
+
+def groupby_counts(x):
+    return [(k, len(list(g))) for k, g in itertools.groupby("aabccc")], x + 1
+
+
+def groupby_advanced_ends_the_previous_group(x):
+    groups = itertools.groupby([1, 1, 2, 3, 3, 5], key=lambda v: v % 2)
+    k1, a = next(groups)
+    k2, b = next(groups)
+    return k1, list(a), k2, list(b), [(k, list(g)) for k, g in groups], x * 2
+
+
+def groupby_rows(x):
+    return [sum(g) for _, g in itertools.groupby(x, key=lambda r: 1)]
+
+
+def groupby_array_keys_break(x):
+    return [k for k, _ in itertools.groupby([x[0].sum(), x[1].sum()])]
+
+
+@pytest.mark.parametrize("fn", [groupby_counts, groupby_advanced_ends_the_previous_group, groupby_rows,
+                                groupby_array_keys_break])
+def test_groupby_matches_eager(fn):
+    check(fn, (X,))
+
+
+def test_groupby_of_constant_keys_is_captured_and_array_keys_break():
+    for fn in (groupby_counts, groupby_advanced_ends_the_previous_group, groupby_rows):
+        assert_captured_whole(fn, X)
+    report = sot.explain(sot.to_static(groupby_array_keys_break, min_graph_size=0), X)
+    assert any("groupby keys" in str(b) for b in report.breaks), [str(b) for b in report.breaks]

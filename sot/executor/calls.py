@@ -17,7 +17,7 @@ from ..breaks.reasons import (
 from ..guards.tracker import AttrTracker, ConstTracker
 from .. import psdb
 from ..ir import registry
-from . import (attr_presence, builtin_values, collections_models, container_values, operator_models, classes, copies, iter_tools, contexts, dispatch, exceptions, functional, introspect, list_data, live_iterators,
+from . import (attr_presence, builtin_values, collections_models, container_values, groupby, operator_models, classes, copies, iter_tools, contexts, dispatch, exceptions, functional, introspect, list_data, live_iterators,
                metaclass, numpy_forms, numpy_iteration, sets, writes)
 from .generators import GeneratorVariable
 from .dispatch import SEQUENCES, const
@@ -556,6 +556,7 @@ copies.register(BUILTINS)
 iter_tools.register(BUILTINS)
 collections_models.register(BUILTINS)
 operator_models.register(BUILTINS)
+groupby.register(BUILTINS)
 BUILTINS[builtins.super] = classes.b_super
 BUILTINS_BY_ID = {id(fn): fn for fn in BUILTINS}
 
