@@ -17,8 +17,9 @@ from ..breaks.reasons import (
 from ..guards.tracker import AttrTracker, ConstTracker
 from .. import psdb
 from ..ir import registry
-from . import (attr_presence, builtin_values, collections_models, container_values, groupby, operator_models, classes, copies, iter_tools, contexts, dispatch, exceptions, functional, introspect, list_data, live_iterators,
+from . import (attr_presence, builtin_values, classes, copies, iter_tools, contexts, dispatch, exceptions, functional, introspect, list_data, live_iterators,
                metaclass, numpy_forms, numpy_iteration, sets, writes)
+from . import collections_models, container_values, functools_models, groupby, operator_models   # the stdlib's
 from .generators import GeneratorVariable
 from .dispatch import SEQUENCES, const
 from .variables.base import RealObjectVariable
@@ -557,6 +558,7 @@ iter_tools.register(BUILTINS)
 collections_models.register(BUILTINS)
 operator_models.register(BUILTINS)
 groupby.register(BUILTINS)
+functools_models.register(BUILTINS)
 BUILTINS[builtins.super] = classes.b_super
 BUILTINS_BY_ID = {id(fn): fn for fn in BUILTINS}
 

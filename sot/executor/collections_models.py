@@ -493,6 +493,9 @@ def _count(v: Variable, what: str):
 
 
 def b_counter(executor, *args, **kwargs):
+    if len(args) == 1 and not kwargs and isinstance(args[0], DictVariable) or not args and kwargs:
+        # a mapping into an empty Counter is a dict update: no count is read
+        return CounterVariable(dict(args[0].entries if args else kwargs))
     counts = collections.Counter()
     _op(counts.update, _counting_source(executor, args, kwargs, "Counter()"))
     return CounterVariable({k: const(v) for k, v in counts.items()})
@@ -614,7 +617,12 @@ class ChainMapVariable(Variable, ModelledObject):
             found = self._lookup(args[0])
             return found if found is not None else (args[1] if len(args) > 1 else const(None))
         if name == "new_child":
-            child = args[0] if args else kwargs.get("m", DictVariable({}))
+            rest = dict(kwargs)
+            child = args[0] if args else rest.pop("m", None)
+            if child is None or isinstance(child, ConstVariable) and child.value is None:
+                child = DictVariable(rest)   # new_child(**kwargs): a dict of them
+            elif rest:
+                raise FallbackError(UNSUPPORTED_CALL, "ChainMap.new_child(m, **kwargs) updates m: not modelled")
             return ChainMapVariable([child] + self._dicts())
         if name == "copy":
             first = self._dicts()[0]
