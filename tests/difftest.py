@@ -35,6 +35,8 @@ def assert_same(eager, traced, path="result", *, bitwise=False):
     elif isinstance(eager, collections.deque):
         assert eager.maxlen == traced.maxlen, f"{path}: maxlen {eager.maxlen} != {traced.maxlen}"
         assert_same(list(eager), list(traced), f"{path}(items)", bitwise=bitwise)
+    elif isinstance(eager, collections.ChainMap):
+        assert_same(eager.maps, traced.maps, f"{path}.maps", bitwise=bitwise)
     elif isinstance(eager, (list, tuple)):
         assert len(eager) == len(traced), f"{path}: length {len(eager)} != {len(traced)}"
         for i, (a, b) in enumerate(zip(eager, traced)):

@@ -295,3 +295,98 @@ def test_chainmap_store_into_an_argument_dict_is_visible():
     assert list(d) == ["z", "a"]
     np.testing.assert_array_equal(d["a"], X * 2)
     check(chainmap_over_argument, ({"z": 0}, X), ({}, X))
+
+
+# -- across graph breaks, iteration, aliasing -------------------------------------------------
+
+def alive_across_a_break(x):
+    d = collections.deque([x, 1], maxlen=3)
+    c = collections.Counter("aab")
+    dd = collections.defaultdict(list)
+    dd["k"].append(x)
+    od = collections.OrderedDict(z=1, a=2)
+    od.move_to_end("z")
+    m = collections.ChainMap({"a": 1}, {"b": x})
+    print("break")
+    d.append(2)
+    c["c"] += 1
+    dd["q"].append(1)
+    od.move_to_end("z", last=False)
+    return d, c, dd, od, m["b"] + 1, m
+
+
+def arguments_mutated_before_a_break(d, c, dd, x):
+    d.append(x)
+    d.popleft()
+    c.update("zz")
+    dd["n"] += 1
+    print("break")
+    return len(d), c["z"], dd["n"]
+
+
+def deque_iteration(x):
+    d = collections.deque([x, x + 1, x + 2])
+    out = [v * 2 for v in reversed(d)]
+    it = iter(d)
+    next(it)
+    return out, list(it), list(zip(d, "ab")), sum(d)
+
+
+def same_defaultdict_twice(a, b, x):
+    a["k"].append(1)
+    return len(b), x + 1
+
+
+def test_containers_alive_across_a_break_are_rebuilt():
+    check(alive_across_a_break, (X,))
+
+
+def test_argument_mutations_are_replayed_before_a_break():
+    check(arguments_mutated_before_a_break,
+          (collections.deque([1, 2]), collections.Counter(a=1), collections.defaultdict(int), X))
+
+
+def test_deque_iteration_is_captured():
+    check(deque_iteration, (X,))
+    assert_captured_whole(deque_iteration, X)
+
+
+def test_one_defaultdict_passed_twice_is_one_object():
+    d = collections.defaultdict(list)
+    static = sot.to_static(same_defaultdict_twice)
+    assert static(d, d, X)[0] == 1
+    check(same_defaultdict_twice, (collections.defaultdict(list), collections.defaultdict(list), X))
+    assert static(d, collections.defaultdict(list), X)[0] == 0
+
+
+def counter_arg_read(c, x):
+    return c["a"] * x, c["missing"], c.most_common(1)
+
+
+def test_counter_argument_read_is_guarded_by_its_keys_and_counts():
+    static = check(counter_arg_read, (collections.Counter(a=2, b=1), X), (collections.Counter(a=1, b=2), X))
+    assert sot.translation_count(static) == 2
+
+
+def chainmap_arg(m, x):
+    m["new"] = x
+    return x * m["scale"], len(m), sorted(m), "new" in m, m.maps[1]
+
+
+def test_chainmap_argument_lookups_and_store_into_its_first_map():
+    m = collections.ChainMap({}, {"scale": 2.0})
+    sot.to_static(chainmap_arg)(m, X)
+    assert list(m.maps[0]) == ["new"]
+    check(chainmap_arg, (collections.ChainMap({}, {"scale": 2.0}), X),
+          (collections.ChainMap({"scale": 3}, {"scale": 2.0}), X))
+    assert_captured_whole(chainmap_arg, collections.ChainMap({}, {"scale": 2.0}), X)
+
+
+def ordereddict_arg(od, x):
+    return list(od), x * len(od)
+
+
+def test_ordereddict_argument_order_is_eager_order():
+    moved = collections.OrderedDict(a=1, b=2)
+    moved.move_to_end("a")
+    check(ordereddict_arg, (collections.OrderedDict(a=1, b=2), X), (moved, X))

@@ -563,12 +563,12 @@ def b_ordereddict(executor, *args, **kwargs):
 class ChainMapVariable(Variable, ModelledObject):
     """collections.ChainMap over plain dicts: lookups in `maps` order, writes to maps[0]."""
 
-    def __init__(self, maps: list[Variable]):
-        super().__init__(None)
+    def __init__(self, maps: list[Variable], tracker=None, maps_var=None):
+        super().__init__(tracker)
         for m in maps:
             if not (isinstance(m, DictVariable) and m.python_type() is dict):
                 raise FallbackError(UNSUPPORTED_OBJECT, f"a ChainMap over {m.describe()} (only plain dicts are modelled)")
-        self.maps = ListVariable(maps or [DictVariable({})])
+        self.maps = maps_var if maps_var is not None else ListVariable(maps or [DictVariable({})])
 
     def python_type(self):
         return collections.ChainMap
@@ -687,6 +687,16 @@ def deque_input(graph, value, t, tracker):
     var = DequeVariable.from_source(tracker, load, value, value.maxlen)
     var.original = None
     return graph.mutable(var, value)
+
+
+def chainmap_input(graph, value, t, tracker):
+    """A ChainMap from outside: its exact type guarded; its `maps` list (and the
+    dicts in it) are read and guarded as any list and dict the trace reads."""
+    if t is not collections.ChainMap or tracker is None or type(vars(value).get("maps")) is not list:
+        return None
+    graph.add_guard(TypeGuard(tracker, t))
+    graph.add_guard(DictKeysGuard(AttrTracker(tracker, "__dict__"), vars(value)))   # no other instance attribute
+    return ChainMapVariable([], tracker, maps_var=graph.wrap(value.maps, AttrTracker(tracker, "maps")))
 
 
 def dict_kind_input(graph, value, t, tracker):

@@ -165,6 +165,7 @@ def _collections_kinds():
     from .. import collections_models   # deque, defaultdict, Counter (imports the executor)
     register(55)(collections_models.deque_input)
     register(65)(collections_models.dict_kind_input)
+    register(66)(collections_models.chainmap_input)
 
 
 @register(70)
