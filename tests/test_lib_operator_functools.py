@@ -69,6 +69,17 @@ def math_over_sequences(x):
             math.fsum([0.1] * 10), sum([0.1] * 10), math.fsum(()), x + 1)
 
 
+def math_over_iterators(x):
+    # the builtin takes the items of a generator, a range, an iterator: none is read twice
+    gen = (v for v in [1, 2, 3])
+    return (math.prod(gen), list(gen), math.prod(range(1, 5)), math.fsum(v / 10 for v in range(10)),
+            math.prod(iter([x, x])), math.prod("a"), math.prod((2, 3)))
+
+
+def math_prod_of_a_number_raises(x):
+    return math.prod(3), x
+
+
 def fsum_of_arrays_breaks(x):
     return math.fsum([x.sum(), x.max()])
 
@@ -120,13 +131,13 @@ def text_of_arrays(x):
 
 @pytest.mark.parametrize("fn", [
     getters, operator_functions_as_values, index_of_array_breaks, cmp_sorted, cmp_over_arrays_breaks, cmp_raises,
-    math_over_sequences, fsum_of_arrays_breaks, fromkeys_and_chain, frozensets, frozenset_of_arrays_raises,
+    math_over_sequences, math_over_iterators, math_prod_of_a_number_raises, fsum_of_arrays_breaks, fromkeys_and_chain, frozensets, frozenset_of_arrays_raises,
     slice_stores, extended_slice_size_mismatch_raises, texts, text_of_arrays])
 def test_matches_eager(fn):
     check(fn, (X,), (X * 2,))
 
 
-@pytest.mark.parametrize("fn", [getters, operator_functions_as_values, cmp_sorted, math_over_sequences,
+@pytest.mark.parametrize("fn", [getters, operator_functions_as_values, cmp_sorted, math_over_sequences, math_over_iterators,
                                 fromkeys_and_chain, frozensets, slice_stores, texts])
 def test_captured_without_a_break(fn):
     assert_captured_whole(fn, X)

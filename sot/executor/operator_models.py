@@ -165,10 +165,10 @@ def b_cmp_to_key(executor, cmp):
 # -- math.prod / math.fsum over sequences -----------------------------------------------------
 
 def _sequence(executor, v: Variable) -> list[Variable] | None:
-    if isinstance(v, (ListVariable, TupleVariable)) or getattr(v, "items", None) is not None and \
-            not isinstance(v, (ConstVariable, DictVariable)):
-        return list(_dispatch().get_iter(executor.graph, v).items)
-    return None
+    """The items of an iterable Variable (taken, as the builtin takes them); None for a constant."""
+    if isinstance(v, ConstVariable):
+        return None
+    return list(_dispatch().get_iter(executor.graph, v).items)
 
 
 def b_prod(executor, iterable, *, start=None):
@@ -176,9 +176,10 @@ def b_prod(executor, iterable, *, start=None):
     for non-number items is PyNumber_Multiply, the same operation)."""
     items = _sequence(executor, iterable)
     if items is None:
-        if isinstance(iterable, ConstVariable):
-            return _dispatch().folded(_op(math.prod, iterable.value, start=1 if start is None else start.value))
-        raise FallbackError(UNSUPPORTED_CALL, f"math.prod() of {iterable.describe()}")
+        items = list(_dispatch().get_iter(executor.graph, iterable).items) \
+            if not isinstance(iterable.value, (int, float)) else None
+    if items is None:
+        return _op(math.prod, iterable.value)   # TypeError, as eager
     acc = start if start is not None else const(1)
     if all(isinstance(v, ConstVariable) for v in [acc, *items]):
         return _dispatch().folded(_op(math.prod, [v.value for v in items], start=acc.value))
@@ -190,9 +191,7 @@ def b_prod(executor, iterable, *, start=None):
 def b_fsum(executor, iterable):
     items = _sequence(executor, iterable)
     if items is None:
-        if isinstance(iterable, ConstVariable):
-            return const(_op(math.fsum, iterable.value))
-        raise FallbackError(UNSUPPORTED_CALL, f"math.fsum() of {iterable.describe()}")
+        return const(_op(math.fsum, iterable.value))
     _dispatch().concrete("math.fsum()", *items)
     if not all(isinstance(v, ConstVariable) for v in items):
         raise FallbackError(DATA_DEPENDENT, "math.fsum() of values computed in the graph reads their data")
