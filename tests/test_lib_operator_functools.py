@@ -147,6 +147,7 @@ def test_captured_without_a_break(fn):
     (index_of_array_breaks, "operator.index() of an array"),
     (cmp_over_arrays_breaks, "reads its data"),
     (fsum_of_arrays_breaks, "math.fsum() of values computed in the graph"),
+    (text_of_arrays, "repr() of an array reads its data"),
 ])
 def test_what_needs_array_data_breaks_with_a_reason(fn, reason):
     report = sot.explain(sot.to_static(fn, min_graph_size=0), X)
@@ -226,3 +227,27 @@ def test_groupby_of_constant_keys_is_captured_and_array_keys_break():
         assert_captured_whole(fn, X)
     report = sot.explain(sot.to_static(groupby_array_keys_break, min_graph_size=0), X)
     assert any("groupby keys" in str(b) for b in report.breaks), [str(b) for b in report.breaks]
+
+
+def tee_steps_the_input_when_asked(x):
+    steps = []
+
+    def gen():
+        for i in range(3):
+            steps.append(i)
+            yield x * i
+    a, b = itertools.tee(gen())
+    first = next(a)
+    seen_then = list(steps)
+    return first, seen_then, list(b), list(a), steps, itertools.tee([1], 0)
+
+
+def tee_three_ways(x):
+    a, b, c = itertools.tee(iter([1, 2, 3]), 3)
+    return list(zip(a, b)), list(c), x + 1
+
+
+def test_tee_matches_eager_and_is_captured():
+    for fn in (tee_steps_the_input_when_asked, tee_three_ways):
+        check(fn, (X,))
+        assert_captured_whole(fn, X)

@@ -19,7 +19,7 @@ from .. import psdb
 from ..ir import registry
 from . import (attr_presence, builtin_values, classes, copies, iter_tools, contexts, dispatch, exceptions, functional, introspect, list_data, live_iterators,
                metaclass, numpy_forms, numpy_iteration, sets, writes)
-from . import collections_models, container_values, functools_models, groupby, operator_models   # the stdlib's
+from . import collections_models, container_values, functools_models, itertools_shared, operator_models   # the stdlib's
 from .generators import GeneratorVariable
 from .dispatch import SEQUENCES, const
 from .variables.base import RealObjectVariable
@@ -305,7 +305,7 @@ def _python_builtin(fn):
         values = _consts(*args, *kwargs.values())
         if values is not None:
             return dispatch.folded(dispatch.python_op(fn, *[a.value for a in args], **{k: v.value for k, v in kwargs.items()}))
-        if any(isinstance(a, TensorVariable) for a in args):
+        if any(isinstance(a, TensorVariable) or container_values.holds_array(a) for a in args):
             raise FallbackError(DATA_DEPENDENT, f"{fn.__name__}() of an array reads its data into Python",
                                 hint=f"`{fn.__name__}(x.sum())` forces a break; keep the value as an array")
         raise FallbackError(UNSUPPORTED_CALL, f"{fn.__name__}() on {', '.join(a.describe() for a in args)}")
@@ -557,7 +557,7 @@ copies.register(BUILTINS)
 iter_tools.register(BUILTINS)
 collections_models.register(BUILTINS)
 operator_models.register(BUILTINS)
-groupby.register(BUILTINS)
+itertools_shared.register(BUILTINS)
 functools_models.register(BUILTINS)
 BUILTINS[builtins.super] = classes.b_super
 BUILTINS_BY_ID = {id(fn): fn for fn in BUILTINS}

@@ -41,5 +41,19 @@ def plain_value(v, _seen=None):
         seen.discard(id(v))
 
 
+def holds_array(v, _depth: int = 0) -> bool:
+    """Whether a list, tuple or dict the trace made holds an array (at any depth)."""
+    from .variables import TensorVariable
+    if isinstance(v, TensorVariable):
+        return True
+    if _depth > 20:
+        return False
+    if type(v) is TupleVariable or type(v) is ListVariable and v.loaded:   # (reading a list guards it)
+        return any(holds_array(x, _depth + 1) for x in v.items)
+    if type(v) is DictVariable:
+        return any(holds_array(x, _depth + 1) for x in v.entries.values())
+    return False
+
+
 def _is_none(v) -> bool:
     return isinstance(v, ConstVariable) and v.value is None

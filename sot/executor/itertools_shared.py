@@ -1,10 +1,15 @@
-"""itertools.groupby, stepped as CPython's C code steps it (Modules/itertoolsmodule.c).
+"""itertools iterators that share one input: groupby (and its groupers) and
+tee, stepped as CPython's C code steps them (Modules/itertoolsmodule.c).
 
 The groupby and its groupers share one position in the input: advancing
 the groupby ends the current group's grouper, and a grouper takes items only
 while the key equals its target. Keys are compared as CPython does (`is`,
 then `==`), so they must be plain constants; a key computed in the graph
 breaks (comparing it needs its data).
+
+tee's iterators share a buffer: the one furthest ahead takes the next item
+from the input, when it is asked for, so the input is stepped where eager
+steps it. None of these is rebuilt after the graph (a break there).
 """
 from __future__ import annotations
 
@@ -90,5 +95,44 @@ def b_groupby(executor, iterable, key=None):
     return GroupByVariable(executor, dispatch.get_iter(executor.graph, iterable), key)
 
 
+TEE = type(itertools.tee(())[0])
+
+
+class TeeIteratorVariable(SteppedIterator):
+    def __init__(self, source, buffer: list):
+        super().__init__([], TEE)
+        self.source, self.buffer, self.index = source, buffer, 0
+
+    def next(self):
+        if self.index == len(self.buffer):
+            item = self.source.next()
+            if item is None:
+                return None
+            self.buffer.append(item)
+        self.index += 1
+        return self.buffer[self.index - 1]
+
+    def remaining(self):
+        return None
+
+    def rebuild(self, builder) -> str:
+        raise FallbackError(UNSUPPORTED_OBJECT, "a tee iterator alive after the graph cannot be rebuilt")
+
+
+def b_tee(executor, iterable, n=None):
+    from . import dispatch
+    count = 2 if n is None else n.value if isinstance(n, ConstVariable) and type(n.value) is int else None
+    if count is None:
+        raise FallbackError(UNSUPPORTED_OBJECT, f"tee() with n={n.describe()}, not a constant int")
+    if count < 0:
+        return dispatch.python_op(itertools.tee, (), count)   # ValueError, as eager
+    it = dispatch.get_iter(executor.graph, iterable)
+    if isinstance(it, TeeIteratorVariable):
+        raise FallbackError(UNSUPPORTED_OBJECT, "tee() of a tee iterator (it copies the iterator) is not modelled")
+    buffer: list = []
+    return TupleVariable([TeeIteratorVariable(it, buffer) for _ in range(count)])
+
+
 def register(table: dict) -> None:
     table[itertools.groupby] = b_groupby
+    table[itertools.tee] = b_tee
