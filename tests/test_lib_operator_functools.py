@@ -97,6 +97,24 @@ def frozensets(x):
     return f, 3 in f, f.union({4}), frozenset(), frozenset("ab") == frozenset("ba"), len(f) * x
 
 
+FROZEN = frozenset({1, 2})
+
+
+class EqualsAnything:
+    def __eq__(self, other):
+        return True
+
+    __hash__ = None
+
+
+def sets_and_frozensets_mixed(x):
+    s = {1, 2}
+    t = {1}
+    t |= FROZEN
+    return (s == FROZEN, s != frozenset([1, 2]), s <= FROZEN, FROZEN | {3}, {3} | FROZEN, FROZEN - s, t,
+            s == {1: 0, 2: 0}.keys(), s == EqualsAnything(), s == [1, 2], x + 1)
+
+
 def frozenset_of_arrays_raises(x):
     return frozenset([x])
 
@@ -131,7 +149,7 @@ def text_of_arrays(x):
 
 @pytest.mark.parametrize("fn", [
     getters, operator_functions_as_values, index_of_array_breaks, cmp_sorted, cmp_over_arrays_breaks, cmp_raises,
-    math_over_sequences, math_over_iterators, math_prod_of_a_number_raises, fsum_of_arrays_breaks, fromkeys_and_chain, frozensets, frozenset_of_arrays_raises,
+    math_over_sequences, math_over_iterators, math_prod_of_a_number_raises, fsum_of_arrays_breaks, fromkeys_and_chain, frozensets, sets_and_frozensets_mixed, frozenset_of_arrays_raises,
     slice_stores, extended_slice_size_mismatch_raises, texts, text_of_arrays])
 def test_matches_eager(fn):
     check(fn, (X,), (X * 2,))
