@@ -32,7 +32,7 @@ from .variables import (
 )
 from .function_graph import function_variable
 from .variables.modelled import ask
-from . import operator_models
+from . import functools_models, operator_models
 from . import introspect, live_iterators, numpy_forms, numpy_iteration, setters, writes
 
 SEQUENCES = (TupleVariable, ListVariable)
@@ -431,6 +431,8 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
     if (r := ask(graph, obj, "attribute", name)) is not NotImplemented:
         return r
     if (r := operator_models.class_attribute(obj, name)) is not None:   # dict.fromkeys, chain.from_iterable
+        return r
+    if (r := functools_models.function_attribute(obj, name)) is not None:   # set by functools.wraps
         return r
     if isinstance(obj, TensorVariable):
         meta = obj.meta

@@ -1,5 +1,7 @@
 """functools.lru_cache and functools.cache applied during the trace (to a
-function defined in the frame): the cache is modelled as CPython's C
+function defined in the frame), and functools.wraps/update_wrapper.
+
+The cache is modelled as CPython's C
 wrapper keeps it, so a hit returns the very object the first call returned
 and skips the body (and its side effects), a miss runs it inlined, and
 `maxsize` evicts the least recently used entry. Arguments must be plain
@@ -7,6 +9,15 @@ constants (hashing an array computed in the graph would need its data).
 
 A cached function from outside the frame is a C object the trace calls
 natively (a graph break), so its cache is eager's own.
+
+update_wrapper(wrapper, wrapped) on a wrapper function made in the frame
+gives it the wrapped function's __module__, __name__, __qualname__,
+__doc__, __dict__ entries and __wrapped__ (`func_attrs` on its Variable,
+read by `function_attribute`); the wrapped function's are read as CPython
+made them (a real function of its code for one made in the frame, guarded
+attributes for one from outside). A wrapper from outside would be mutated:
+that runs natively. __annotations__ and __type_params__ are not modelled
+(reading them breaks).
 """
 from __future__ import annotations
 
@@ -154,6 +165,85 @@ def b_cache(executor, fn):
     return _cached(fn, None, False)
 
 
+# -- wraps / update_wrapper -------------------------------------------------------------------
+
+_ASSIGNED = ("__module__", "__name__", "__qualname__", "__doc__")
+
+
+def _wrapped_attrs(executor, wrapped) -> dict:
+    """The attributes update_wrapper copies from `wrapped`, as Variables."""
+    from .variables import UserFunctionVariable
+    from ..guards.guard import DictKeysGuard
+    from ..guards.tracker import AttrTracker
+    if not isinstance(wrapped, UserFunctionVariable):
+        raise FallbackError(UNSUPPORTED_CALL, f"update_wrapper of {wrapped.describe()} is not modelled")
+    own = dict(getattr(wrapped, "func_attrs", {}))
+    if wrapped.value is not None and wrapped.tracker is not None:   # a function from outside: guarded reads
+        real = wrapped.value
+        if real.__dict__:
+            raise FallbackError(UNSUPPORTED_CALL, "update_wrapper of a function with attributes in its __dict__")
+        executor.graph.add_guard(DictKeysGuard(AttrTracker(wrapped.tracker, "__dict__"), real.__dict__))
+        return {a: executor.graph.wrap(getattr(real, a), AttrTracker(wrapped.tracker, a)) for a in _ASSIGNED}
+    if wrapped.value is not None:
+        raise FallbackError(UNSUPPORTED_CALL, f"update_wrapper of {wrapped.describe()} is not modelled")
+    import types
+    made = types.FunctionType(wrapped.code, wrapped.globals, wrapped.code.co_name, None,
+                              tuple(types.CellType() for _ in wrapped.code.co_freevars))
+    attrs = {a: ConstVariable(getattr(made, a)) for a in _ASSIGNED}
+    attrs["__qualname__"] = ConstVariable(getattr(wrapped, "qualname", wrapped.code.co_name))
+    attrs.update(own)   # its own assigned names and __dict__ entries (an earlier update_wrapper)
+    return attrs
+
+
+def update_wrapper(executor, wrapper, wrapped) -> Variable:
+    from .variables import UserFunctionVariable
+    if not (isinstance(wrapper, UserFunctionVariable) and wrapper.value is None and wrapper.tracker is None):
+        raise FallbackError(UNSUPPORTED_CALL, f"update_wrapper of {wrapper.describe()}: it mutates a function "
+                            "made outside the frame")
+    attrs = _wrapped_attrs(executor, wrapped)
+    wrapper.func_attrs = {**getattr(wrapper, "func_attrs", {}), **attrs, "__wrapped__": wrapped}
+    return wrapper
+
+
+class WrapsVariable(Variable, ModelledObject):
+    """functools.wraps(wrapped): applied to a function, update_wrapper(it, wrapped)."""
+
+    def __init__(self, wrapped):
+        super().__init__(None)
+        self.wrapped = wrapped
+
+    def python_type(self):
+        return functools.partial
+
+    def truth(self) -> bool:
+        return True
+
+    def call(self, executor, args, kwargs):
+        if len(args) != 1 or kwargs:
+            return NotImplemented
+        return update_wrapper(executor, args[0], self.wrapped)
+
+
+def b_wraps(executor, wrapped, *rest, **kwargs):
+    if rest or kwargs:
+        raise FallbackError(UNSUPPORTED_CALL, "functools.wraps with assigned=/updated= is not modelled")
+    return WrapsVariable(wrapped)
+
+
+def b_update_wrapper(executor, wrapper, wrapped, *rest, **kwargs):
+    if rest or kwargs:
+        raise FallbackError(UNSUPPORTED_CALL, "functools.update_wrapper with assigned=/updated= is not modelled")
+    return update_wrapper(executor, wrapper, wrapped)
+
+
+def function_attribute(obj: Variable, name: str):
+    """An attribute update_wrapper gave a function made in the frame, or None."""
+    attrs = getattr(obj, "func_attrs", None)
+    return attrs.get(name) if attrs else None
+
+
 def register(table: dict) -> None:
     table[functools.lru_cache] = b_lru_cache
     table[functools.cache] = b_cache
+    table[functools.wraps] = b_wraps
+    table[functools.update_wrapper] = b_update_wrapper

@@ -1,9 +1,13 @@
-"""functools.lru_cache/cache inside decorated functions: on a function made
+"""functools.lru_cache/cache and functools.wraps/update_wrapper inside
+decorated functions. lru_cache/cache: on a function made
 in the frame the cache is modelled (a hit returns the first result's object
 and skips the body, maxsize evicts the least recently used, the key rules
 are CPython's: f(1) and f(1.0) differ, f(1.0) and f(True) do not); on a
 module-level cached function the call runs natively, so eager's cache sees
-every call exactly once."""
+every call exactly once. wraps/update_wrapper on a function made in the frame
+give it the wrapped function's name, qualname, doc, module and __wrapped__
+as CPython does; on a function from outside (a mutation of it) they run
+natively."""
 import functools
 
 import numpy as np
@@ -140,3 +144,72 @@ def test_module_level_cached_function_runs_once_per_miss():
     assert CALLS == [3, 4]
     info = module_level_scale.cache_info()
     assert (info.hits, info.misses) == (14, 2)   # 2 calls per run, 8 runs (4 eager, 4 decorated)
+
+
+# -- wraps / update_wrapper ------------------------------------------------------------------------
+
+def wraps_decorator(x):
+    def deco(fn):
+        @functools.wraps(fn)
+        def inner(*a, **k):
+            return fn(*a, **k) * 2
+        return inner
+
+    @deco
+    def base(v):
+        "doc of base"
+        return v + 1
+    return base(x), base.__name__, base.__qualname__, base.__doc__, base.__module__, base.__wrapped__(x)
+
+
+def module_function(v):
+    return v * 3
+
+
+def update_wrapper_of_a_module_function(x):
+    def inner(v):
+        return module_function(v) + 1
+    w = functools.update_wrapper(inner, module_function)
+    return w(x), w.__name__, w is inner, inner.__qualname__, w.__wrapped__ is module_function, w.__doc__
+
+
+def nested_wraps(x):
+    def base(v):
+        return v - 1
+
+    @functools.wraps(base)
+    def once(v):
+        return base(v)
+
+    @functools.wraps(once)
+    def twice(v):
+        return once(v) * 2
+    return twice(x), twice.__name__, twice.__wrapped__ is once, twice.__wrapped__.__wrapped__ is base
+
+
+def lambda_wrapped(x):
+    f = functools.wraps(lambda v: v)(lambda v: v + 2)
+    return f(x), f.__name__, f.__doc__
+
+
+def wrapping_a_module_function_mutates_it(x):
+    functools.update_wrapper(module_function, lambda v: v)
+    return x
+
+
+@pytest.mark.parametrize("fn", [wraps_decorator, update_wrapper_of_a_module_function, nested_wraps, lambda_wrapped])
+def test_wraps_matches_eager_and_is_captured(fn):
+    check(fn, (X,))
+    assert_captured_whole(fn, X)
+
+
+def test_update_wrapper_of_a_function_from_outside_runs_natively():
+    saved = dict(vars(module_function)), module_function.__name__, module_function.__qualname__
+    try:
+        report = sot.explain(sot.to_static(wrapping_a_module_function_mutates_it, min_graph_size=0), X)
+        assert any("made outside the frame" in str(b) for b in report.breaks), [str(b) for b in report.breaks]
+        assert module_function.__name__ == "<lambda>"   # eager's mutation happened, once
+    finally:
+        module_function.__dict__.clear()
+        module_function.__dict__.update(saved[0])
+        module_function.__name__, module_function.__qualname__ = saved[1], saved[2]
