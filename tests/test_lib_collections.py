@@ -203,6 +203,8 @@ def counter_methods(x):
 
 def counter_in_place(x):
     c = collections.Counter([1, 2, 2, 3])
+    del c[7]            # a missing key: no KeyError for a Counter
+    del c[3]
     c += collections.Counter([2])
     c -= collections.Counter([1])
     return c, x.sum()

@@ -410,6 +410,12 @@ class CounterVariable(_DictKind):
             return const(0)
         return NotImplemented
 
+    def delitem(self, executor, key):
+        if isinstance(key, ConstVariable) and key.value not in self.entries:
+            _key(key, "Counter deletion")
+            return None   # Counter.__delitem__ ignores a missing key
+        return NotImplemented
+
     def real(self, what: str) -> collections.Counter:
         """A real Counter of the counts (each a Python constant)."""
         counts = list(self.entries.values())
