@@ -162,8 +162,8 @@ def dict_(graph, value, t, tracker):
 
 
 def _collections_kinds():
-    from .. import collections_models   # deque, defaultdict, Counter (imports the executor)
-    register(55)(collections_models.deque_input)
+    from .. import collections_deque, collections_models   # (they import the executor)
+    register(55)(collections_deque.deque_input)
     register(65)(collections_models.dict_kind_input)
     register(66)(collections_models.chainmap_input)
 
