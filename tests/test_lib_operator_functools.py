@@ -138,6 +138,31 @@ def extended_slice_size_mismatch_raises(x):
     return b, x
 
 
+def tuple_and_float_keys(x):
+    d = {0: x, (1, 2): "t", 2.5: "f", ("a", (1, None)): 3}
+    a, b = 1, 2
+    e = {(a, b): x}
+    e[(a, b)] = x * 2
+    e[(b, a)] = 0
+    del e[(b, a)]
+    return (d[0], d[(1, 2)], d[2.5], d[("a", (1, None))], (1, 2) in d, d.get((1, 2)), d.get(1.0), d.pop(2.5),
+            d, e, e[(1, 2)])
+
+
+def nan_in_a_tuple_key_breaks(x):
+    d = {(1, float("nan")): 1}
+    return len(d), x
+
+
+def numpy_int_indexes(x):
+    items = [1, 2, 3]
+    return items[np.int64(1)], (4, 5)[np.int32(-1)], "abc"[np.int32(2)], x + 1
+
+
+def numpy_int_index_out_of_range_raises(x):
+    return [1, 2][np.int64(5)], x
+
+
 def texts(x):
     return (repr([1, "a", (2.5, None)]), str({"k": [1, 2], 3: True}), repr({7}), str(()), repr([[]]),
             str([1.0, -0.0, float("inf")]), x)
@@ -150,13 +175,15 @@ def text_of_arrays(x):
 @pytest.mark.parametrize("fn", [
     getters, operator_functions_as_values, index_of_array_breaks, cmp_sorted, cmp_over_arrays_breaks, cmp_raises,
     math_over_sequences, math_over_iterators, math_prod_of_a_number_raises, fsum_of_arrays_breaks, fromkeys_and_chain, frozensets, sets_and_frozensets_mixed, frozenset_of_arrays_raises,
-    slice_stores, extended_slice_size_mismatch_raises, texts, text_of_arrays])
+    slice_stores, extended_slice_size_mismatch_raises, tuple_and_float_keys, nan_in_a_tuple_key_breaks,
+    numpy_int_indexes, numpy_int_index_out_of_range_raises, texts, text_of_arrays])
 def test_matches_eager(fn):
     check(fn, (X,), (X * 2,))
 
 
 @pytest.mark.parametrize("fn", [getters, operator_functions_as_values, cmp_sorted, math_over_sequences, math_over_iterators,
-                                fromkeys_and_chain, frozensets, slice_stores, texts])
+                                fromkeys_and_chain, frozensets, slice_stores, tuple_and_float_keys, numpy_int_indexes,
+                                texts])
 def test_captured_without_a_break(fn):
     assert_captured_whole(fn, X)
 

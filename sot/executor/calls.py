@@ -201,6 +201,7 @@ def _list_method(executor, obj: ListVariable, name, args, kwargs):
 
 
 def _dict_method(obj: DictVariable, name, args, kwargs):
+    args = [dispatch.as_dict_key(obj, args[0]), *args[1:]] if args else args
     if name in ("update", "setdefault", "pop", "popitem", "clear"):
         obj.check_mutable(f"dict.{name}")
     if name in ("get", "setdefault", "pop") and not (args and _dict_key(args[0])):
@@ -240,7 +241,7 @@ def _dict_method(obj: DictVariable, name, args, kwargs):
 
 
 def _dict_key(v: Variable) -> bool:
-    return isinstance(v, ConstVariable) and type(v.value) in (int, str)
+    return isinstance(v, ConstVariable) and (type(v.value) in (int, str) or container_values.plain_key(v) is not None)
 
 
 def _pairs(source: Variable) -> list:

@@ -41,6 +41,22 @@ def plain_value(v, _seen=None):
         seen.discard(id(v))
 
 
+def plain_key(v):
+    """The value of a tuple (or float, bytes...) of plain constants usable as a dict key
+    the trace decides lookups of: equal to itself (no NaN), so `is` never matters; else None."""
+    from .pyidentity import self_equal
+    value = plain_value(v) if type(v) is TupleVariable else v.value if isinstance(v, ConstVariable) else None
+    if type(value) in (tuple, float, bytes, bool, type(None), int, str) and _hashable_plain(value) and self_equal(value):
+        return value
+    return None
+
+
+def _hashable_plain(value) -> bool:
+    if type(value) is tuple:
+        return all(_hashable_plain(x) for x in value)
+    return type(value) in _PLAIN
+
+
 def holds_array(v, _depth: int = 0) -> bool:
     """Whether a list, tuple or dict the trace made holds an array (at any depth)."""
     from .variables import TensorVariable

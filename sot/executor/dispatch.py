@@ -32,7 +32,7 @@ from .variables import (
 )
 from .function_graph import function_variable
 from .variables.modelled import ask
-from . import functools_models, operator_models
+from . import container_values, functools_models, operator_models
 from . import introspect, live_iterators, numpy_forms, numpy_iteration, setters, writes
 
 SEQUENCES = (TupleVariable, ListVariable)
@@ -323,6 +323,7 @@ def contains_op(graph, item: Variable, container: Variable) -> bool:
         return r
     if isinstance(container, sets.SetVariable):
         return sets.contains(item, container)
+    item = as_dict_key(container, item)
     if isinstance(container, DictVariable) and isinstance(item, ConstVariable):
         if pyidentity.identity_decides(item.value):
             raise FallbackError(UNSUPPORTED_OBJECT, "`in` of a NaN in a dict depends on object identity")
@@ -344,6 +345,14 @@ def contains_op(graph, item: Variable, container: Variable) -> bool:
 
 
 # -- items ---------------------------------------------------------------------
+
+def as_dict_key(obj: Variable, key: Variable) -> Variable:
+    """A tuple of plain constants used as a key of a modelled dict: the constant it equals."""
+    if isinstance(obj, DictVariable) and type(key) is TupleVariable and \
+            (value := container_values.plain_key(key)) is not None:
+        return const(value)
+    return key
+
 
 def getitem(graph, obj: Variable, key: Variable) -> Variable:
     if (r := ask(graph, obj, "getitem", key)) is not NotImplemented:
@@ -369,9 +378,11 @@ def getitem(graph, obj: Variable, key: Variable) -> Variable:
     if isinstance(obj, SEQUENCES) and isinstance(key, ConstVariable):
         if isinstance(key.value, slice):
             return type(obj)(python_op(operator.getitem, obj.items, key.value))
-        if type(key.value) in (int, bool):  # as the sequence's own type, for the IndexError's text
+        if type(key.value) in (int, bool) or isinstance(key.value, np.integer):  # (a NumPy int: its __index__)
+            # as the sequence's own type, for the IndexError's text
             return python_op(operator.getitem, obj.items if isinstance(obj, ListVariable) else tuple(obj.items),
                              key.value)
+    key = as_dict_key(obj, key)
     if isinstance(obj, DictVariable) and isinstance(key, ConstVariable):
         return python_op(operator.getitem, obj.entries, key.value)  # the keys are guarded: KeyError as eager
     if isinstance(obj, ConstVariable) and isinstance(key, ConstVariable):
@@ -390,7 +401,8 @@ def delitem(graph, obj: Variable, key: Variable) -> None:
         obj.check_mutable("item deletion")
         python_op(operator.delitem, obj.items, key.value)
         return
-    if isinstance(obj, DictVariable) and isinstance(key, ConstVariable) and type(key.value) in (int, str):
+    key = as_dict_key(obj, key)
+    if isinstance(obj, DictVariable) and isinstance(key, ConstVariable) and container_values.plain_key(key) is not None:
         obj.check_mutable("item deletion")
         python_op(operator.delitem, obj.entries, key.value)
         return
@@ -412,7 +424,8 @@ def setitem(graph, obj: Variable, key: Variable, value: Variable) -> None:
         obj.check_mutable("slice assignment")
         python_op(operator.setitem, obj.items, key.value, items)
         return
-    if isinstance(obj, DictVariable) and isinstance(key, ConstVariable) and type(key.value) in (int, str):
+    key = as_dict_key(obj, key)
+    if isinstance(obj, DictVariable) and isinstance(key, ConstVariable) and container_values.plain_key(key) is not None:
         obj.check_mutable("item assignment")
         obj.entries[key.value] = value
         return
