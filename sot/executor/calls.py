@@ -19,7 +19,7 @@ from .. import psdb
 from ..ir import registry
 from . import (attr_presence, builtin_values, classes, copies, iter_tools, contexts, dispatch, exceptions, functional, introspect, list_data, live_iterators,
                metaclass, numpy_forms, numpy_iteration, sets, writes)
-from . import collections_models, container_values, functools_models, itertools_shared, operator_models   # the stdlib's
+from . import collections_models, container_values, functools_models, heapq_bisect, itertools_shared, operator_models   # the stdlib's
 from .generators import GeneratorVariable
 from .dispatch import SEQUENCES, const
 from .variables.base import RealObjectVariable
@@ -560,6 +560,7 @@ collections_models.register(BUILTINS)
 operator_models.register(BUILTINS)
 itertools_shared.register(BUILTINS)
 functools_models.register(BUILTINS)
+heapq_bisect.register(BUILTINS)
 BUILTINS[builtins.super] = classes.b_super
 BUILTINS_BY_ID = {id(fn): fn for fn in BUILTINS}
 
