@@ -106,3 +106,19 @@ def test_heaps_of_varying_numbers_keep_eager_order():
     static = sot.to_static(push_pop_argument)
     for heap in ([5, 3], [1], [], [5, 3], [2, 9, 4], [5, 3]):
         check(push_pop_argument, (heap, X), static=static, calls=2)
+
+
+def drain_heap(h, x):
+    heapq.heapify(h)
+    heapq.heappush(h, 3)
+    first = heapq.heappop(h)
+    bisect.insort(h, 2)
+    return first * x, [heapq.heappop(h) for _ in range(len(h))]
+
+
+def test_random_heaps_match_eager():
+    import random
+    rnd = random.Random(0)
+    static = sot.to_static(drain_heap)
+    for _ in range(10):
+        check(drain_heap, ([rnd.randint(0, 6) for _ in range(rnd.randint(0, 5))], X), static=static, calls=2)
