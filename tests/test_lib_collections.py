@@ -210,6 +210,13 @@ def counter_in_place(x):
     return c, x.sum()
 
 
+def counter_changed_before_its_elements_are_read(x):
+    c = collections.Counter("aab")
+    e = c.elements()
+    c["z"] = 2
+    return sorted(e), x
+
+
 def counter_of_array_counts_breaks(x):
     c = collections.Counter({"a": x.sum(), "b": x.max()})
     return c.most_common(1)
@@ -219,7 +226,8 @@ def counter_of_arrays_raises(x):
     return collections.Counter([x, x])
 
 
-@pytest.mark.parametrize("fn", [counter_methods, counter_in_place, counter_of_array_counts_breaks,
+@pytest.mark.parametrize("fn", [counter_methods, counter_in_place, counter_changed_before_its_elements_are_read,
+                                counter_of_array_counts_breaks,
                                 counter_of_arrays_raises])
 def test_counter_made_in_the_frame(fn):
     check(fn, (X,))
@@ -254,6 +262,27 @@ def ordereddict_order(x):
     return o, list(o), first, list(reversed(o)), o.popitem()
 
 
+def ordereddict_iteration_and_views(x):
+    o = collections.OrderedDict(b=x, a=1)
+    o.move_to_end("b")
+    out = [k for k in o] + [v for v in o.values() if isinstance(v, int)] + list(reversed(o)) + list(reversed(o.keys()))
+    return out, [k for k, v in o.items()], len(o.keys()), type(o.keys()) is type(collections.OrderedDict().keys())
+
+
+def ordereddict_mutated_while_iterated_raises(x):
+    o = collections.OrderedDict(a=1, b=2)
+    for k in o:
+        o.move_to_end(k)
+    return x
+
+
+def ordereddict_grown_while_iterated_raises(x):
+    o = collections.OrderedDict(a=1)
+    for v in o.values():
+        o["z"] = v
+    return x
+
+
 def ordereddict_missing_key_raises(x):
     o = collections.OrderedDict(a=1)
     o.move_to_end("zz")
@@ -278,7 +307,9 @@ def chainmap_missing_key_raises(x):
     return collections.ChainMap({"a": 1})["b"], x
 
 
-@pytest.mark.parametrize("fn", [ordereddict_order, ordereddict_missing_key_raises,
+@pytest.mark.parametrize("fn", [ordereddict_order, ordereddict_iteration_and_views,
+                                ordereddict_mutated_while_iterated_raises, ordereddict_grown_while_iterated_raises,
+                                ordereddict_missing_key_raises,
                                 ordereddict_equality_is_order_sensitive, chainmap_lookups,
                                 chainmap_missing_key_raises])
 def test_ordereddict_and_chainmap(fn):
@@ -289,6 +320,11 @@ def chainmap_over_argument(d, x):
     m = collections.ChainMap(d, {"b": 2})
     m["a"] = x * 2
     return m["b"], len(m)
+
+
+def test_ordereddict_iteration_is_captured():
+    assert_captured_whole(ordereddict_iteration_and_views, X)
+    assert_captured_whole(ordereddict_order, X)
 
 
 def test_chainmap_store_into_an_argument_dict_is_visible():

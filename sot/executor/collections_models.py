@@ -22,7 +22,8 @@ import operator
 from ..breaks.reasons import DATA_DEPENDENT, UNSUPPORTED_CALL, UNSUPPORTED_OBJECT, FallbackError
 from ..guards.guard import DictKeysGuard, TypeGuard
 from ..guards.tracker import AttrTracker
-from .variables import ConstVariable, DictVariable, ListVariable, TupleVariable, Variable
+from .variables import ConstVariable, DictVariable, DictViewVariable, ListVariable, TupleVariable, Variable
+from .variables.containers import SteppedIterator
 from .variables.modelled import ModelledObject
 
 
@@ -191,14 +192,30 @@ class CounterVariable(_DictKind):
             n = _int(args[0], "Counter.most_common", allow_none=True) if args else None
             return _dispatch().folded(_op(self.real("Counter.most_common").most_common, n))
         if name == "elements":
-            from .variables import IteratorVariable
-            import itertools
-            return IteratorVariable([const(k) for k in self.real("Counter.elements").elements()], itertools.chain)
+            return self._elements()
         if name == "total":
             return const(_op(self.real("Counter.total").total))
         if name in ("copy", "__copy__"):
             return CounterVariable(self.entries)
         return NotImplemented
+
+    def _elements(self):
+        """Counter.elements(): lazy over the counter's items (a chain over a dict view), so a
+        change of the counter before it is consumed falls back (eager may raise there)."""
+        import itertools
+        from .variables import LazyIteratorVariable
+        items = [const(k) for k in self.real("Counter.elements").elements()]
+        state = list(self.entries.items())
+        pos = [0]
+
+        def step():
+            if [(k, id(v)) for k, v in self.entries.items()] != [(k, id(v)) for k, v in state]:
+                raise FallbackError(UNSUPPORTED_OBJECT, "a Counter changed while its elements() is iterated")
+            if pos[0] >= len(items):
+                return None
+            pos[0] += 1
+            return items[pos[0] - 1]
+        return LazyIteratorVariable(step, itertools.chain)
 
     def binary(self, executor, name, other, left):
         if name not in ("add", "sub", "or_", "and_", "iadd", "isub", "ior", "iand"):
@@ -273,7 +290,7 @@ class OrderedDictVariable(_DictKind):
     def _keys(self) -> collections.OrderedDict:
         return collections.OrderedDict.fromkeys(self.entries)
 
-    def method(self, executor, name, args, kwargs):
+    def _method(self, executor, name, args, kwargs):
         if name == "move_to_end":
             key = args[0] if args else None
             last = kwargs.get("last", args[1] if len(args) > 1 else const(True)).truth()
@@ -294,9 +311,70 @@ class OrderedDictVariable(_DictKind):
             return OrderedDictVariable(self.entries)
         return NotImplemented
 
+    def iterate(self, executor):
+        return OrderedIteratorVariable(self, "keys")
+
     def reverse_iterate(self, executor):
-        from .variables import IteratorVariable
-        return IteratorVariable([const(k) for k in reversed(self.entries)], type(reversed(collections.OrderedDict())))
+        return OrderedIteratorVariable(self, "keys", reverse=True)
+
+    def attribute(self, executor, name):
+        if name in ("keys", "values", "items"):
+            from .variables import BuiltinMethodVariable
+            return BuiltinMethodVariable(self, name)
+        return super().attribute(executor, name)
+
+    def method(self, executor, name, args, kwargs):
+        if name in ("keys", "values", "items") and not args and not kwargs:
+            return OrderedViewVariable(self, name)
+        return self._method(executor, name, args, kwargs)
+
+
+_ODICT_ITERATORS = {kind: type(iter(getattr(collections.OrderedDict(), kind)())) for kind in ("keys", "values", "items")}
+
+
+class OrderedIteratorVariable(SteppedIterator):
+    """iter()/reversed() of an OrderedDict or of its views: key by key; any change of the
+    OrderedDict between steps falls back (eager raises its own RuntimeError there)."""
+
+    def __init__(self, od: OrderedDictVariable, kind: str, reverse: bool = False):
+        kinds = _ODICT_ITERATORS if not reverse else {"keys": type(reversed(collections.OrderedDict()))}
+        super().__init__([], kinds[kind])
+        self.od, self.kind, self.reverse, self.index = od, kind, reverse, 0
+        self.keys = list(od.entries)[::-1] if reverse else list(od.entries)
+
+    def next(self):
+        now = list(self.od.entries)
+        if now != (self.keys[::-1] if self.reverse else self.keys):
+            raise FallbackError(UNSUPPORTED_OBJECT, "an OrderedDict changed while iterated (eager raises)")
+        if self.index >= len(self.keys):
+            return None
+        key = self.keys[self.index]
+        self.index += 1
+        if self.kind == "keys":
+            return const(key)
+        value = self.od.entries[key]
+        return value if self.kind == "values" else TupleVariable([const(key), value])
+
+    def remaining(self):
+        return None
+
+    def rebuild(self, builder) -> str:
+        raise FallbackError(UNSUPPORTED_OBJECT, "an OrderedDict iterator alive after the graph cannot be rebuilt")
+
+
+class OrderedViewVariable(DictViewVariable, ModelledObject):
+    """od.keys()/values()/items(): iterated by OrderedIteratorVariable."""
+
+    def python_type(self):
+        return type(getattr(collections.OrderedDict(), self.kind)())
+
+    def iterate(self, executor):
+        return OrderedIteratorVariable(self.dict, self.kind)
+
+    def reverse_iterate(self, executor):
+        if self.kind != "keys":
+            return NotImplemented
+        return OrderedIteratorVariable(self.dict, self.kind, reverse=True)
 
 
 def b_defaultdict(executor, factory=None, *args, **kwargs):
