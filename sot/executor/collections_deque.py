@@ -208,7 +208,8 @@ class DequeVariable(_MutableContainer, ModelledObject):
 
     def compare(self, executor, name, other, left):
         if not isinstance(other, DequeVariable):
-            if name in ("eq", "ne") and isinstance(other, (ListVariable, TupleVariable, ConstVariable)):
+            if name in ("eq", "ne") and (type(other) in (ListVariable, TupleVariable) or isinstance(other, ConstVariable)
+                                         and type(other.value) in (int, float, str, bytes, bool, type(None), tuple)):
                 return const(name == "ne")   # a deque equals only a deque
             return NotImplemented
         a, b = (self, other) if left else (other, self)
