@@ -266,7 +266,8 @@ def ordereddict_iteration_and_views(x):
     o = collections.OrderedDict(b=x, a=1)
     o.move_to_end("b")
     out = [k for k in o] + [v for v in o.values() if isinstance(v, int)] + list(reversed(o)) + list(reversed(o.keys()))
-    return out, [k for k, v in o.items()], len(o.keys()), type(o.keys()) is type(collections.OrderedDict().keys())
+    return (out, [k for k, v in o.items()], len(o.keys()), type(o.keys()) is type(collections.OrderedDict().keys()),
+            x + 1)
 
 
 def ordereddict_mutated_while_iterated_raises(x):
