@@ -19,9 +19,11 @@ from .. import psdb
 from ..ir import registry
 from . import (attr_presence, builtin_values, classes, copies, iter_tools, contexts, dispatch, exceptions, functional, introspect, list_data, live_iterators,
                metaclass, numpy_forms, numpy_iteration, sets, writes)
+from . import collections_models, container_values, functools_models, heapq_bisect, itertools_shared, operator_models   # the stdlib's
 from .generators import GeneratorVariable
 from .dispatch import SEQUENCES, const
 from .variables.base import RealObjectVariable
+from .variables.modelled import ModelledObject, ask
 from .variables import (
     BoundMethodVariable, BuiltinMethodVariable, BuiltinVariable, ClassVariable, ConstVariable,
     DictVariable, DictViewVariable, IteratorVariable, ListVariable, NumpyCallableVariable, ObjectVariable,
@@ -48,6 +50,8 @@ def call(executor, fn: Variable, args: list[Variable], kwargs: dict[str, Variabl
         return executor.inline_call(fn, args, kwargs)
     if isinstance(fn, BoundMethodVariable):
         return call(executor, fn.func, [fn.self_var] + list(args), kwargs)
+    if isinstance(fn, ModelledObject) and (r := fn.call(executor, args, kwargs)) is not NotImplemented:
+        return r
     if isinstance(fn, (functional.PartialVariable, classes.ObjectInit, contexts.ContextMethodVariable)):
         return fn.call(executor, args, kwargs)
     if isinstance(fn, NumpyCallableVariable):
@@ -133,6 +137,8 @@ def call_numpy(graph, fn: NumpyCallableVariable, args, kwargs) -> Variable:
 
 def call_method(executor, obj: Variable, name: str, args, kwargs) -> Variable:
     graph = executor.graph
+    if isinstance(obj, ModelledObject) and (r := obj.method(executor, name, args, kwargs)) is not NotImplemented:
+        return r
     if isinstance(obj, GeneratorVariable) and name == "send" and len(args) == 1 and not kwargs:
         return obj.send(args[0])
     if isinstance(obj, sets.SetVariable):
@@ -197,6 +203,7 @@ def _list_method(executor, obj: ListVariable, name, args, kwargs):
 
 
 def _dict_method(obj: DictVariable, name, args, kwargs):
+    args = [dispatch.as_dict_key(obj, args[0]), *args[1:]] if args else args
     if name in ("update", "setdefault", "pop", "popitem", "clear"):
         obj.check_mutable(f"dict.{name}")
     if name in ("get", "setdefault", "pop") and not (args and _dict_key(args[0])):
@@ -236,7 +243,7 @@ def _dict_method(obj: DictVariable, name, args, kwargs):
 
 
 def _dict_key(v: Variable) -> bool:
-    return isinstance(v, ConstVariable) and type(v.value) in (int, str)
+    return isinstance(v, ConstVariable) and (type(v.value) in (int, str) or container_values.plain_key(v) is not None)
 
 
 def _pairs(source: Variable) -> list:
@@ -269,6 +276,8 @@ def _consts(*vs):
 
 
 def b_len(executor, obj):
+    if (r := ask(executor.graph, obj, "length")) is not NotImplemented:
+        return r
     if isinstance(obj, sets.SetVariable):
         return const(len(obj.values))
     if isinstance(obj, ListVariable) and (n := list_data.source_length(executor.graph, obj)) is not None:
@@ -293,10 +302,13 @@ def _python_builtin(fn):
     def handler(executor, *args, **kwargs):
         if fn in (str, repr) and len(args) == 1 and (exc := exceptions.instance(args[0])) is not None:
             return const(fn(exc))
+        if fn in (str, repr) and len(args) == 1 and not kwargs and \
+                (plain := container_values.plain_value(args[0])) is not None:
+            return const(fn(plain))   # a container of constants: its text is Python's own
         values = _consts(*args, *kwargs.values())
         if values is not None:
             return dispatch.folded(dispatch.python_op(fn, *[a.value for a in args], **{k: v.value for k, v in kwargs.items()}))
-        if any(isinstance(a, TensorVariable) for a in args):
+        if any(isinstance(a, TensorVariable) or container_values.holds_array(a) for a in args):
             raise FallbackError(DATA_DEPENDENT, f"{fn.__name__}() of an array reads its data into Python",
                                 hint=f"`{fn.__name__}(x.sum())` forces a break; keep the value as an array")
         raise FallbackError(UNSUPPORTED_CALL, f"{fn.__name__}() on {', '.join(a.describe() for a in args)}")
@@ -359,6 +371,8 @@ def b_zip(executor, *iterables, **kwargs):
 
 
 def b_reversed(executor, seq):
+    if (r := ask(executor.graph, seq, "reverse_iterate")) is not NotImplemented:
+        return r
     if isinstance(seq, ListVariable):
         return live_iterators.ListIteratorVariable(seq, reverse=True)
     if isinstance(seq, TupleVariable):
@@ -385,6 +399,14 @@ def b_next(executor, it, *default):
 
 def b_set(executor, iterable=None):
     return sets.SetVariable() if iterable is None else sets.build(dispatch.get_iter(executor.graph, iterable).items)
+
+
+def b_frozenset(executor, iterable=None):
+    """frozenset of plain constants: an immutable constant, as eager builds it from these items."""
+    if iterable is None:
+        return const(frozenset())
+    items = dispatch.get_iter(executor.graph, iterable).items
+    return const(frozenset(functional.plain_values(items, "frozenset()")))
 
 
 def b_tuple(executor, iterable=None):
@@ -506,6 +528,7 @@ BUILTINS = {
     builtins.next: b_next,
     builtins.tuple: b_tuple,
     builtins.set: b_set,
+    builtins.frozenset: b_frozenset,
     builtins.list: b_list,
     builtins.dict: b_dict,
     builtins.sum: b_sum,
@@ -535,6 +558,11 @@ for _fn in [getattr(math, _name) for _name in dir(math) if not _name.startswith(
 functional.register(BUILTINS)
 copies.register(BUILTINS)
 iter_tools.register(BUILTINS)
+collections_models.register(BUILTINS)
+operator_models.register(BUILTINS)
+itertools_shared.register(BUILTINS)
+functools_models.register(BUILTINS)
+heapq_bisect.register(BUILTINS)
 BUILTINS[builtins.super] = classes.b_super
 BUILTINS_BY_ID = {id(fn): fn for fn in BUILTINS}
 

@@ -31,6 +31,8 @@ from .variables import (
     is_const_value,
 )
 from .function_graph import function_variable
+from .variables.modelled import ask
+from . import container_values, functools_models, operator_models
 from . import introspect, live_iterators, number_branches, numpy_forms, numpy_iteration, setters, writes
 
 SEQUENCES = (TupleVariable, ListVariable)
@@ -115,6 +117,9 @@ def _fold(fn, values, kw, simulate: bool):
 # -- operators ---------------------------------------------------------------
 
 def binary_op(graph, name: str, a: Variable, b: Variable) -> Variable:
+    if (r := ask(graph, a, "binary", name, b, True)) is not NotImplemented or \
+            (r := ask(graph, b, "binary", name, a, False)) is not NotImplemented:
+        return r
     if isinstance(a, sets.SetVariable) or isinstance(b, sets.SetVariable):
         return sets.binary(name, a, b)
     inplace = name.startswith("i") and name not in ("is_",)
@@ -148,7 +153,7 @@ def binary_op(graph, name: str, a: Variable, b: Variable) -> Variable:
         return type(a)(a.items * b.value)
     if base == "mod" and isinstance(a, ConstVariable) and type(a.value) is str and isinstance(b, TupleVariable):
         return folded(python_op(operator.mod, a.value, _plain_sequence(b)))   # "%d/%s" % (n, name)
-    if base == "or_" and isinstance(a, DictVariable) and isinstance(b, DictVariable) \
+    if _op_key(base) == "or_" and isinstance(a, DictVariable) and isinstance(b, DictVariable) \
             and a.python_type() is dict and b.python_type() is dict:
         if inplace:   # d |= e updates d itself
             a.check_mutable("|=")
@@ -200,6 +205,9 @@ def unary_op(graph, name: str, a: Variable) -> Variable:
 
 
 def compare_op(graph, name: str, a: Variable, b: Variable) -> Variable:
+    if (r := ask(graph, a, "compare", name, b, True)) is not NotImplemented or \
+            (r := ask(graph, b, "compare", name, a, False)) is not NotImplemented:
+        return r
     if isinstance(a, sets.SetVariable) or isinstance(b, sets.SetVariable):
         return sets.compare(name, a, b)
     if isinstance(a, TensorVariable) or isinstance(b, TensorVariable):
@@ -311,8 +319,11 @@ def _identity_value(v):
 
 def contains_op(graph, item: Variable, container: Variable) -> bool:
     """`in`: items and keys are compared with `is` before `==` (pyidentity)."""
+    if (r := ask(graph, container, "contains", item)) is not NotImplemented:
+        return r
     if isinstance(container, sets.SetVariable):
         return sets.contains(item, container)
+    item = as_dict_key(container, item)
     if isinstance(container, DictVariable) and isinstance(item, ConstVariable):
         if pyidentity.identity_decides(item.value):
             raise FallbackError(UNSUPPORTED_OBJECT, "`in` of a NaN in a dict depends on object identity")
@@ -335,7 +346,17 @@ def contains_op(graph, item: Variable, container: Variable) -> bool:
 
 # -- items ---------------------------------------------------------------------
 
+def as_dict_key(obj: Variable, key: Variable) -> Variable:
+    """A tuple of plain constants used as a key of a modelled dict: the constant it equals."""
+    if isinstance(obj, DictVariable) and type(key) is TupleVariable and \
+            (value := container_values.plain_key(key)) is not None:
+        return const(value)
+    return key
+
+
 def getitem(graph, obj: Variable, key: Variable) -> Variable:
+    if (r := ask(graph, obj, "getitem", key)) is not NotImplemented:
+        return r
     if isinstance(obj, TensorVariable):
         if isinstance(key, ConstVariable) and type(key.value) is range and len(key.value) <= ITER_LIMIT:
             # NumPy reads a range index as a list of ints
@@ -361,9 +382,11 @@ def getitem(graph, obj: Variable, key: Variable) -> Variable:
     if isinstance(obj, SEQUENCES) and isinstance(key, ConstVariable):
         if isinstance(key.value, slice):
             return type(obj)(python_op(operator.getitem, obj.items, key.value))
-        if type(key.value) in (int, bool):  # as the sequence's own type, for the IndexError's text
+        if type(key.value) in (int, bool) or isinstance(key.value, np.integer):  # (a NumPy int: its __index__)
+            # as the sequence's own type, for the IndexError's text
             return python_op(operator.getitem, obj.items if isinstance(obj, ListVariable) else tuple(obj.items),
                              key.value)
+    key = as_dict_key(obj, key)
     if isinstance(obj, DictVariable) and isinstance(key, ConstVariable):
         return python_op(operator.getitem, obj.entries, key.value)  # the keys are guarded: KeyError as eager
     if isinstance(obj, ConstVariable) and isinstance(key, ConstVariable):
@@ -376,11 +399,14 @@ def getitem(graph, obj: Variable, key: Variable) -> Variable:
 
 
 def delitem(graph, obj: Variable, key: Variable) -> None:
+    if ask(graph, obj, "delitem", key) is not NotImplemented:
+        return
     if isinstance(obj, ListVariable) and isinstance(key, ConstVariable) and type(key.value) in (int, slice):
         obj.check_mutable("item deletion")
         python_op(operator.delitem, obj.items, key.value)
         return
-    if isinstance(obj, DictVariable) and isinstance(key, ConstVariable) and type(key.value) in (int, str):
+    key = as_dict_key(obj, key)
+    if isinstance(obj, DictVariable) and isinstance(key, ConstVariable) and container_values.plain_key(key) is not None:
         obj.check_mutable("item deletion")
         python_op(operator.delitem, obj.entries, key.value)
         return
@@ -388,6 +414,8 @@ def delitem(graph, obj: Variable, key: Variable) -> None:
 
 
 def setitem(graph, obj: Variable, key: Variable, value: Variable) -> None:
+    if ask(graph, obj, "setitem", key, value) is not NotImplemented:
+        return
     if isinstance(obj, (ListVariable, DictVariable)) and isinstance(key, ConstVariable) and obj.tracker is not None \
             and type(key.value) in (int, str) and writes.stores_back(value, ItemTracker(obj.tracker, key.value)):
         return   # `d["a"] += y` on an array of a container from outside: the same object
@@ -395,7 +423,13 @@ def setitem(graph, obj: Variable, key: Variable, value: Variable) -> None:
         obj.check_mutable("item assignment")
         python_op(operator.setitem, obj.items, key.value, value)
         return
-    if isinstance(obj, DictVariable) and isinstance(key, ConstVariable) and type(key.value) in (int, str):
+    if isinstance(obj, ListVariable) and isinstance(key, ConstVariable) and type(key.value) is slice:
+        items = list(get_iter(graph, value).items)   # read before the store, as list_ass_slice does
+        obj.check_mutable("slice assignment")
+        python_op(operator.setitem, obj.items, key.value, items)
+        return
+    key = as_dict_key(obj, key)
+    if isinstance(obj, DictVariable) and isinstance(key, ConstVariable) and container_values.plain_key(key) is not None:
         obj.check_mutable("item assignment")
         obj.entries[key.value] = value
         return
@@ -411,6 +445,12 @@ TENSOR_PYTHON_ATTRS = ("shape", "ndim", "size", "dtype", "itemsize", "nbytes")
 
 def getattr_(executor, obj: Variable, name: str) -> Variable:
     graph = executor.graph
+    if (r := ask(graph, obj, "attribute", name)) is not NotImplemented:
+        return r
+    if (r := operator_models.class_attribute(obj, name)) is not None:   # dict.fromkeys, chain.from_iterable
+        return r
+    if (r := functools_models.function_attribute(obj, name)) is not None:   # set by functools.wraps
+        return r
     if isinstance(obj, TensorVariable):
         meta = obj.meta
         if name in TENSOR_PYTHON_ATTRS:
@@ -599,6 +639,8 @@ def get_iter(graph, obj: Variable) -> IteratorVariable:
     if isinstance(obj, IteratorVariable):
         return obj
     concrete("iteration", obj)
+    if (r := ask(graph, obj, "iterate")) is not NotImplemented:
+        return r
     if isinstance(obj, ListVariable):
         return live_iterators.ListIteratorVariable(obj)
     if isinstance(obj, DictViewVariable):

@@ -134,6 +134,9 @@ def build_const_key_map(ex, instr):
 def dict_key(v):
     if isinstance(v, ConstVariable) and type(v.value) in (str, int, bool, float, type(None)):
         return v.value
+    from ..container_values import plain_key   # a tuple of plain constants: its value
+    if (key := plain_key(v)) is not None:
+        return key
     raise FallbackError(UNSUPPORTED_OBJECT, f"dict key {v.describe()} is not a constant")
 
 
