@@ -52,6 +52,10 @@ class VersionFacts:
     # yield from: SEND leaves the receiver under the return value for END_SEND
     # to pop (3.12+); 3.11's SEND pops it itself; 3.10 has YIELD_FROM instead.
     send_keeps_receiver: bool
+    # Pattern matching: 3.10's MATCH_KEYS and MATCH_CLASS also push a bool
+    # (MATCH_CLASS leaves the subject under it on failure); 3.11+ push the
+    # values tuple or None (MATCH_CLASS pops subject and class).
+    match_pushes_bool: bool
 
 
 FACTS = VersionFacts(
@@ -71,6 +75,7 @@ FACTS = VersionFacts(
     exception_table=PY >= (3, 11),
     with_exit_depth=4 if PY >= (3, 11) else 7,
     send_keeps_receiver=PY >= (3, 12),
+    match_pushes_bool=PY < (3, 11),
 )
 
 # MAKE_FUNCTION / SET_FUNCTION_ATTRIBUTE flag bits, popped in this order.

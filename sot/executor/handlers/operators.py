@@ -261,8 +261,6 @@ def set_add(ex, instr):
 def set_update(ex, instr):
     seq = ex.pop()
     sets.add_all(ex.peek(instr.arg), dispatch.get_iter(ex.graph, seq).items)
-unsupported("pattern matching is not simulated", "MATCH_CLASS", "MATCH_MAPPING", "MATCH_SEQUENCE",
-            "MATCH_KEYS", "GET_LEN", "COPY_DICT_WITHOUT_KEYS")
 
 
 @handler("DELETE_SUBSCR")
