@@ -161,6 +161,8 @@ BREAKABLE = {
     "STORE_GLOBAL": (lambda a: 1, 0),
     "DELETE_GLOBAL": (lambda a: 0, 0),
     "UNPACK_SEQUENCE": (lambda a: 1, None),  # pushes `arg` values
+    "IMPORT_NAME": (lambda a: 2, 1),        # level, fromlist -> module (handlers/imports.py)
+    "IMPORT_FROM": (lambda a: 1, 2),        # leaves the module under the name it reads
 }
 
 # Conditional jumps on an object's truth: a data-dependent one breaks by

@@ -211,5 +211,4 @@ def load_super_attr(ex, instr):
         push_method(ex, value)
     else:
         ex.push(value)
-unsupported("imports run module code", "IMPORT_NAME", "IMPORT_FROM", "IMPORT_STAR")
 unsupported("interactive-mode expression printing", "PRINT_EXPR")
