@@ -31,7 +31,7 @@ from .variables import (
     is_const_value,
 )
 from .function_graph import function_variable
-from . import introspect, live_iterators, numpy_forms, numpy_iteration, setters, writes
+from . import introspect, live_iterators, numpy_forms, numpy_iteration, setters, user_operators, writes
 
 SEQUENCES = (TupleVariable, ListVariable)
 
@@ -254,6 +254,8 @@ def is_op(a: Variable, b: Variable, graph=None) -> bool:
     under a guard on the identity relation (`graph` records it)."""
     if a is b:
         return True
+    if isinstance(a, classes.NewObjectVariable) or isinstance(b, classes.NewObjectVariable):
+        return False   # made in the trace: one Variable per object, no other object is it
     if isinstance(a, ConstVariable) and isinstance(b, ConstVariable) and (
             type(a.value) in SINGLETONS or type(b.value) in SINGLETONS):
         return a.value is b.value  # nothing but the singleton itself is the singleton
@@ -443,6 +445,8 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
     if isinstance(obj, NumpyCallableVariable) and isinstance(obj.value, np.ufunc) and name == "at":
         # a new bound method on each access (no identity to guard): the ufunc is guarded
         return NumpyCallableVariable(obj.value.at, None)
+    if name == "__class__" and (cls := user_operators.class_of(obj, graph)) is not None:
+        return cls
     if isinstance(obj, ObjectVariable):
         return object_getattr(executor, obj, name)
     if isinstance(obj, classes.NewObjectVariable):

@@ -1,6 +1,6 @@
 """Operators, subscripts and building containers."""
 from ...breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
-from .. import dispatch, exceptions, functional, sets
+from .. import dispatch, exceptions, functional, sets, user_operators
 from ..dispatch import const
 from ..opcode_table import (
     BINARY_OPCODES_310, INPLACE_OPCODES_310, INTRINSIC_LIST_TO_TUPLE,
@@ -19,7 +19,9 @@ from ._registry import handler, unsupported
 def binary_op(ex, instr):
     b = ex.pop()
     a = ex.pop()
-    ex.push(dispatch.binary_op(ex.graph, binary_op_name(instr), a, b))
+    name = binary_op_name(instr)
+    result = user_operators.binary(ex, name, a, b)
+    ex.push(result if result is not None else dispatch.binary_op(ex.graph, name, a, b))
 
 
 UNARY = {"UNARY_NEGATIVE": "neg", "UNARY_POSITIVE": "pos", "UNARY_INVERT": "invert", "UNARY_NOT": "not_"}
@@ -27,14 +29,21 @@ UNARY = {"UNARY_NEGATIVE": "neg", "UNARY_POSITIVE": "pos", "UNARY_INVERT": "inve
 
 @handler(*UNARY)
 def unary_op(ex, instr):
-    ex.push(dispatch.unary_op(ex.graph, UNARY[instr.opname], ex.pop()))
+    ex.push(_unary(ex, UNARY[instr.opname], ex.pop()))
+
+
+def _unary(ex, name, a):
+    result = user_operators.unary(ex, name, a)
+    return result if result is not None else dispatch.unary_op(ex.graph, name, a)
 
 
 @handler("COMPARE_OP")
 def compare_op(ex, instr):
     b = ex.pop()
     a = ex.pop()
-    result = dispatch.compare_op(ex.graph, compare_op_name(instr), a, b)
+    result = user_operators.compare(ex, compare_op_name(instr), a, b)
+    if result is None:
+        result = dispatch.compare_op(ex.graph, compare_op_name(instr), a, b)
     if instr.argrepr.startswith("bool("):  # 3.13: the comparison feeds a jump directly
         result = const(result.truth())
     ex.push(result)
@@ -183,7 +192,7 @@ def call_intrinsic_1(ex, instr):
     if instr.argrepr == INTRINSIC_LIST_TO_TUPLE:
         ex.push(TupleVariable(ex.pop().items))
     elif instr.argrepr == INTRINSIC_UNARY_POSITIVE:
-        ex.push(dispatch.unary_op(ex.graph, "pos", ex.pop()))
+        ex.push(_unary(ex, "pos", ex.pop()))
     elif instr.argrepr == INTRINSIC_STOPITERATION_ERROR:
         # a generator's exception on its way out: a StopIteration would become RuntimeError
         if issubclass(ex.peek().python_type(), StopIteration):
