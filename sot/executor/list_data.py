@@ -14,8 +14,8 @@ import numpy as np
 from .. import _hook
 from ..guards.guard import LenGuard, TypeGuard
 from ..guards.tracker import ItemTracker, Tracker, _short
-from ..ir import TensorMeta
-from .variables import ListVariable, TensorVariable
+from ..ir import TensorMeta, registry
+from .variables import ConstVariable, ListVariable, TensorVariable
 
 #: element type -> the dtype np.asarray gives a list of them
 _DTYPES = {int: np.dtype(np.int64), float: np.dtype(np.float64), bool: np.dtype(np.bool_)}
@@ -57,14 +57,50 @@ class AsArrayTracker(Tracker):
         return "AsArrayTracker(%s)" % _short(self.base.name())
 
 
+class LenTracker(Tracker):
+    """``len(<base>)`` of a list whose type the guards fixed: a graph input,
+    never guarded itself (its type is always int)."""
+
+    __slots__ = ("base",)
+
+    def __init__(self, base: Tracker):
+        self.base = base
+
+    def expr(self, ctx):
+        return "%s(%s)" % (ctx.helper("_len", len), ctx.ref(self.base))
+
+    def name(self):
+        return "len(%s)" % self.base.name()
+
+    def load(self, g, args, cells):
+        return len(self.base.load(g, args, cells))
+
+    def _key(self):
+        return (self.base,)
+
+
 def source_length(graph, var: ListVariable):
     """len() of a list from outside the frame whose items the trace has not
-    read: guarded by length only. None when that does not apply."""
+    read, or None when that does not apply. Guarded by length only; once the
+    same code was translated with another length (a history list that grows
+    every call), the length is a Python-number graph input instead
+    (scalar_policy.py), so a list that grows does not retranslate every
+    call; the trace specialises it where it needs the value (a branch,
+    range(), a shape)."""
     value = getattr(var, "source_value", None)
     if value is None or var.loaded:
         return None
+    growth = var.pending_growth()   # what the trace added (side_effects.py)
+    tracker = LenTracker(var.tracker)
+    if graph.numbers is not None and graph.numbers.is_input(tracker, len(value)):
+        n = graph._memo.get(tracker)
+        if n is None:
+            n = graph._memo[tracker] = graph._number_input(len(value), tracker, guard=False)
+        if not growth:
+            return n
+        return graph.call_op(registry.lookup_operator("add"), (n, ConstVariable(growth, None)))
     graph.add_guard(LenGuard(var.tracker, value))
-    return len(value) + var.pending_growth()   # what the trace added (side_effects.py)
+    return len(value) + growth
 
 
 def as_graph_input(graph, var, kinds=tuple(_DTYPES)) -> TensorVariable | None:
