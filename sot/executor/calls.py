@@ -18,7 +18,7 @@ from ..guards.tracker import AttrTracker, ConstTracker
 from .. import psdb
 from ..ir import registry
 from . import (attr_presence, builtin_values, classes, copies, iter_tools, contexts, dispatch, exceptions, functional, introspect, list_data, live_iterators,
-               metaclass, numpy_forms, numpy_iteration, sets, writes)
+               metaclass, numpy_forms, numpy_iteration, sets, user_protocols, writes)
 from .generators import GeneratorVariable
 from .dispatch import SEQUENCES, const
 from .variables.base import RealObjectVariable
@@ -267,6 +267,8 @@ def _consts(*vs):
 
 
 def b_len(executor, obj):
+    if (n := user_protocols.length(executor, obj)) is not None:
+        return n
     if isinstance(obj, sets.SetVariable):
         return const(len(obj.values))
     if isinstance(obj, ListVariable) and (n := list_data.source_length(executor.graph, obj)) is not None:
@@ -367,7 +369,8 @@ def b_reversed(executor, seq):
 
 
 def b_iter(executor, obj):
-    return dispatch.get_iter(executor.graph, obj)
+    it = user_protocols.get_iter(executor, obj)
+    return it if it is not None else dispatch.get_iter(executor.graph, obj)
 
 
 def b_next(executor, it, *default):
@@ -487,7 +490,7 @@ def b_bool_like(fn):
             return args[0]  # int(n) of an int computed from shapes is n itself
         if len(args) == 1 and not isinstance(args[0], (ConstVariable, TensorVariable, SymScalarVariable)):
             if fn is bool:
-                return const(args[0].truth())
+                return const(user_protocols.truth(executor, args[0]))
         return _python_builtin(fn)(executor, *args)
     return handler
 

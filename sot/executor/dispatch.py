@@ -31,7 +31,7 @@ from .variables import (
     is_const_value,
 )
 from .function_graph import function_variable
-from . import introspect, live_iterators, numpy_forms, numpy_iteration, setters, user_operators, writes
+from . import introspect, live_iterators, numpy_forms, numpy_iteration, setters, user_protocols, writes
 
 SEQUENCES = (TupleVariable, ListVariable)
 
@@ -445,8 +445,8 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
     if isinstance(obj, NumpyCallableVariable) and isinstance(obj.value, np.ufunc) and name == "at":
         # a new bound method on each access (no identity to guard): the ufunc is guarded
         return NumpyCallableVariable(obj.value.at, None)
-    if name == "__class__" and (cls := user_operators.class_of(obj, graph)) is not None:
-        return cls
+    if name in ("__class__", "__mro__") and (known := user_protocols.dunder_attr(executor, obj, name)) is not None:
+        return known
     if isinstance(obj, ObjectVariable):
         return object_getattr(executor, obj, name)
     if isinstance(obj, classes.NewObjectVariable):

@@ -141,14 +141,6 @@ def unary(ex, name: str, a: Variable) -> Variable | None:
     return result
 
 
-def class_of(obj: Variable, graph) -> Variable | None:
-    """`obj.__class__` of a user object whose class keeps object's
-    `__class__` descriptor: its (guarded) type."""
-    cls = user_class(obj)
-    if cls is None or _lookup(cls, "__class__")[1] is not object:
-        return None
-    return graph.wrap(cls, ConstTracker(cls))
-
 
 def compare(ex, name: str, a: Variable, b: Variable) -> Variable | None:
     classes = _involved(ex, a, b)

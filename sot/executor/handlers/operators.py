@@ -1,6 +1,6 @@
 """Operators, subscripts and building containers."""
 from ...breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
-from .. import dispatch, exceptions, functional, sets, user_operators
+from .. import dispatch, exceptions, functional, sets, user_operators, user_protocols
 from ..dispatch import const
 from ..opcode_table import (
     BINARY_OPCODES_310, INPLACE_OPCODES_310, INTRINSIC_LIST_TO_TUPLE,
@@ -33,6 +33,8 @@ def unary_op(ex, instr):
 
 
 def _unary(ex, name, a):
+    if name == "not_":
+        return const(not user_protocols.truth(ex, a))
     result = user_operators.unary(ex, name, a)
     return result if result is not None else dispatch.unary_op(ex.graph, name, a)
 
@@ -45,7 +47,7 @@ def compare_op(ex, instr):
     if result is None:
         result = dispatch.compare_op(ex.graph, compare_op_name(instr), a, b)
     if instr.argrepr.startswith("bool("):  # 3.13: the comparison feeds a jump directly
-        result = const(result.truth())
+        result = const(user_protocols.truth(ex, result))
     ex.push(result)
 
 
@@ -60,19 +62,23 @@ def is_op(ex, instr):
 def contains_op(ex, instr):
     container = ex.pop()
     item = ex.pop()
-    ex.push(const(dispatch.contains_op(ex.graph, item, container) != bool(instr.arg)))
+    found = user_protocols.contains(ex, item, container)
+    if found is None:
+        found = dispatch.contains_op(ex.graph, item, container)
+    ex.push(const(found != bool(instr.arg)))
 
 
 @handler("TO_BOOL")
 def to_bool(ex, instr):
-    ex.push(const(ex.pop().truth()))
+    ex.push(const(user_protocols.truth(ex, ex.pop())))
 
 
 @handler("BINARY_SUBSCR")
 def binary_subscr(ex, instr):
     key = ex.pop()
     obj = ex.pop()
-    ex.push(dispatch.getitem(ex.graph, obj, key))
+    item = user_protocols.getitem(ex, obj, key)
+    ex.push(item if item is not None else dispatch.getitem(ex.graph, obj, key))
 
 
 @handler("BINARY_SLICE")
