@@ -18,7 +18,7 @@ from ..guards.tracker import AttrTracker, ConstTracker
 from .. import psdb
 from ..ir import registry
 from . import (attr_presence, builtin_values, classes, copies, iter_tools, contexts, dispatch, exceptions, functional, introspect, list_data, live_iterators,
-               metaclass, numpy_forms, numpy_iteration, sets, user_protocols, writes)
+               metaclass, numpy_forms, numpy_iteration, records, sets, user_protocols, writes)
 from .generators import GeneratorVariable
 from .dispatch import SEQUENCES, const
 from .variables.base import RealObjectVariable
@@ -48,7 +48,8 @@ def call(executor, fn: Variable, args: list[Variable], kwargs: dict[str, Variabl
         return executor.inline_call(fn, args, kwargs)
     if isinstance(fn, BoundMethodVariable):
         return call(executor, fn.func, [fn.self_var] + list(args), kwargs)
-    if isinstance(fn, (functional.PartialVariable, classes.ObjectInit, contexts.ContextMethodVariable)):
+    if isinstance(fn, (functional.PartialVariable, classes.ObjectInit, contexts.ContextMethodVariable,
+                       records.RecordMethod)):
         return fn.call(executor, args, kwargs)
     if isinstance(fn, NumpyCallableVariable):
         return call_numpy(graph, fn, args, kwargs)
@@ -76,6 +77,8 @@ def call(executor, fn: Variable, args: list[Variable], kwargs: dict[str, Variabl
             return exceptions.create(executor, fn.value, args, kwargs)
         if contexts.is_errstate_call(fn):
             return contexts.errstate_call(args, kwargs)
+        if classes.is_enum_class(fn.value):
+            return records.enum_call(executor, fn.value, args, kwargs)
         known = introspect.class_call(fn.value, args, kwargs) or \
             numpy_iteration.class_call(graph, fn.value, args, kwargs)
         if known is not None:
@@ -535,6 +538,7 @@ for _fn in [getattr(math, _name) for _name in dir(math) if not _name.startswith(
 
 functional.register(BUILTINS)
 copies.register(BUILTINS)
+records.register(BUILTINS)
 iter_tools.register(BUILTINS)
 BUILTINS[builtins.super] = classes.b_super
 BUILTINS_BY_ID = {id(fn): fn for fn in BUILTINS}

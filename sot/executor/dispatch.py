@@ -31,7 +31,7 @@ from .variables import (
     is_const_value,
 )
 from .function_graph import function_variable
-from . import introspect, live_iterators, numpy_forms, numpy_iteration, setters, user_protocols, writes
+from . import introspect, live_iterators, numpy_forms, numpy_iteration, records, setters, user_protocols, writes
 
 SEQUENCES = (TupleVariable, ListVariable)
 
@@ -256,6 +256,8 @@ def is_op(a: Variable, b: Variable, graph=None) -> bool:
         return True
     if isinstance(a, classes.NewObjectVariable) or isinstance(b, classes.NewObjectVariable):
         return False   # made in the trace: one Variable per object, no other object is it
+    if _types_differ(a, b):
+        return False
     if isinstance(a, ConstVariable) and isinstance(b, ConstVariable) and (
             type(a.value) in SINGLETONS or type(b.value) in SINGLETONS):
         return a.value is b.value  # nothing but the singleton itself is the singleton
@@ -276,6 +278,18 @@ def is_op(a: Variable, b: Variable, graph=None) -> bool:
 
 
 _UNKNOWN = object()
+
+
+def _types_differ(a: Variable, b: Variable) -> bool:
+    """A user object (its exact type guarded) and a Variable of another type
+    cannot be one object (a list is never a sentinel instance)."""
+    for x, y in ((a, b), (b, a)):
+        if isinstance(x, ObjectVariable) and is_user_class(type(x.value)):
+            try:
+                return y.python_type() is not type(x.value)
+            except FallbackError:
+                return False
+    return False
 
 
 def _other_type(v: Variable, t: type) -> bool:
@@ -446,6 +460,8 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
         # a new bound method on each access (no identity to guard): the ufunc is guarded
         return NumpyCallableVariable(obj.value.at, None)
     if name in ("__class__", "__mro__") and (known := user_protocols.dunder_attr(executor, obj, name)) is not None:
+        return known
+    if (known := records.attribute(executor, obj, name)) is not None:   # dataclass/namedtuple/enum helpers
         return known
     if isinstance(obj, ObjectVariable):
         return object_getattr(executor, obj, name)

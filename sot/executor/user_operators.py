@@ -19,11 +19,13 @@ import types
 from ..breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
 from ..guards.invariants import ClassUnchangedGuard
 from ..guards.tracker import AttrTracker, ConstTracker
+from . import pyidentity
 from .classes import NewObjectVariable
 from .function_graph import is_user_class
-from .variables import (BoundMethodVariable, ConstVariable, ObjectVariable, SymScalarVariable,
-                        TensorVariable, Variable)
+from .variables import (BoundMethodVariable, ConstVariable, DictVariable, ListVariable, ObjectVariable, SymScalarVariable,
+                        TensorVariable, TupleVariable, Variable)
 
+_CONTAINERS = (ListVariable, TupleVariable, DictVariable)
 _REFLECTED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "ne"}
 
 
@@ -126,6 +128,49 @@ def _dispatch(ex, a, b, ca, cb, op: str, rop: str, allow_same_class_reflection: 
     return None
 
 
+def _plain_sequences(a: Variable, b: Variable) -> bool:
+    """Two modelled lists or two tuples (exact types) holding something other
+    than constants (those dispatch compares in Python)."""
+    return type(a) is type(b) and type(a) in (ListVariable, TupleVariable) and \
+        a.python_type() is b.python_type() and a.python_type() in (list, tuple) and \
+        not all(isinstance(v, ConstVariable) for v in a.items + b.items)
+
+
+def _sequences_equal(ex, a: Variable, b: Variable) -> bool:
+    """list/tuple `==`: lengths, then each pair by PyObject_RichCompareBool
+    (identity first, then `==` and its truth)."""
+    from . import user_protocols
+    from .dispatch import compare_op
+    if len(a.items) != len(b.items):
+        return False
+    for x, y in zip(a.items, b.items):
+        if isinstance(x, ConstVariable) and isinstance(y, ConstVariable):
+            if pyidentity.items_equal(x, y):   # breaks where identity decides (NaN)
+                continue
+            return False
+        if x is y or _identical(ex, x, y):
+            continue
+        result = compare(ex, "eq", x, y)
+        if result is None:
+            result = compare_op(ex.graph, "eq", x, y)
+        if not user_protocols.truth(ex, result):
+            return False
+    return True
+
+
+def _identical(ex, x: Variable, y: Variable) -> bool:
+    """`x is y` for the identity shortcut. Where it is unknown for two
+    modelled containers, False is as good: `==` of one container with itself
+    is True item by item (each item pair is one Variable)."""
+    from .dispatch import is_op
+    try:
+        return is_op(x, y, ex.graph)
+    except FallbackError:
+        if isinstance(x, _CONTAINERS) and isinstance(y, _CONTAINERS):
+            return False
+        raise
+
+
 # builtin values whose own operators decline (return NotImplemented) for a user object
 _PLAIN = (int, float, complex, bool, str, bytes, type(None))
 
@@ -143,6 +188,8 @@ def unary(ex, name: str, a: Variable) -> Variable | None:
 
 
 def compare(ex, name: str, a: Variable, b: Variable) -> Variable | None:
+    if name in ("eq", "ne") and _plain_sequences(a, b):
+        return ConstVariable(_sequences_equal(ex, a, b) == (name == "eq"))
     classes = _involved(ex, a, b)
     if classes is None:
         return None

@@ -11,6 +11,7 @@ from __future__ import annotations
 from ..breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
 from ..guards.invariants import ClassUnchangedGuard
 from ..guards.tracker import ConstTracker
+from . import records
 from .user_operators import _invoke, _lookup, user_class
 from .variables import ClassVariable, ConstVariable, IteratorVariable, SymScalarVariable, TupleVariable, Variable
 
@@ -46,7 +47,9 @@ def truth(ex, v: Variable) -> bool:
 
 
 def length(ex, v: Variable) -> Variable | None:
-    """len(v) of a user object with __len__, or None (not one)."""
+    """len(v) of a user object with __len__ or of an Enum class, or None (neither)."""
+    if (n := records.enum_length(v)) is not None:
+        return n
     cls = _protocol_class(ex, v, "__len__")
     return None if cls is None else _length(ex, cls, v)
 
