@@ -473,6 +473,12 @@ def b_getattr(executor, obj, name, *default):
     return dispatch.getattr_(executor, obj, _attr_name(name, "getattr"))
 
 
+def b_setattr(executor, obj, name, value):
+    from .handlers.names import set_attribute
+    set_attribute(executor, obj, _attr_name(name, "setattr"), value)
+    return const(None)
+
+
 def b_hasattr(executor, obj, name):
     return attr_presence.hasattr_(executor, obj, _attr_name(name, "hasattr"))
 
@@ -516,6 +522,7 @@ BUILTINS = {
     builtins.abs: b_abs,
     builtins.getattr: b_getattr,
     builtins.hasattr: b_hasattr,
+    builtins.setattr: b_setattr,
     builtins.type: b_type,
     builtins.float: b_bool_like(float),
     builtins.int: b_bool_like(int),
