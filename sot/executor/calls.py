@@ -49,7 +49,7 @@ def call(executor, fn: Variable, args: list[Variable], kwargs: dict[str, Variabl
     if isinstance(fn, BoundMethodVariable):
         return call(executor, fn.func, [fn.self_var] + list(args), kwargs)
     if isinstance(fn, (functional.PartialVariable, classes.ObjectInit, contexts.ContextMethodVariable,
-                       records.RecordMethod)):
+                       contexts.ContextFactoryVariable, records.RecordMethod)):
         return fn.call(executor, args, kwargs)
     if isinstance(fn, NumpyCallableVariable):
         return call_numpy(graph, fn, args, kwargs)
@@ -134,8 +134,8 @@ def call_numpy(graph, fn: NumpyCallableVariable, args, kwargs) -> Variable:
 
 def call_method(executor, obj: Variable, name: str, args, kwargs) -> Variable:
     graph = executor.graph
-    if isinstance(obj, GeneratorVariable) and name == "send" and len(args) == 1 and not kwargs:
-        return obj.send(args[0])
+    if isinstance(obj, GeneratorVariable) and name in GeneratorVariable.METHODS:
+        return obj.method(executor, name, args, kwargs)
     if isinstance(obj, sets.SetVariable):
         return sets.method(obj, name, args, kwargs)
     if isinstance(obj, TensorVariable):
@@ -546,6 +546,7 @@ for _fn in [getattr(math, _name) for _name in dir(math) if not _name.startswith(
 functional.register(BUILTINS)
 copies.register(BUILTINS)
 records.register(BUILTINS)
+contexts.register(BUILTINS)
 iter_tools.register(BUILTINS)
 BUILTINS[builtins.super] = classes.b_super
 BUILTINS_BY_ID = {id(fn): fn for fn in BUILTINS}

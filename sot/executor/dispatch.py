@@ -488,8 +488,10 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
         return class_getattr(executor, obj, name)
     if type(obj) is TupleVariable and name in builtin_values.TUPLE_METHODS:
         return BuiltinMethodVariable(obj, name)
-    if isinstance(obj, GeneratorVariable) and name == "send":
+    if isinstance(obj, GeneratorVariable) and name in GeneratorVariable.METHODS:
         return BuiltinMethodVariable(obj, name)
+    if isinstance(obj, GeneratorVariable) and name == "gi_running":
+        return const(obj.running)
     if isinstance(obj, sets.SetVariable) and name in sets.METHODS:
         return BuiltinMethodVariable(obj, name)
     if isinstance(obj, (ListVariable, DictVariable)) and name in LIST_METHODS | DICT_METHODS:

@@ -56,6 +56,8 @@ class VersionFacts:
     # (MATCH_CLASS leaves the subject under it on failure); 3.11+ push the
     # values tuple or None (MATCH_CLASS pops subject and class).
     match_pushes_bool: bool
+    # generator.close() returns the value the generator returned on GeneratorExit (3.13+; None before).
+    gen_close_returns_value: bool
 
 
 FACTS = VersionFacts(
@@ -76,6 +78,7 @@ FACTS = VersionFacts(
     with_exit_depth=4 if PY >= (3, 11) else 7,
     send_keeps_receiver=PY >= (3, 12),
     match_pushes_bool=PY < (3, 11),
+    gen_close_returns_value=PY >= (3, 13),
 )
 
 # MAKE_FUNCTION / SET_FUNCTION_ATTRIBUTE flag bits, popped in this order.
