@@ -153,3 +153,55 @@ def test_enum_lookup_misses_raise_or_run_missing_as_eager():
 
     check(f, (X, "gelu"))
     check(g, (X,))
+
+
+@dataclasses.dataclass(frozen=True)
+class Frozen:
+    a: int
+    b: float = 3.0
+
+
+class Logged:
+    """A class whose own __setattr__ records every store (inlined)."""
+
+    def __init__(self, k):
+        self.log = []
+        self.k = k
+
+    def __setattr__(self, name, value):
+        if name != "log":
+            self.log.append(name)
+        object.__setattr__(self, name, value)
+
+
+def test_frozen_dataclass_is_created_in_the_trace():
+    def f(x):
+        fr = Frozen(2)
+        g = dataclasses.replace(fr, b=0.5)
+        return x * fr.a + g.b, fr == Frozen(2), fr, dataclasses.asdict(g)
+
+    check(f, (X,))
+    assert_captured_whole(f, X)
+
+
+def test_assigning_a_frozen_field_raises_as_eager():
+    def f(x):
+        fr = Frozen(1)
+        try:
+            fr.a = 3
+        except dataclasses.FrozenInstanceError as e:
+            return str(e), x * fr.a
+        return None
+
+    check(f, (X,))
+
+
+def test_a_user_setattr_is_inlined_for_objects_made_in_the_frame():
+    def f(x):
+        o = Logged(2)
+        o.k = o.k + 1
+        setattr(o, "z", x)
+        return o.log, o.k * x, o.z
+
+    check(f, (X,))
+    assert_captured_whole(f, X)

@@ -547,6 +547,7 @@ functional.register(BUILTINS)
 copies.register(BUILTINS)
 records.register(BUILTINS)
 contexts.register(BUILTINS)
+user_protocols.register(BUILTINS)
 iter_tools.register(BUILTINS)
 BUILTINS[builtins.super] = classes.b_super
 BUILTINS_BY_ID = {id(fn): fn for fn in BUILTINS}

@@ -459,7 +459,7 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
     if isinstance(obj, NumpyCallableVariable) and isinstance(obj.value, np.ufunc) and name == "at":
         # a new bound method on each access (no identity to guard): the ufunc is guarded
         return NumpyCallableVariable(obj.value.at, None)
-    if name in ("__class__", "__mro__") and (known := user_protocols.dunder_attr(executor, obj, name)) is not None:
+    if name in ("__class__", "__mro__", "__setattr__") and (known := user_protocols.dunder_attr(executor, obj, name)) is not None:
         return known
     if (known := records.attribute(executor, obj, name)) is not None:   # dataclass/namedtuple/enum helpers
         return known

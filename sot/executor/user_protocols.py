@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from ..breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
 from ..guards.invariants import ClassUnchangedGuard
-from ..guards.tracker import ConstTracker
+from ..guards.tracker import AttrTracker, ConstTracker
 from . import records
 from .user_operators import _invoke, _lookup, user_class
-from .variables import ClassVariable, ConstVariable, IteratorVariable, SymScalarVariable, TupleVariable, Variable
+from .variables import (
+    BoundMethodVariable, ClassVariable, ConstVariable, IteratorVariable, SymScalarVariable, TupleVariable, Variable,
+)
 
 
 def _protocol_class(ex, v: Variable, *names: str) -> type | None:
@@ -101,11 +103,50 @@ def dunder_attr(ex, obj: Variable, name: str) -> Variable | None:
         if cls is None or _lookup(cls, "__class__")[1] is not object:
             return None
         return ex.graph.wrap(cls, ConstTracker(cls))
+    if name == "__setattr__" and getattr(obj, "value", None) is object:
+        return ex.graph.wrap(object.__setattr__, ConstTracker(object.__setattr__))   # a modelled builtin
     if name != "__mro__" or not isinstance(obj, ClassVariable) or user_class_of_class(obj.value) is None:
         return None
     cls = obj.value
     ex.graph.add_guard(ClassUnchangedGuard(cls))   # a new __bases__ changes the version tag
     return TupleVariable([ex.graph.wrap(k, ConstTracker(k)) for k in cls.__mro__])
+
+
+def custom_setattr(ex, obj: Variable, name: str, value: Variable) -> bool:
+    """`obj.name = value` on an object made in the trace whose class defines
+    __setattr__ (a frozen dataclass's raises FrozenInstanceError): inlined."""
+    from .classes import NewObjectVariable
+    if not isinstance(obj, NewObjectVariable) or obj.cls.__setattr__ is object.__setattr__:
+        return False
+    ex.graph.add_guard(ClassUnchangedGuard(obj.cls))
+    fn = ex.graph.wrap(obj.cls.__setattr__, AttrTracker(ConstTracker(obj.cls), "__setattr__"))
+    ex.call_function(BoundMethodVariable(fn, obj), [ConstVariable(name), value], {})
+    return True
+
+
+def b_object_setattr(ex, obj: Variable, name: Variable, value: Variable) -> Variable:
+    """`object.__setattr__(obj, name, value)`: the store without the class's
+    own __setattr__ (how a frozen dataclass's __init__ sets its fields)."""
+    from .classes import NewObjectVariable
+    from .handlers.names import set_attribute
+    if not (isinstance(name, ConstVariable) and type(name.value) is str):
+        raise FallbackError(UNSUPPORTED_OBJECT, "object.__setattr__ with a non-constant name")
+    if isinstance(obj, NewObjectVariable):
+        from .classes import store_attr
+        from . import setters
+        if setters.property_setter(obj.cls, name.value) is not None:
+            setters.inline_setter(ex, obj, obj.cls, name.value, value)
+        else:
+            store_attr(obj, name.value, value)
+    elif user_class(obj) is not None and user_class(obj).__setattr__ is object.__setattr__:
+        set_attribute(ex, obj, name.value, value)
+    else:
+        raise FallbackError(UNSUPPORTED_OBJECT, f"object.__setattr__ on {obj.describe()}")
+    return ConstVariable(None)
+
+
+def register(table: dict) -> None:
+    table[object.__setattr__] = b_object_setattr
 
 
 def user_class_of_class(cls) -> type | None:

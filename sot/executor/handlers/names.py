@@ -2,7 +2,7 @@
 import builtins
 
 from ...breaks.reasons import SIDE_EFFECT, UNSUPPORTED_OPCODE, FallbackError, NewClassStatement
-from .. import cell_writes, classes, dispatch, setters, writes
+from .. import cell_writes, classes, dispatch, setters, user_protocols, writes
 from ...guards.tracker import AttrTracker
 from ..opcode_table import FACTS
 from ..variables import NULL, CellVariable, ConstVariable, ObjectVariable, Variable
@@ -157,6 +157,8 @@ def store_attr(ex, instr):
 
 def set_attribute(ex, obj: Variable, name: str, value: Variable) -> None:
     """`obj.name = value` (STORE_ATTR, and setattr() with a constant name)."""
+    if user_protocols.custom_setattr(ex, obj, name, value):   # the class's own __setattr__, inlined
+        return
     cls = obj.cls if isinstance(obj, classes.NewObjectVariable) else \
         type(obj.value) if isinstance(obj, ObjectVariable) else None
     if cls is not None and setters.property_setter(cls, name) is not None:
