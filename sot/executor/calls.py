@@ -18,7 +18,7 @@ from ..guards.tracker import AttrTracker, ConstTracker
 from .. import psdb
 from ..ir import registry
 from . import (attr_presence, builtin_values, classes, copies, iter_tools, contexts, dispatch, exceptions, functional, introspect, list_data, live_iterators,
-               metaclass, numpy_forms, numpy_iteration, sets, writes)
+               metaclass, numpy_forms, numpy_iteration, records, sets, user_protocols, writes)
 from . import collections_models, container_values, functools_models, heapq_bisect, itertools_shared, operator_models   # the stdlib's
 from .generators import GeneratorVariable
 from .dispatch import SEQUENCES, const
@@ -52,7 +52,8 @@ def call(executor, fn: Variable, args: list[Variable], kwargs: dict[str, Variabl
         return call(executor, fn.func, [fn.self_var] + list(args), kwargs)
     if isinstance(fn, ModelledObject) and (r := fn.call(executor, args, kwargs)) is not NotImplemented:
         return r
-    if isinstance(fn, (functional.PartialVariable, classes.ObjectInit, contexts.ContextMethodVariable)):
+    if isinstance(fn, (functional.PartialVariable, classes.ObjectInit, contexts.ContextMethodVariable,
+                       contexts.ContextFactoryVariable, records.RecordMethod)):
         return fn.call(executor, args, kwargs)
     if isinstance(fn, NumpyCallableVariable):
         return call_numpy(graph, fn, args, kwargs)
@@ -80,6 +81,8 @@ def call(executor, fn: Variable, args: list[Variable], kwargs: dict[str, Variabl
             return exceptions.create(executor, fn.value, args, kwargs)
         if contexts.is_errstate_call(fn):
             return contexts.errstate_call(args, kwargs)
+        if classes.is_enum_class(fn.value):
+            return records.enum_call(executor, fn.value, args, kwargs)
         known = introspect.class_call(fn.value, args, kwargs) or \
             numpy_iteration.class_call(graph, fn.value, args, kwargs)
         if known is not None:
@@ -139,8 +142,8 @@ def call_method(executor, obj: Variable, name: str, args, kwargs) -> Variable:
     graph = executor.graph
     if isinstance(obj, ModelledObject) and (r := obj.method(executor, name, args, kwargs)) is not NotImplemented:
         return r
-    if isinstance(obj, GeneratorVariable) and name == "send" and len(args) == 1 and not kwargs:
-        return obj.send(args[0])
+    if isinstance(obj, GeneratorVariable) and name in GeneratorVariable.METHODS:
+        return obj.method(executor, name, args, kwargs)
     if isinstance(obj, sets.SetVariable):
         return sets.method(obj, name, args, kwargs)
     if isinstance(obj, TensorVariable):
@@ -278,6 +281,8 @@ def _consts(*vs):
 def b_len(executor, obj):
     if (r := ask(executor.graph, obj, "length")) is not NotImplemented:
         return r
+    if (n := user_protocols.length(executor, obj)) is not None:
+        return n
     if isinstance(obj, sets.SetVariable):
         return const(len(obj.values))
     if isinstance(obj, ListVariable) and (n := list_data.source_length(executor.graph, obj)) is not None:
@@ -383,7 +388,8 @@ def b_reversed(executor, seq):
 
 
 def b_iter(executor, obj):
-    return dispatch.get_iter(executor.graph, obj)
+    it = user_protocols.get_iter(executor, obj)
+    return it if it is not None else dispatch.get_iter(executor.graph, obj)
 
 
 def b_next(executor, it, *default):
@@ -491,6 +497,12 @@ def b_getattr(executor, obj, name, *default):
     return dispatch.getattr_(executor, obj, _attr_name(name, "getattr"))
 
 
+def b_setattr(executor, obj, name, value):
+    from .handlers.names import set_attribute
+    set_attribute(executor, obj, _attr_name(name, "setattr"), value)
+    return const(None)
+
+
 def b_hasattr(executor, obj, name):
     return attr_presence.hasattr_(executor, obj, _attr_name(name, "hasattr"))
 
@@ -511,7 +523,7 @@ def b_bool_like(fn):
             return args[0]  # int(n) of an int computed from shapes is n itself
         if len(args) == 1 and not isinstance(args[0], (ConstVariable, TensorVariable, SymScalarVariable)):
             if fn is bool:
-                return const(args[0].truth())
+                return const(user_protocols.truth(executor, args[0]))
         return _python_builtin(fn)(executor, *args)
     return handler
 
@@ -535,6 +547,7 @@ BUILTINS = {
     builtins.abs: b_abs,
     builtins.getattr: b_getattr,
     builtins.hasattr: b_hasattr,
+    builtins.setattr: b_setattr,
     builtins.type: b_type,
     builtins.float: b_bool_like(float),
     builtins.int: b_bool_like(int),
@@ -557,6 +570,9 @@ for _fn in [getattr(math, _name) for _name in dir(math) if not _name.startswith(
 
 functional.register(BUILTINS)
 copies.register(BUILTINS)
+records.register(BUILTINS)
+contexts.register(BUILTINS)
+user_protocols.register(BUILTINS)
 iter_tools.register(BUILTINS)
 collections_models.register(BUILTINS)
 operator_models.register(BUILTINS)

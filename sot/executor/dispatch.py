@@ -33,7 +33,8 @@ from .variables import (
 from .function_graph import function_variable
 from .variables.modelled import ask
 from . import container_values, functools_models, operator_models
-from . import introspect, live_iterators, number_branches, numpy_forms, numpy_iteration, setters, writes
+from . import (introspect, live_iterators, number_branches, numpy_forms, numpy_iteration, records, setters,
+               user_protocols, writes)
 
 SEQUENCES = (TupleVariable, ListVariable)
 
@@ -262,6 +263,10 @@ def is_op(a: Variable, b: Variable, graph=None) -> bool:
     under a guard on the identity relation (`graph` records it)."""
     if a is b:
         return True
+    if isinstance(a, classes.NewObjectVariable) or isinstance(b, classes.NewObjectVariable):
+        return False   # made in the trace: one Variable per object, no other object is it
+    if _types_differ(a, b):
+        return False
     if isinstance(a, ConstVariable) and isinstance(b, ConstVariable) and (
             type(a.value) in SINGLETONS or type(b.value) in SINGLETONS):
         return a.value is b.value  # nothing but the singleton itself is the singleton
@@ -282,6 +287,18 @@ def is_op(a: Variable, b: Variable, graph=None) -> bool:
 
 
 _UNKNOWN = object()
+
+
+def _types_differ(a: Variable, b: Variable) -> bool:
+    """A user object (its exact type guarded) and a Variable of another type
+    cannot be one object (a list is never a sentinel instance)."""
+    for x, y in ((a, b), (b, a)):
+        if isinstance(x, ObjectVariable) and is_user_class(type(x.value)):
+            try:
+                return y.python_type() is not type(x.value)
+            except FallbackError:
+                return False
+    return False
 
 
 def _other_type(v: Variable, t: type) -> bool:
@@ -490,6 +507,10 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
     if isinstance(obj, NumpyCallableVariable) and isinstance(obj.value, np.ufunc) and name == "at":
         # a new bound method on each access (no identity to guard): the ufunc is guarded
         return NumpyCallableVariable(obj.value.at, None)
+    if name in ("__class__", "__mro__", "__setattr__") and (known := user_protocols.dunder_attr(executor, obj, name)) is not None:
+        return known
+    if (known := records.attribute(executor, obj, name)) is not None:   # dataclass/namedtuple/enum helpers
+        return known
     if isinstance(obj, ObjectVariable):
         return object_getattr(executor, obj, name)
     if isinstance(obj, classes.NewObjectVariable):
@@ -515,8 +536,10 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
         return class_getattr(executor, obj, name)
     if type(obj) is TupleVariable and name in builtin_values.TUPLE_METHODS:
         return BuiltinMethodVariable(obj, name)
-    if isinstance(obj, GeneratorVariable) and name == "send":
+    if isinstance(obj, GeneratorVariable) and name in GeneratorVariable.METHODS:
         return BuiltinMethodVariable(obj, name)
+    if isinstance(obj, GeneratorVariable) and name == "gi_running":
+        return const(obj.running)
     if isinstance(obj, sets.SetVariable) and name in sets.METHODS:
         return BuiltinMethodVariable(obj, name)
     if isinstance(obj, (ListVariable, DictVariable)) and name in LIST_METHODS | DICT_METHODS:
