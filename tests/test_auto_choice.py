@@ -144,6 +144,36 @@ def test_a_replaced_entry_is_freed_without_the_collector(no_collector, backend):
     assert [r() for r in graphs + parts] == [None] * len(graphs + parts)
 
 
+def test_a_dropped_onnxruntime_graph_releases_its_sessions_without_the_collector(no_collector):
+    """Each way a segment calls its session (plain, IO-bound results of a
+    megabyte or more, pre-bound inputs, kept OrtValues between two
+    segments): the segment holds no bound method of itself."""
+    ort = pytest.importorskip("onnxruntime")
+    from sot.backends import compile_graph
+    from sot.backends.onnx.session import _RunnableSegment
+
+    def f(x, y):
+        h = np.tanh(x) * 2.0
+        h = np.log1p(np.abs(h)) + 1.0   # NumPy between two onnxruntime segments
+        k = np.exp(-h) * y              # handed on to the next segment only: kept
+        return np.sqrt(k + 1.0) - 1.0, np.tanh(y)
+    for n in (8, 512):                  # 512x512 float32: 1 MB results, bound
+        x = np.full((n, n), 0.5, np.float32)
+        g = sot.to_static(f, backend="onnxruntime")
+        for _ in range(3):
+            got = g(x, x)
+        assert_ort_close(got, f(x, x))
+        (entry,) = cache.entries(f.__code__)
+        steps = [s for c in entry.compiled for s in c.steps if isinstance(s, _RunnableSegment)]
+        assert steps
+        sessions = [weakref.ref(s.session) for s in steps]
+        refs = [weakref.ref(s) for s in steps]
+        del entry, steps, g
+        sot.reset()
+        assert [r() for r in refs + sessions] == [None] * (len(refs) + len(sessions)), n
+    assert ort
+
+
 @pytest.mark.parametrize("backend", ["auto", "onnxruntime"])
 def test_symbolic_and_segmented_graphs_are_freed_without_the_collector(no_collector, backend):
     g = sot.to_static(grow, backend=backend)

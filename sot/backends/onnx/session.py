@@ -13,6 +13,7 @@ one object eagerly, after an in-place operator) is one array.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -181,7 +182,13 @@ class _RunnableSegment:
         self.bind = cpu and out_bytes >= BIND_BYTES
         self.outputs = OutputSlots(self.output_metas)
         self._run = _runner(self.session, cpu)
-        self.call = self._call_bound if self.bind else self._call
+        # functions of the session and names, not bound methods: the segment
+        # holds them, and a cycle through it would keep its session alive
+        # after its graph is dropped, until the collector's next full pass
+        self._call = functools.partial(_call_plain, self._run, names, self.inputs)
+        self.call = functools.partial(_call_bound, self.session, self.inputs, names, self.outputs) \
+            if self.bind else self._call
+        self._keeping = False
         if not self.bind and cpu and prebound_available(self.session):   # inputs re-bound only when changed
             self.call = PreboundInputs(self.session, [n for n, _ in self.inputs], names, self._call)
         self.device_type = "cpu" if cpu else "cuda"
@@ -191,30 +198,11 @@ class _RunnableSegment:
 
     def keep(self, positions, reads_kept: bool) -> None:
         self.kept = frozenset(positions)
-        if self.kept or reads_kept:
-            self.run = self._run_keeping
-
-    def _call(self, values) -> list:
-        return self._run(self.output_names, {n: _as_input(v) for (n, _), v in zip(self.inputs, values)})
-
-    def _call_bound(self, values) -> list:
-        """Inputs read and outputs written in place through an IO binding: the
-        results are arrays of ours that onnxruntime fills (no copy), fresh or
-        unreachable ones of an earlier call (``OutputSlots``)."""
-        binding = self.session.io_binding()
-        for (n, _), v in zip(self.inputs, values):
-            binding.bind_cpu_input(n, _as_input(v))   # the binding holds the array
-        results = [self._bind_slot(binding, k) for k in range(len(self.output_names))]
-        self.session.run_with_iobinding(binding)
-        return results
-
-    def _bind_slot(self, binding, k: int) -> np.ndarray:
-        """Result k bound to be written into an array of ours (``OutputSlots``)."""
-        r = self.outputs.take(k)
-        binding.bind_output(self.output_names[k], "cpu", 0, r.dtype, r.shape, r.ctypes.data)
-        return r
+        self._keeping = bool(self.kept or reads_kept)
 
     def run(self, env: dict) -> None:
+        if self._keeping:
+            return self._run_keeping(env)
         results = _as_numpys(self.call([env[name] for _, name in self.inputs]), self.output_metas)
         for name, i, scalar, dtype in self.exports:
             env[name] = results[i][()] if scalar else results[i]
@@ -237,7 +225,7 @@ class _RunnableSegment:
             if k in self.kept:
                 binding.bind_output(n, self.device_type, 0)
             else:
-                results[k] = self._bind_slot(binding, k)
+                results[k] = _bind_slot(self.outputs, self.output_names, binding, k)
         self.session.run_with_iobinding(binding)
         kept = binding.get_outputs()
         for name, i, scalar, dtype in self.exports:
@@ -246,6 +234,29 @@ class _RunnableSegment:
             else:
                 r = _as_numpy(results[i], dtype)
                 env[name] = r[()] if scalar else r
+
+
+def _call_plain(run, output_names, inputs, values) -> list:
+    return run(output_names, {n: _as_input(v) for (n, _), v in zip(inputs, values)})
+
+
+def _call_bound(session, inputs, output_names, outputs, values) -> list:
+    """Inputs read and outputs written in place through an IO binding: the
+    results are arrays of ours that onnxruntime fills (no copy), fresh or
+    unreachable ones of an earlier call (``OutputSlots``)."""
+    binding = session.io_binding()
+    for (n, _), v in zip(inputs, values):
+        binding.bind_cpu_input(n, _as_input(v))   # the binding holds the array
+    results = [_bind_slot(outputs, output_names, binding, k) for k in range(len(output_names))]
+    session.run_with_iobinding(binding)
+    return results
+
+
+def _bind_slot(outputs, output_names, binding, k: int) -> np.ndarray:
+    """Result k bound to be written into an array of ours (``OutputSlots``)."""
+    r = outputs.take(k)
+    binding.bind_output(output_names[k], "cpu", 0, r.dtype, r.shape, r.ctypes.data)
+    return r
 
 
 def _as_numpy(value: np.ndarray, dtype: np.dtype) -> np.ndarray:
