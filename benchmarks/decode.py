@@ -20,11 +20,15 @@ over a run they cost a twentieth or less; at most run.WARMUP_MAX calls); eager, 
 onnxruntime and auto (each with freeze=True, the weights held as
 constants: ``--no-freeze`` for inputs) are timed round-robin (run.side_by_side).
 The load average is printed with the table: the machine is shared.
+``--pairs N`` adds, under each row, the median ratio auto / onnxruntime
+over N interleaved pairs of calls (the table's 3 calls per backend are
+too few to tell a 10 % difference on a loaded machine).
 """
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
 import time
 
@@ -52,6 +56,23 @@ def _wrapped(model, cached: bool):
     return R.own_code(forward)
 
 
+def paired_ratio(a, b, pairs: int):
+    """Median and quartiles of b's time / a's over ``pairs`` calls of each,
+    interleaved (a b, b a, ...) with a pause before each call (run.SETTLE_SECONDS):
+    a change in load falls on both calls of a pair."""
+    ratios = []
+    for p in range(pairs):
+        t = {}
+        for f in ((a, b) if p % 2 == 0 else (b, a)):
+            time.sleep(R.SETTLE_SECONDS)
+            t0 = time.perf_counter()
+            f()
+            t[f] = time.perf_counter() - t0
+        ratios.append(t[b] / t[a])
+    q = statistics.quantiles(ratios) if len(ratios) > 1 else ratios * 3
+    return statistics.median(ratios), (q[0], q[-1])
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
@@ -59,6 +80,8 @@ def main(argv=None):
                         help="12 layers of width 256, vocabulary 8192 (GPT-2 small needs ~3 GB with all backends)")
     parser.add_argument("--repeat", type=int, default=None)
     parser.add_argument("--no-freeze", action="store_true", help="the weights as graph inputs")
+    parser.add_argument("--pairs", type=int, default=0, metavar="N",
+                        help="after each row, N interleaved onnxruntime/auto pairs: the median of auto/onnxruntime")
     args = parser.parse_args(argv)
     from sot.backends.onnx import auto as onnx_auto
     repeat = args.repeat or (5 if args.quick else 3)
@@ -113,6 +136,10 @@ def main(argv=None):
         eager = times[0]
         cells = "".join(f" {R._fmt(t):>11} {t / eager:>6.2f}" for t in times[1:])
         print(f"{name:<32} {R._fmt(eager):>10}{cells} {R.auto_choice(before):>10}", flush=True)
+        if args.pairs:
+            ratio, spread = paired_ratio(fns["onnxruntime"], fns["auto"], args.pairs)
+            print(f"{'':<32} auto / onnxruntime, {args.pairs} interleaved pairs: median {ratio:.3f} "
+                  f"(quartiles {spread[0]:.3f} .. {spread[1]:.3f})", flush=True)
     print(f"load average after: {os.getloadavg()[0]:.1f}")
     counts = {b: (sot.translation_count(forward[b]), sot.translation_count(cached[b])) for b in BACKENDS}
     print("translations (forward, KV cache): " + ", ".join(f"{b} {c[0]}, {c[1]}" for b, c in counts.items()))
