@@ -254,6 +254,8 @@ def is_op(a: Variable, b: Variable, graph=None) -> bool:
     under a guard on the identity relation (`graph` records it)."""
     if a is b:
         return True
+    if numpy_forms.distinct_arrays(a, b):
+        return False
     if isinstance(a, ConstVariable) and isinstance(b, ConstVariable) and (
             type(a.value) in SINGLETONS or type(b.value) in SINGLETONS):
         return a.value is b.value  # nothing but the singleton itself is the singleton
@@ -354,7 +356,7 @@ def getitem(graph, obj: Variable, key: Variable) -> Variable:
     if isinstance(obj, SEQUENCES) and isinstance(key, ConstVariable):
         if isinstance(key.value, slice):
             return type(obj)(python_op(operator.getitem, obj.items, key.value))
-        if type(key.value) in (int, bool):  # as the sequence's own type, for the IndexError's text
+        if type(key.value) in (int, bool) or isinstance(key.value, np.integer):  # as the sequence's own type, for the IndexError's text
             return python_op(operator.getitem, obj.items if isinstance(obj, ListVariable) else tuple(obj.items),
                              key.value)
     if isinstance(obj, DictVariable) and isinstance(key, ConstVariable):
@@ -517,6 +519,8 @@ IMMUTABLE = (str, bytes, int, float, complex, bool, tuple, range, frozenset)
 def is_pure_method(value, name: str) -> bool:
     """`value.name` is a method computed at trace time: a public method of an
     immutable builtin value (`s.find`, `t.index`, `n.bit_length`)."""
+    if isinstance(value, np.generic):  # those of a NumPy scalar that give immutable Python values
+        return name in numpy_forms.SCALAR_METHODS and callable(getattr(type(value), name, None))
     return type(value) in IMMUTABLE and not name.startswith("_") and callable(getattr(type(value), name, None))
 
 

@@ -144,7 +144,8 @@ def _inplace_infer(op, args, kwargs):
     if base is None:
         raise UnsupportedOp(f"{op.name} is not captured")
     meta = base.infer(args, {})
-    if tuple(meta.shape) != tuple(target.meta.shape) or meta.is_scalar:
+    # `z + 1` of a 0-d array is a NumPy scalar, but `z += 1` writes into z
+    if tuple(meta.shape) != tuple(target.meta.shape) or (meta.is_scalar and target.meta.shape != ()):
         raise UnsupportedOp(f"{op.name}: the result's shape {meta.shape} is not the target's "
                             f"{target.meta.shape}")
     call_quietly(op, (_probe_target(target), _probe(args[1])), {})

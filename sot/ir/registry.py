@@ -37,7 +37,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .._quiet import quietly
-from .errors import UnsupportedOp
+from .errors import BroadcastError, UnsupportedOp
 from .meta import TensorMeta, dtype_is_supported
 from .statement_ir import Symbol, map_symbols
 
@@ -295,7 +295,7 @@ def broadcast(*shapes) -> tuple[int, ...]:
     for i in range(-ndim, 0):
         dims = {int(s[i]) for s in shapes if len(s) >= -i} - {1}
         if len(dims) > 1:
-            raise UnsupportedOp(f"shapes {[tuple(s) for s in shapes]} do not broadcast")
+            raise BroadcastError(f"shapes {[tuple(s) for s in shapes]} do not broadcast")
         out.append(dims.pop() if dims else 1)
     return tuple(out)
 
