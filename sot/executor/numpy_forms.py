@@ -188,11 +188,13 @@ def named_result(op, result: Variable) -> Variable:
     from ..ir.ops_api import TUPLE_RESULTS
     from ..ir.ops_combine import TUPLE_RESULTS as COMBINE_TUPLES
     from ..ir.ops_data_dependent import TUPLE_RESULTS as DATA_DEPENDENT_TUPLES
+    from ..ir.ops_edit import TUPLE_RESULTS as EDIT_TUPLES
     from ..ir.ops_linalg_fft import NAMED_RESULTS
     from .variables import ListVariable
     if not isinstance(result, ListVariable):
         return result
-    if op.name in TUPLE_RESULTS or op.name in DATA_DEPENDENT_TUPLES or op.name in COMBINE_TUPLES:
+    if op.name in TUPLE_RESULTS or op.name in DATA_DEPENDENT_TUPLES or op.name in COMBINE_TUPLES \
+            or op.name in EDIT_TUPLES:
         return TupleVariable(result.items)
     cls = NAMED_RESULTS.get(op.name) if op.kind == "function" else None
     if cls is not None:

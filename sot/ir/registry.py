@@ -107,7 +107,8 @@ ALIASING_OPS = frozenset(
                                  "squeeze", "ravel", "broadcast_to", "astype", "diagonal", "real",
                                  "imag", "split", "array_split", "hsplit", "vsplit", "dsplit",
                                  "flip", "fliplr", "flipud", "atleast_1d", "atleast_2d",
-                                 "atleast_3d", "diff", "einsum", "rot90")]
+                                 "atleast_3d", "diff", "einsum", "rot90", "matrix_transpose",
+                                 "linalg_diagonal", "rollaxis", "unstack", "broadcast_arrays")]
     # conversions return their operand when it already fits; diag of a 2-d array is a view
     + [("function", n) for n in ("asarray", "ascontiguousarray", "asfortranarray", "diag", "sliding_window_view")]
     # np.float32(x) of a float32 array is x; fftn over no axes (a 0-d operand) returns it
@@ -348,4 +349,5 @@ def _no_infer():
 def _load_families():
     from . import (ops_creation, ops_elementwise, ops_indexing,  # noqa: F401
                    ops_linalg, ops_reduction, ops_shape, ops_ufunc_methods, ops_api, ops_linalg_fft,
-                   ops_ufunc_multi, ops_data_dependent, ops_numerical, ops_combine)
+                   ops_ufunc_multi, ops_data_dependent, ops_numerical, ops_combine, ops_linalg_api,
+                   ops_edit)

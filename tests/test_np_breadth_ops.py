@@ -1,0 +1,138 @@
+"""NumPy breadth: the array-API linear algebra (sot/ir/ops_linalg_api.py) and
+the editing/restacking ops (sot/ir/ops_edit.py), each captured whole and
+bitwise equal to eager on the NumPy backend, and within float32 tolerance
+on onnxruntime/auto; the forms that must not be captured still match eager."""
+import numpy as np
+import pytest
+
+import sot
+from difftest import assert_captured_whole, assert_same, check
+
+rng = np.random.default_rng(1)
+F = rng.standard_normal((4, 5))
+F32 = F.astype(np.float32)
+SQ = rng.standard_normal((4, 4)) + 4 * np.eye(4)
+B3 = rng.standard_normal((2, 3, 3)) + 3 * np.eye(3)
+V = rng.standard_normal(5)
+V4 = rng.standard_normal(4)
+I = rng.integers(-3, 9, (4, 5))
+C = F + 1j * F[::-1]
+
+CASES = {
+    # linalg (array API)
+    "linalg_matmul": (lambda a, b: np.linalg.matmul(a, b), [(F, F.T), (B3, B3), (V4, F)]),
+    "linalg_outer": (lambda a, b: np.linalg.outer(a, b), [(V, V4), (V4.astype(np.float32), V)]),
+    "linalg_vecdot": (lambda a, b: (np.linalg.vecdot(a, b), np.linalg.vecdot(a, a, axis=0)), [(F, V), (F32, F32)]),
+    "matrix_transpose": (lambda a: (np.linalg.matrix_transpose(a), np.matrix_transpose(a) + 1), [(F,), (B3,)]),
+    "linalg_diagonal": (lambda a: (np.linalg.diagonal(a), np.linalg.diagonal(a, offset=1),
+                                   np.linalg.diagonal(a, offset=-2)), [(F,), (B3,)]),
+    "linalg_trace": (lambda a: (np.linalg.trace(a), np.linalg.trace(a, offset=1)), [(F,), (B3,), (I,)]),
+    "matrix_norm": (lambda a: (np.linalg.matrix_norm(a), np.linalg.matrix_norm(a, ord=1),
+                               np.linalg.matrix_norm(a, keepdims=True), np.linalg.matrix_norm(a, ord="nuc")),
+                    [(F,), (B3,), (F32,)]),
+    "vector_norm": (lambda a: (np.linalg.vector_norm(a), np.linalg.vector_norm(a, axis=1, ord=1),
+                               np.linalg.vector_norm(a, axis=(0, 1), keepdims=True),
+                               np.linalg.vector_norm(a, ord=np.inf, axis=-1)), [(F,), (B3,), (I,)]),
+    "svdvals": (lambda a: np.linalg.svdvals(a), [(F,), (B3,), (F32,)]),
+    "cond": (lambda a: (np.linalg.cond(a), np.linalg.cond(a, "fro"), np.linalg.cond(a, 1)), [(SQ,), (B3,)]),
+    "matrix_rank": (lambda a: (np.linalg.matrix_rank(a), np.linalg.matrix_rank(a, tol=0.5)), [(F,), (B3,), (SQ,)]),
+    "multi_dot": (lambda a, b: (np.linalg.multi_dot([a, b, a]), np.linalg.multi_dot([V4, a, b])),
+                  [(F, F.T), (F32, F32.T)]),
+    "vdot": (lambda a, b: (np.vdot(a, b), np.vdot(a, a)), [(F, F), (C, C), (I, F)]),
+    "cumulative": (lambda a: (np.cumulative_sum(a, axis=1), np.cumulative_prod(a, axis=0),
+                              np.cumulative_sum(a, axis=0, include_initial=True),
+                              np.cumulative_sum(a[0], dtype=np.float32)), [(F,), (I,), (F32,)]),
+    # editing
+    "append": (lambda a, b: (np.append(a, b, axis=0), np.append(a, b), np.append(a, 1.5), np.append(a[0], [1, 2])),
+               [(F, F), (I, F), (F32, F32)]),
+    "delete": (lambda a: (np.delete(a, 1, axis=1), np.delete(a, [0, 2, -1], axis=0), np.delete(a, slice(1, None, 2)),
+                          np.delete(a, [3, 3, 0]), np.delete(a, -1, 0)), [(F,), (I,)]),
+    "insert": (lambda a: (np.insert(a, 1, 0.5, axis=1), np.insert(a, 0, 7), np.insert(a, [1, 1, 3], -1, axis=0),
+                          np.insert(a, 4, 2, axis=0)), [(F,), (I,)]),
+    "resize": (lambda a: (np.resize(a, (3, 7)), np.resize(a, 2), np.resize(a, (0,))), [(F,), (I,)]),
+    "diagflat": (lambda a: (np.diagflat(a), np.diagflat(a, k=-2), np.diagflat(a[0], 1)), [(F,), (V,)]),
+    "dstack": (lambda a, b: (np.dstack([a, b]), np.dstack((a[0], b[0])), np.dstack([a[None], a[None]])),
+               [(F, F), (I, F)]),
+    "block": (lambda a, b: (np.block([[a, b], [b, a]]), np.block([a[0], b[1]]), np.block([a, b])), [(F, F), (SQ[:, :4], F[:, :4])]),
+    "rollaxis": (lambda a: (np.rollaxis(a, 2), np.rollaxis(a, 0, 3), np.rollaxis(a, -1, 1) * 2), [(B3,)]),
+    "unstack": (lambda a: (np.unstack(a), np.unstack(a, axis=1)), [(F,), (B3,)]),
+    "broadcast_arrays": (lambda a, b: np.broadcast_arrays(a, b[:, None]), [(V, V4), (V4, V)]),
+    "indices_from": (lambda a: (np.tril_indices_from(a), np.triu_indices_from(a, k=1), np.tril_indices_from(a, -2),
+                                np.diag_indices(4), np.diag_indices(3, 3), a[np.triu_indices_from(a)]),
+                     [(F,), (SQ,)]),
+    "diag_indices_from": (lambda a: (np.diag_indices_from(a), a[np.diag_indices_from(a)]), [(SQ,), (B3[:, :2, :2],)]),
+}
+
+
+def _params():
+    out = []
+    for name, (fn, arg_sets) in CASES.items():
+        fn.__name__ = name
+        if name in ("cumulative",) and not hasattr(np, "cumulative_sum"):
+            continue
+        if name == "unstack" and not hasattr(np, "unstack"):
+            continue
+        out.append(pytest.param(fn, arg_sets, id=name))
+    return out
+
+
+@pytest.mark.parametrize("fn, arg_sets", _params())
+def test_op_matches_eager_bitwise_on_numpy(fn, arg_sets):
+    static = check(fn, *arg_sets, calls=2)
+    for args in arg_sets:
+        assert_same(fn(*args), static(*args), bitwise=True)
+
+
+@pytest.mark.parametrize("fn, arg_sets", _params())
+def test_op_is_captured_whole(fn, arg_sets):
+    assert_captured_whole(fn, *arg_sets[0])
+
+
+def _close(eager, got):
+    if isinstance(eager, (tuple, list)):
+        assert type(eager) is type(got) and len(eager) == len(got)
+        for e, g in zip(eager, got):
+            _close(e, g)
+        return
+    assert type(eager) is type(got) and eager.dtype == got.dtype and np.shape(eager) == np.shape(got)
+    tol = 1e-4 if eager.dtype in (np.float32, np.complex64) else 1e-9
+    np.testing.assert_allclose(got, eager, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("name", ["linalg_matmul", "matrix_norm", "multi_dot", "append", "delete", "rollaxis",
+                                  "indices_from"])
+@pytest.mark.parametrize("backend", ["onnxruntime", "auto"])
+def test_other_backends_agree(name, backend):
+    fn, arg_sets = CASES[name]
+    static = sot.to_static(fn, backend=backend)
+    for args in arg_sets:
+        _close(fn(*args), static(*args))
+
+
+# -- what must still break or raise as eager -------------------------------------------------
+
+def test_data_dependent_dtype_and_python_values_still_break():
+    def f(a):
+        return np.linalg.eigvals(a), np.allclose(a, a.T), np.real_if_close(a + 0j), np.linalg.matrix_rank(a[0])
+    check(f, (SQ,), (SQ + SQ.T,))
+    report = sot.explain(sot.to_static(f, min_graph_size=0), SQ)
+    assert report.breaks
+
+
+@pytest.mark.parametrize("form", [
+    lambda a: np.delete(a, 9, axis=1),                  # position out of bounds: IndexError
+    lambda a: np.insert(a, 9, 0.0, axis=1),             # IndexError
+    lambda a: np.append(a, a[0], axis=0),               # ndim mismatch: ValueError
+    lambda a: np.linalg.outer(a, a),                    # 2-d: ValueError
+    lambda a: np.linalg.multi_dot([a, a]),              # shapes do not align
+    lambda a: np.diag_indices_from(a),                  # not square
+    lambda a: np.vdot(a, a[0]),                         # sizes differ
+])
+def test_invalid_arguments_raise_eagers_error(form):
+    check(form, (F,))
+
+
+def test_positions_from_a_traced_array_are_not_captured():
+    def f(a, idx):
+        return np.delete(a, idx, axis=0)
+    check(f, (F, np.array([0, 2])))
