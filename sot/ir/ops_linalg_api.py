@@ -23,15 +23,17 @@ _la = np.linalg
 
 def _op(name, target, params, shape_rule, allowed=None, kwonly=()):
     """An op of ``target`` (skipped when this NumPy lacks it) whose shape is
-    ``shape_rule(bound arguments)``."""
+    ``shape_rule(bound arguments)``; operands are the parameters named
+    ``x``, ``x1``, ``x2``, ``a``, ``b``, ``A`` (all required)."""
     if target is None:
         return None
     allowed = set(params) | set(kwonly) if allowed is None else allowed
+    required = [p for p in params if p in ("x", "x1", "x2", "a", "b", "A")]
 
     def infer(op, args, kwargs):
         b = bind(name, params, args, kwargs, allowed, kwonly)
-        if params[0] not in b:
-            raise UnsupportedOp(f"{name}: expects an operand")
+        if any(p not in b for p in required):
+            raise UnsupportedOp(f"{name}: missing operands (NumPy raises)")
         shape = shape_rule(b)
         return meta_of_probe(op, run_probe(op, args, kwargs), shape)
     return register(Op(name, "function", target, infer))
