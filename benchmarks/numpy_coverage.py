@@ -148,6 +148,9 @@ CALLS = {
     "tril": [("np.tril(a0, -1)", ("F",))],
     "triu": [("np.triu(a0, 1)", ("F",))],
     "flip": [("np.flip(a0, axis=1)", ("F",)), ("np.flip(a0)", ("F",))],
+    "polyadd": [("np.polyadd(a0, a1)", ("V", "SRT"))],
+    "polysub": [("np.polysub(a0, a1)", ("V", "SRT"))],
+    "polymul": [("np.polymul(a0, a1)", ("V", "SRT"))],
     "apply_along_axis": [], "apply_over_axes": [], "piecewise": [], "vectorize": [], "frompyfunc": [],
 }
 A["V5"] = A["F"][0].copy()

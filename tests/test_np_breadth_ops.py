@@ -61,6 +61,25 @@ CASES = {
                                 np.diag_indices(4), np.diag_indices(3, 3), a[np.triu_indices_from(a)]),
                      [(F,), (SQ,)]),
     "diag_indices_from": (lambda a: (np.diag_indices_from(a), a[np.diag_indices_from(a)]), [(SQ,), (B3[:, :2, :2],)]),
+    # polynomials and same-shape functions
+    "poly_arith": (lambda a, b: (np.polyadd(a, b), np.polysub(b, a), np.polymul(a, b), np.polyadd(a, [1, 2]),
+                                 np.polymul([2.0], b)), [(V, V4), (V4.astype(np.float32), V), (I[0], V)]),
+    "polyder_int": (lambda a: (np.polyder(a), np.polyder(a, 3), np.polyder(a, 0), np.polyder(a, 9), np.polyint(a),
+                               np.polyint(a, 2, k=[1.0, 2.0]), np.polyint(a, k=3)), [(V,), (I[0],), (V4[:1],)]),
+    "polyfit": (lambda x, y: (np.polyfit(x, y, 2), np.polyfit(x, np.stack([y, -y], 1), 1),
+                              np.polyval(np.polyfit(x, y, 3), x)), [(V, V[::-1] * 2), (V.astype(np.float32), V)]),
+    "vander": (lambda a: (np.vander(a), np.vander(a, 3), np.vander(a, 2, increasing=True)), [(V,), (I[0],)]),
+    "same_shape": (lambda a: (np.isneginf(a), np.isposinf(np.log(a)), np.iscomplex(a), np.isreal(a),
+                              np.sort_complex(a), np.unwrap(a), np.unwrap(a, axis=0, period=3.0)),
+                   [(np.where(F > 0, F, -np.inf),), (I,)]),
+    "complex_tests": (lambda a: (np.iscomplex(a), np.isreal(a), np.sort_complex(a), np.unwrap(a.real)), [(C,)]),
+    "i0": (lambda a: np.i0(a), [(F,), (V,)]),
+    "argpartition_method": (lambda a: (a.argpartition(2), a.argpartition(1, axis=0)), [(F,), (I,)]),
+    "linspace_traced_ends": (lambda a: (np.linspace(a.min(), a.max(), 7), np.linspace(0.0, a.max(), 4, endpoint=False),
+                                        np.logspace(a.min(), 1.0, 3), np.linspace(a[0, 0], a[1, 1], 5, dtype=np.float32)),
+                             [(F,), (I,), (F32,)]),
+    "repeat_counts": (lambda a: (np.repeat(a, [1, 0, 2, 1], axis=0), np.repeat(a, [2], axis=1), a.repeat([1, 2, 0, 0, 3], 1),
+                                 np.repeat(a[0], [1, 1, 2, 0, 1])), [(F,), (I,)]),
 }
 
 
@@ -70,7 +89,7 @@ def _params():
         fn.__name__ = name
         if name in ("cumulative",) and not hasattr(np, "cumulative_sum"):
             continue
-        if name == "unstack" and not hasattr(np, "unstack"):
+        if name in ("unstack", "same_shape") and not hasattr(np, "unstack"):
             continue
         out.append(pytest.param(fn, arg_sets, id=name))
     return out
@@ -136,3 +155,26 @@ def test_positions_from_a_traced_array_are_not_captured():
     def f(a, idx):
         return np.delete(a, idx, axis=0)
     check(f, (F, np.array([0, 2])))
+
+
+def _warnings_of(fn, *args):
+    import warnings
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        fn(*args)
+    return [(w.category, str(w.message), w.filename, w.lineno) for w in seen]
+
+
+def test_warnings_from_inside_numpy_functions_are_eagers():
+    def fit(x, y):
+        return np.polyfit(x, y, 5), np.unwrap(np.array([1.0, -np.inf, 2.0]) * x[0])
+    args = (np.array([1., 1, 1, 2, 2, 2]), np.arange(6.))
+    eager = _warnings_of(fit, *args)
+    assert eager
+    static = sot.to_static(fit)
+    for _ in range(2):
+        assert _warnings_of(static, *args) == eager
+
+
+def test_polyfit_of_mismatched_lengths_raises_as_eager():
+    check(lambda x, y: np.polyfit(x, y, 1), (V, V4))
