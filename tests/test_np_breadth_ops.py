@@ -80,6 +80,20 @@ CASES = {
                              [(F,), (I,), (F32,)]),
     "repeat_counts": (lambda a: (np.repeat(a, [1, 0, 2, 1], axis=0), np.repeat(a, [2], axis=1), a.repeat([1, 2, 0, 0, 3], 1),
                                  np.repeat(a[0], [1, 1, 2, 0, 1])), [(F,), (I,)]),
+    # selection, histogram edges, inverse real FFTs, constants
+    "histogram_traced_edges": (lambda x, e: (np.histogram(x, bins=e), np.histogram(x, e, weights=x * 2, density=True)[0],
+                                             np.histogram(x, bins=e[::2])[0]),
+                               [(V, np.array([-1.0, 0.0, 0.5, 2.0])), (F.ravel(), np.linspace(-2, 2, 9))]),
+    "compress_constant": (lambda a: (np.compress([True, False, True, True], a, axis=0), a.compress([0, 1, 1], axis=1),
+                                     np.compress([1, 0, 1], a), np.compress([False] * 4, a, axis=0)), [(F,), (I,)]),
+    "irfftn": (lambda a: (np.fft.irfft2(np.fft.rfft2(a)), np.fft.irfftn(np.fft.rfftn(a)),
+                          np.fft.irfftn(np.fft.rfft2(a), axes=(0,)), np.fft.irfft2(a + 0j, norm="ortho")),
+               [(F,), (B3,), (F32,)]),
+    "ix_choose": (lambda a, i: (a[np.ix_([0, 2], [1, 3, 4])], np.ix_([1, 2], np.arange(3)), np.choose(i, [a, -a, a * 2]),
+                                i.choose([a, a + 1, a[0]]), np.choose(i % 2, [0.5, a]), a[np.ix_(i[0] % 4, i[1])]),
+                  [(F, np.abs(I) % 3), (F32, np.abs(I[::-1]) % 3)]),
+    "constant_functions": (lambda a: (np.iterable(a), np.iterable(a.sum()), np.broadcast_shapes((4, 1), a.shape),
+                                      np.binary_repr(5, width=8), np.base_repr(255, 16), a * 2), [(F,), (I,)]),
 }
 
 
@@ -149,6 +163,17 @@ def test_data_dependent_dtype_and_python_values_still_break():
 ])
 def test_invalid_arguments_raise_eagers_error(form):
     check(form, (F,))
+
+
+@pytest.mark.parametrize("form", [
+    lambda a, i: np.choose(i, [a, a]),                          # an index out of range: ValueError
+    lambda a, i: np.histogram(a, bins=i[0].astype(float)),     # edges that do not increase: ValueError
+    lambda a, i: np.compress([0, 0, 0, 0, 1], a, axis=0),       # selects beyond the axis: IndexError
+    lambda a, i: a[np.ix_(i[0] > 1, [1])],                      # a boolean ix_: data-dependent, still right
+    lambda a, i: np.binary_repr(i.sum()),                       # a value from data: runs natively
+])
+def test_data_dependent_failures_are_eagers(form):
+    check(form, (F, np.array([[2, 0, 1, 2, 0], [0, 1, 2, 0, 1]] * 2)))
 
 
 def test_positions_from_a_traced_array_are_not_captured():

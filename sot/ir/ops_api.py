@@ -362,11 +362,20 @@ simple_op("diag", "function", np.diag, _diag_shape)
 
 def _histogram_infer(op, args, kwargs):
     b = bind("histogram", ("a", "bins", "range", "density", "weights"), args, kwargs,
-             {"a", "bins", "range", "density"})
+             {"a", "bins", "range", "density", "weights"})
     bins, rng = b.get("bins", 10), b.get("range")
     def number(x):
         return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, (bool, np.bool_))
 
+    if b.get("weights") is not None and shape_of(b["weights"]) != shape_of(b.get("a")):
+        raise UnsupportedOp("histogram: weights must have the shape of a (NumPy raises)")
+    if isinstance(bins, Symbol):   # traced edges: NumPy checks that they increase when the graph runs
+        if bins.meta.is_python or bins.meta.ndim != 1 or bins.meta.shape[0] < 2:
+            raise UnsupportedOp("histogram: traced bins must be 1-d edges (at least two)")
+        n = bins.meta.shape[0] - 1
+        b["bins"] = np.arange(2, dtype=bins.meta.dtype)
+        result = run_probe(op, (), b)
+        return (meta_of_probe(op, result[0], (n,)), meta_of_probe(op, result[1], (n + 1,)))
     if isinstance(bins, (list, tuple)):
         n = len(bins) - 1
         if n < 1 or not all(number(x) for x in bins):

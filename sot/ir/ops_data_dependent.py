@@ -86,6 +86,8 @@ def _compress_infer(op, args, kwargs):
     else:
         bound = bind("compress", ("condition", "a", "axis"), args, kwargs, {"a", "condition", "axis"})
     a = _array(bound.get("a"), "compress's array")
+    if isinstance(bound.get("condition"), (list, tuple)):
+        return _compress_constant(op, args, kwargs, a, bound)
     condition = _array(bound.get("condition"), "compress's condition")
     if condition.meta.ndim != 1 or condition.meta.dtype.kind not in "biu":
         raise UnsupportedOp("compress: the condition must be a 1-d array of bools or ints")
@@ -97,6 +99,30 @@ def _compress_infer(op, args, kwargs):
     shape = list(a.meta.shape)
     shape[axis] = U
     return UnbackedResult(meta_of_probe(op, result, shape), ((axis,),))
+
+
+def _compress_constant(op, args, kwargs, a, bound):
+    """A constant condition (``[True, False, True]``): the selected count is known."""
+    condition = bound["condition"]
+    if any(isinstance(c, Symbol) or type(c) not in (bool, int) for c in condition):
+        raise UnsupportedOp("compress: a constant condition must hold Python bools or ints")
+    axis = bound.get("axis")
+    (ax,) = (None,) if axis is None else const_axes(axis, a.meta.ndim)
+    n = int(np.prod(a.meta.shape)) if ax is None else a.meta.shape[ax]
+    if any(condition[n:]):
+        raise UnsupportedOp("compress: the condition selects beyond the axis (NumPy raises)")
+    count = sum(1 for c in condition[:n] if c)
+    probe = list(args), dict(kwargs)
+    if "condition" in kwargs:
+        probe[1]["condition"] = []
+    else:
+        probe[0][1 if op.kind == "method" else 0] = []
+    result = run_probe(op, tuple(probe[0]), probe[1])
+    if ax is None:
+        return meta_of_probe(op, result, (count,))
+    shape = list(a.meta.shape)
+    shape[ax] = count
+    return meta_of_probe(op, result, shape)
 
 
 def _extract_infer(op, args, kwargs):

@@ -1,9 +1,9 @@
 """Editing and restacking arrays: ``np.append``, ``np.delete``, ``np.insert``
 (a scalar at constant positions), ``np.resize``, ``np.diagflat``,
 ``np.dstack``, ``np.block`` (2-d blocks), the views ``np.rollaxis``,
-``np.unstack`` and ``np.broadcast_arrays``, and the index builders
+``np.unstack`` and ``np.broadcast_arrays``, the index builders
 ``np.diag_indices(_from)``, ``np.tril_indices_from``/``np.triu_indices_from``
-(their values depend only on shapes).
+(their values depend only on shapes) and ``np.ix_``, and ``np.choose``.
 
 Same contract as every ``ops_*`` module: the shape from a rule in pure
 Python (positions and counts from the constant arguments, never from array
@@ -27,7 +27,7 @@ __all__ = ["TUPLE_RESULTS"]
 
 #: ops with several outputs that NumPy returns as a tuple
 TUPLE_RESULTS = frozenset({"unstack", "broadcast_arrays", "diag_indices", "diag_indices_from",
-                           "tril_indices_from", "triu_indices_from"})
+                           "tril_indices_from", "triu_indices_from", "ix_"})
 
 
 def _size(shape) -> int:
@@ -291,3 +291,46 @@ _several("diag_indices", np.diag_indices, _diag_indices_shapes)
 _several("diag_indices_from", np.diag_indices_from, _diag_indices_from_shapes)
 _several("tril_indices_from", np.tril_indices_from, _triangle_from_shapes(True))
 _several("triu_indices_from", np.triu_indices_from, _triangle_from_shapes(False))
+
+
+def _ix_shapes(args, kwargs):
+    """``np.ix_(rows, cols, ...)`` of 1-d integer index sequences."""
+    if kwargs or not args:
+        raise UnsupportedOp("ix_: expects 1-d sequences")
+    shapes = []
+    for i, a in enumerate(args):
+        shape = shape_of(a)
+        kind = a.meta.dtype.kind if isinstance(a, Symbol) else np.asarray(a).dtype.kind
+        if len(shape) != 1 or kind not in "iu" and not (kind == "f" and shape == (0,)):
+            raise UnsupportedOp("ix_: only 1-d integer sequences are captured (booleans select data-dependently)")
+        shapes.append(tuple(shape[0] if j == i else 1 for j in range(len(args))))
+    return shapes
+
+
+_several("ix_", np.ix_, _ix_shapes)
+
+
+# -- choose ------------------------------------------------------------------------------
+
+def _choose_infer(op, args, kwargs):
+    """``np.choose(a, choices)`` / ``a.choose(choices)``: broadcast shapes; the
+    probe picks choice 0 (a probe of ones could be out of range)."""
+    b = bind("choose", ("a", "choices", "out", "mode"), args, kwargs, {"a", "choices", "mode"})
+    choices = b.get("choices")
+    if "a" not in b or not isinstance(choices, (list, tuple)) or not choices:
+        raise UnsupportedOp("choose: expects an index array and a list of choices")
+    a = b["a"]
+    if isinstance(a, Symbol) and (a.meta.is_python or a.meta.dtype.kind not in "iu"):
+        raise UnsupportedOp("choose: the index array must hold integers")
+    shape = broadcast(shape_of(a), *(shape_of(c) for c in choices))
+    probe_a = np.zeros(tuple(min(int(d), 1) for d in shape_of(a)), a.meta.dtype if isinstance(a, Symbol) else int)
+    probe = dict(b, a=probe_a)
+    if op.kind == "method":   # ndarray.choose takes its choices positionally only
+        result = run_probe(op, (probe.pop("a"), probe.pop("choices")), probe)
+    else:
+        result = run_probe(op, (), probe)
+    return meta_of_probe(op, result, shape)
+
+
+register(Op("choose", "function", np.choose, _choose_infer))
+register(Op("choose", "method", "choose", _choose_infer))

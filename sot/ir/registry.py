@@ -108,7 +108,9 @@ ALIASING_OPS = frozenset(
                                  "imag", "split", "array_split", "hsplit", "vsplit", "dsplit",
                                  "flip", "fliplr", "flipud", "atleast_1d", "atleast_2d",
                                  "atleast_3d", "diff", "einsum", "rot90", "matrix_transpose",
-                                 "linalg_diagonal", "rollaxis", "unstack", "broadcast_arrays")]
+                                 "linalg_diagonal", "rollaxis", "unstack", "broadcast_arrays",
+                                 # np.histogram(x, bins=edges) returns the edges array itself
+                                 "histogram")]
     # conversions return their operand when it already fits; diag of a 2-d array is a view
     + [("function", n) for n in ("asarray", "ascontiguousarray", "asfortranarray", "diag", "sliding_window_view")]
     # np.float32(x) of a float32 array is x; fftn over no axes (a 0-d operand) returns it
