@@ -84,6 +84,10 @@ CASES = {
     "histogram_traced_edges": (lambda x, e: (np.histogram(x, bins=e), np.histogram(x, e, weights=x * 2, density=True)[0],
                                              np.histogram(x, bins=e[::2])[0]),
                                [(V, np.array([-1.0, 0.0, 0.5, 2.0])), (F.ravel(), np.linspace(-2, 2, 9))]),
+    "histogram_int_bins": (lambda x, y: (np.histogram(x, 7), np.histogram_bin_edges(x, 5),
+                                         np.histogram_bin_edges(x, 4, range=(-1, 1)), np.histogram2d(x, y, bins=4),
+                                         np.histogram2d(x, y, bins=[3, 5], range=[[-2, 2], [-3, 3]], weights=x)),
+                           [(V, V[::-1]), (V[:0], V[:0]), (V.astype(np.float32), V)]),
     "compress_constant": (lambda a: (np.compress([True, False, True, True], a, axis=0), a.compress([0, 1, 1], axis=1),
                                      np.compress([1, 0, 1], a), np.compress([False] * 4, a, axis=0)), [(F,), (I,)]),
     "irfftn": (lambda a: (np.fft.irfft2(np.fft.rfft2(a)), np.fft.irfftn(np.fft.rfftn(a)),
@@ -171,6 +175,8 @@ def test_invalid_arguments_raise_eagers_error(form):
     lambda a, i: np.compress([0, 0, 0, 0, 1], a, axis=0),       # selects beyond the axis: IndexError
     lambda a, i: a[np.ix_(i[0] > 1, [1])],                      # a boolean ix_: data-dependent, still right
     lambda a, i: np.binary_repr(i.sum()),                       # a value from data: runs natively
+    lambda a, i: np.histogram(a[0] / 0.0, 3),                   # edges from a non-finite range: ValueError
+    lambda a, i: np.histogram(a, bins="auto"),                  # a bin count from data: runs natively
 ])
 def test_data_dependent_failures_are_eagers(form):
     check(form, (F, np.array([[2, 0, 1, 2, 0], [0, 1, 2, 0, 1]] * 2)))
