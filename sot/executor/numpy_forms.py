@@ -196,7 +196,8 @@ def named_result(op, result: Variable) -> Variable:
     if op.name in TUPLE_RESULTS or op.name in DATA_DEPENDENT_TUPLES or op.name in COMBINE_TUPLES \
             or op.name in EDIT_TUPLES:
         return TupleVariable(result.items)
-    cls = NAMED_RESULTS.get(op.name) if op.kind == "function" else None
+    from ..ir.ops_data_dependent import NAMED_RESULTS as UNIQUE_RESULTS
+    cls = NAMED_RESULTS.get(op.name, UNIQUE_RESULTS.get(op.name)) if op.kind == "function" else None
     if cls is not None:
         from .classes import NamedTupleVariable
         return NamedTupleVariable(result.items, cls=cls)

@@ -195,3 +195,31 @@ def _where_infer(op, args, kwargs):
 register(Op("where", "function", np.where, _where_infer))
 register(Op("nonzero", "method", "nonzero", _nonzero_infer))
 register(Op("compress", "method", "compress", _compress_infer))
+
+
+# -- the array-API unique functions (NumPy 2): unique_values, unique_counts,
+# unique_inverse, unique_all; their several results are named tuples
+
+_UNIQUE_API = {"unique_values": ("values",), "unique_counts": ("values", "counts"),
+               "unique_inverse": ("values", "inverse_indices"),
+               "unique_all": ("values", "indices", "inverse_indices", "counts")}
+#: op name -> the named-tuple class NumPy returns
+NAMED_RESULTS = {name: type(getattr(np, name)(np.zeros(1))) for name, fields in _UNIQUE_API.items()
+                 if hasattr(np, name) and len(fields) > 1}
+
+
+def _unique_api_infer(op, args, kwargs):
+    bound = bind(op.name, ("x",), args, kwargs, {"x"})
+    x = _array(bound.get("x"), f"{op.name}'s argument")
+    result = run_probe(op, args, kwargs)
+    fields = _UNIQUE_API[op.name]
+    if len(fields) == 1:
+        return UnbackedResult(meta_of_probe(op, result, (U,)), ((0,),))
+    inverse = [f == "inverse_indices" for f in fields]
+    metas = tuple(meta_of_probe(op, r, x.meta.shape if inv else (U,)) for r, inv in zip(result, inverse))
+    return UnbackedResult(metas, tuple(() if inv else (0,) for inv in inverse))
+
+
+for _name in _UNIQUE_API:
+    if hasattr(np, _name):
+        register(Op(_name, "function", getattr(np, _name), _unique_api_infer))
