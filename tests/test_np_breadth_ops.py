@@ -213,3 +213,26 @@ def test_warnings_from_inside_numpy_functions_are_eagers():
 
 def test_polyfit_of_mismatched_lengths_raises_as_eager():
     check(lambda x, y: np.polyfit(x, y, 1), (V, V4))
+
+
+def test_views_with_an_exact_onnx_form_are_exported(tmp_path):
+    t = rng.standard_normal((2, 3, 4, 5)).astype(np.float32)
+
+    def f(x):
+        return np.rollaxis(x, 3, 1) * 2 + np.matrix_transpose(x).sum() + np.rollaxis(x, -1).sum()
+    sot.save(f, tmp_path / "m.onnx", input_spec=[sot.InputSpec((2, 3, 4, 5), "float32", "x")])
+    _close(f(t), sot.load(tmp_path / "m.onnx")(t))
+
+
+@pytest.mark.parametrize("axis, start", [(0, 0), (0, 4), (3, 1), (-1, -3), (2, 2), (1, 3)])
+def test_rollaxis_lowering_matches_numpy(axis, start):
+    t = rng.standard_normal((2, 3, 4, 5)).astype(np.float32)
+    fn = lambda x: np.rollaxis(x, axis, start) + 1  # noqa: E731
+    _close(fn(t), sot.to_static(fn, backend="onnxruntime")(t))
+
+
+def test_ops_without_an_exact_onnx_form_say_why_on_save(tmp_path):
+    def f(x):
+        return np.linalg.svdvals(x)
+    with pytest.raises(Exception, match="svdvals"):
+        sot.save(f, tmp_path / "m.onnx", input_spec=[sot.InputSpec((4, 5), "float32", "x")])
