@@ -129,6 +129,7 @@ class FunctionGraph:
             self.add_guard(TypeGuard(tracker, type(value)))
         symbol = self.ir.add_number_input(value, scalar_source(tracker), hint=tracker.name())
         var = SymScalarVariable(symbol, self.ir.deps(symbol))
+        var.graph = weakref.ref(self)
         self.inputs.append((tracker, var))
         return var
 
@@ -176,7 +177,9 @@ class FunctionGraph:
         if isinstance(out, tuple):
             return ListVariable([TensorVariable(s, fresh=False) for s in out])
         if out.meta.is_python:
-            return SymScalarVariable(out, self.ir.deps(out))
+            var = SymScalarVariable(out, self.ir.deps(out))
+            var.graph = weakref.ref(self)
+            return var
         return TensorVariable(out, fresh=fresh)
 
     def dim(self, var: TensorVariable, axis: int) -> Variable:
