@@ -236,3 +236,33 @@ def test_ops_without_an_exact_onnx_form_say_why_on_save(tmp_path):
         return np.linalg.svdvals(x)
     with pytest.raises(Exception, match="svdvals"):
         sot.save(f, tmp_path / "m.onnx", input_spec=[sot.InputSpec((4, 5), "float32", "x")])
+
+
+# -- a constant list of bools in an index selects a known number of positions ------------------
+
+BOOL_INDEXES = [lambda x: x[:, [True, False, True, True, False]], lambda x: x[[True, False, True, False]],
+                lambda x: x[[True, False, True, True], 1:], lambda x: x[[False] * 4],
+                lambda x: x[None, [True, False, True, False], [1, 2]], lambda x: x[[True, True, False, False], [0, 3]]]
+
+
+@pytest.mark.parametrize("form", BOOL_INDEXES)
+def test_constant_bool_list_index_is_static(form):
+    check(form, (F,), (I,))
+    assert_same(form(F), sot.to_static(form)(F), bitwise=True)
+    assert_captured_whole(form, F)
+    _close(form(F32), sot.to_static(form, backend="auto")(F32))
+
+
+def test_constant_bool_list_in_an_assignment():
+    def g(x):
+        x[:, [True, False, True, False, True]] = -1
+        x[[False, True, True, False]] += 2
+        return x
+    check(g, (F,), (I,))
+    assert_captured_whole(g, F.copy())
+
+
+@pytest.mark.parametrize("form", [lambda x: x[[True, False]], lambda x: x[..., [True, False, True, True, True]],
+                                  lambda x: x[[True, False, True, False, True]]])
+def test_constant_bool_list_of_another_length_raises_as_eager(form):
+    check(form, (F,))

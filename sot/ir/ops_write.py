@@ -115,8 +115,9 @@ def _setitem_infer(op, args, kwargs):
         raise UnsupportedOp("setitem takes (array, index, value)")
     target, index, value = args
     _target(target)
-    from .ops_indexing import _probe_index_item, getitem_shape
+    from .ops_indexing import _probe_index_item, bool_lists_as_positions, getitem_shape
     shape = target.meta.shape
+    index = bool_lists_as_positions(shape, index)
     selected = _mask_selection(shape, index)
     if selected is not None:
         # every count of selected elements: the value must fit 2 and 3 alike
