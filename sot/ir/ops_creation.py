@@ -137,7 +137,8 @@ def _spaced_infer(params):
         for k in ("start", "stop", "base"):
             # a traced end is a NumPy scalar or 0-d array (x.min()): the shape is still (num,)
             value = bound.get(k)
-            if k in bound and (value.meta.shape != () if isinstance(value, Symbol) else np.ndim(value) != 0):
+            if k in bound and (value.meta.is_python or value.meta.shape != () if isinstance(value, Symbol)
+                               else np.ndim(value) != 0):
                 raise UnsupportedOp(f"{op.name}: {k} must be a scalar")
         if "start" not in bound or "stop" not in bound:
             raise UnsupportedOp(f"{op.name}: start and stop are needed")
