@@ -63,14 +63,59 @@ def test_backends_agree_on_the_runtime_broadcast():
 
 
 def two_masks(x, y):
-    return x[x > 0] * y[y > 0]
+    r = x[x > 0] * y[y > 0]
+    return r, r.sum(), r + 1, np.cumsum(r)
 
 
-def test_two_data_dependent_sizes_still_break_and_match():
-    a, b = np.array([1., -1, 2]), np.array([3., 4, -1])
-    check(two_masks, (a, b), (a, np.array([1., -1, -1])), (a, np.array([1., 2, 3])))
-    report = sot.explain(sot.to_static(two_masks, min_graph_size=0), a, b)
-    assert report.breaks
+@pytest.mark.parametrize("b", [np.array([3., 4, -1]),       # 2 and 2 selected
+                               np.array([1., -1, -1]),      # 2 and 1: broadcasts
+                               np.array([1., 2, 3]),        # 2 and 3: eager raises
+                               np.array([-1., -1, -1])])    # 2 and 0: eager raises
+def test_two_data_dependent_sizes_broadcast_where_eager_does(b):
+    check(two_masks, (np.array([1., -1, 2]), b))
+
+
+def test_two_data_dependent_sizes_of_one_or_none():
+    check(two_masks, (np.array([-1., 1]), np.array([-1., -2])), (np.array([-1., 1]), np.array([5., 6, 7])),
+          (np.array([-1., -1]), np.array([5., -6])))
+
+
+def test_two_data_dependent_sizes_are_captured_whole():
+    assert_captured_whole(two_masks, np.array([1., -1, 2]), np.array([3., 4, -1]))
+
+
+def masks_of_one_array(x):
+    return x[x > 0] + x[x > 1]
+
+
+def test_two_selections_of_one_array_broadcast_as_eager():
+    check(masks_of_one_array, *[(np.array(v),) for v in ([1.0, -2.0, 3.0, 4.0, 5.0], [-1.0, 2.0], [-1.0, 1.5, 1.2],
+                                                        [-1.0, -2.0], [2.0, 0.5], [0.5, 2.0, 3.0])])
+    assert_captured_whole(masks_of_one_array, np.array([-1.0, 1.5, 1.2]))
+
+
+def per_station(station, temp):
+    """A weather-data program: per-station means from np.unique's inverse and counts."""
+    ids, inv, counts = np.unique(station, return_inverse=True, return_counts=True)
+    mean_t = np.bincount(inv, weights=temp) / counts
+    order = np.argsort(-mean_t, kind="stable")
+    return ids[order], mean_t[order], counts[order]
+
+
+def test_bincount_of_an_inverse_divided_by_counts_in_one_graph():
+    station, temp = np.array([3, 1, 3, 2, 1, 3]), np.arange(6.0)
+    check(per_station, (station, temp), (station[:1], temp[:1]), (station[:0], temp[:0]))
+    assert_captured_whole(per_station, station, temp)
+
+
+def two_masks_in_two_dims(x, y):
+    a, b = x[x[:, 0] > 0], y[y[:, 0] > 0]
+    return a[:, None, :] + b[None, :, :1]
+
+
+def test_data_dependent_sizes_on_different_axes_are_not_merged():
+    x = np.array([[1., 2], [-1, 3], [2, 2]])
+    check(two_masks_in_two_dims, (x, x[::-1]), (x, -x))
 
 
 def derived_size(x, w):

@@ -363,13 +363,19 @@ class StatementIR:
             raise error
         # only where the operands do not broadcast at the trace-time hint
         broadcasting = isinstance(error, BroadcastError) or "do not broadcast" in why
-        assumed = ub.broadcast_assumption(op, args, kwargs, self._dims) if unbacked and broadcasting else None
-        if assumed is not None:
-            sized = ub.with_sizes((args, kwargs), assumed, self._dims)
+        plan = ub.broadcast_assumption(op, args, kwargs, self._dims) if unbacked and broadcasting else None
+        if plan is not None:
+            sized = ub.with_sizes((args, kwargs), plan, self._dims)
             try:
-                return _two_world_metas(op, sized[0], sized[1], deps, self._dims)
+                metas = _two_world_metas(op, sized[0], sized[1], deps, self._dims)
             except (SpecializeDims, UnsupportedOp):
-                pass
+                metas = None
+            merged = plan[1]
+            if isinstance(metas, TensorMeta) and merged is not None and merged[0] <= metas.ndim:
+                # equal sizes, or one of them 1: the result's size there is a new data-dependent one
+                return ub.UnbackedResult(metas, ((metas.ndim - merged[0],),))
+            if metas is not None and merged is None:
+                return metas
         if isinstance(error, SpecializeDims):  # nothing to guard: the op does not enter the graph
             raise UnsupportedOp(f"{why}; a size known only at run time") from None
         raise error

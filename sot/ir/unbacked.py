@@ -185,30 +185,51 @@ def check_small(op, metas, found, size: int) -> None:
 
 # -- broadcasting against a data-dependent size ------------------------------------
 
-def broadcast_assumption(op, args, kwargs, dims) -> dict | None:
-    """``{k: n}``: unbacked dims that meet a static size ``n != 1`` in
-    NumPy's broadcasting alignment of the array operands (``sums / counts[:,
-    None]`` with ``counts = np.bincount(labels, minlength=k)``).  Such an op
-    is valid only where dim *k* is ``n`` or 1: at ``n`` it is inferred (the
-    result has the static size), at 1 and 0 the small worlds check it, and
-    at any other size NumPy raises its own broadcasting error when the graph
-    runs the op (the statement stays on NumPy: ``backends/onnx/unbacked``).
-    None when no such meeting exists or two sizes are claimed for one dim."""
+def broadcast_assumption(op, args, kwargs, dims):
+    """``(sizes, merged)`` for operands that do not broadcast at the hint
+    only because of data-dependent sizes, or None.
+
+    ``sizes`` ``{k: n}``: unbacked dims that meet a static size ``n != 1``
+    in NumPy's broadcasting alignment (``sums / counts[:, None]`` with
+    ``counts = np.bincount(labels, minlength=k)``).  Such an op is valid only
+    where dim *k* is ``n`` or 1: at ``n`` it is inferred (the result has the
+    static size), at 1 and 0 the small worlds check it, and at any other size
+    NumPy raises its own broadcasting error when the graph runs the op (the
+    statement stays on NumPy: ``backends/onnx/unbacked``).
+
+    ``merged``: ``(position, {k: k0})`` where only unbacked dims meet, at one
+    position from the end (``np.bincount(inv) / counts``): valid where they
+    are equal or 1, and then the result's size there is one of them, which
+    the caller makes a new unbacked dim.  Only when those dims appear nowhere
+    else in the operands.  None when two sizes are claimed for one dim."""
     from .statement_ir import symbols_in
     metas = [s.meta for s in symbols_in((args, kwargs)) if not s.meta.is_python]
     ndim = max((len(m.shape) for m in metas), default=0)
-    assumed: dict = {}
+    sizes: dict = {}
+    merged = None
     for pos in range(1, ndim + 1):
-        static = {m.shape[-pos] for m in metas if len(m.shape) >= pos and _static_dim(m, -pos)} - {1}
-        for m in metas:
-            k = _unbacked_dim(m, -pos, dims) if len(m.shape) >= pos else None
-            if k is None or not static:
-                continue
+        at = [m for m in metas if len(m.shape) >= pos]
+        static = {m.shape[-pos] for m in at if _static_dim(m, -pos)} - {1}
+        ks = [_unbacked_dim(m, -pos, dims) for m in at]
+        if static:
             n = next(iter(static))
-            if len(static) > 1 or assumed.get(k, n) != n:
+            for k in ks:
+                if k is not None and (len(static) > 1 or sizes.get(k, n) != n):
+                    return None
+                if k is not None:
+                    sizes[k] = n
+        elif len({k for k in ks if k is not None}) > 1:
+            others = [m for m, k in zip(at, ks) if k is None and not (_static_dim(m, -pos) and m.shape[-pos] == 1)]
+            if merged is not None or others:
                 return None
-            assumed[k] = n
-    return assumed or None
+            k0 = min(k for k in ks if k is not None)
+            merged = (pos, {k: k0 for k in ks if k is not None and k != k0})
+    if merged is not None:
+        group = set(merged[1]) | set(merged[1].values())
+        if group & set(sizes) or any(_unbacked_dim(m, -p, dims) in group for m in metas
+                                     for p in range(1, len(m.shape) + 1) if p != merged[0]):
+            return None
+    return (sizes, merged) if sizes or merged else None
 
 
 def _static_dim(meta, axis: int) -> bool:
@@ -225,9 +246,12 @@ def _unbacked_dim(meta, axis: int, dims):
     return k
 
 
-def with_sizes(tree, assumed: dict, dims):
-    """``tree`` with each unbacked dim k of ``assumed`` made the static size ``assumed[k]``."""
+def with_sizes(tree, plan, dims):
+    """``tree`` under a ``broadcast_assumption``: each unbacked dim of its
+    ``sizes`` made that static size, each merged dim made the dim it merges into."""
     from .statement_ir import Symbol, map_symbols
+    sizes, merged = plan
+    same = merged[1] if merged else {}
 
     def sized(sym):
         meta = sym.meta
@@ -236,8 +260,10 @@ def with_sizes(tree, assumed: dict, dims):
         shape, shadow = list(meta.shape), list(meta.shadow)
         for i in range(len(shape)):
             k = _unbacked_dim(meta, i, dims)
-            if k in assumed:
-                shape[i] = shadow[i] = assumed[k]
+            if k in sizes:
+                shape[i] = shadow[i] = sizes[k]
+            elif k in same:
+                shadow[i] = UNBACKED_HINT + SHADOW_OFFSET * same[k]
         shadow = None if shadow == shape else tuple(shadow)
         return Symbol(sym.name, TensorMeta(tuple(shape), meta.dtype, meta.is_scalar, shadow))
     return map_symbols(tree, sized)
