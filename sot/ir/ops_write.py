@@ -115,8 +115,9 @@ def _setitem_infer(op, args, kwargs):
         raise UnsupportedOp("setitem takes (array, index, value)")
     target, index, value = args
     _target(target)
-    from .ops_indexing import _probe_index_item, getitem_shape
+    from .ops_indexing import _probe_index_item, bool_lists_as_positions, getitem_shape
     shape = target.meta.shape
+    index = bool_lists_as_positions(shape, index)
     selected = _mask_selection(shape, index)
     if selected is not None:
         # every count of selected elements: the value must fit 2 and 3 alike
@@ -144,7 +145,8 @@ def _inplace_infer(op, args, kwargs):
     if base is None:
         raise UnsupportedOp(f"{op.name} is not captured")
     meta = base.infer(args, {})
-    if tuple(meta.shape) != tuple(target.meta.shape) or meta.is_scalar:
+    # `z + 1` of a 0-d array is a NumPy scalar, but `z += 1` writes into z
+    if tuple(meta.shape) != tuple(target.meta.shape) or (meta.is_scalar and target.meta.shape != ()):
         raise UnsupportedOp(f"{op.name}: the result's shape {meta.shape} is not the target's "
                             f"{target.meta.shape}")
     call_quietly(op, (_probe_target(target), _probe(args[1])), {})

@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import UnsupportedOp
+from .errors import BroadcastError, UnsupportedOp
 from .meta import TensorMeta, dtype_is_supported
 from .symbolic import PYTHON_SCALARS, SHADOW_OFFSET, ScalarMeta, SpecializeDims
 from . import unbacked as ub
@@ -321,10 +321,8 @@ class StatementIR:
                 metas = _python_scalar_meta(op, args, kwargs, deps)
             else:
                 metas = _two_world_metas(op, args, kwargs, deps, self._dims)
-        except SpecializeDims as e:
-            if ub.any_unbacked(e.dims):  # nothing to guard: the op does not enter the graph
-                raise UnsupportedOp(f"{e.why}; a size known only at run time") from None
-            raise
+        except (SpecializeDims, UnsupportedOp) as e:
+            metas = self._broadcast_unbacked(op, args, kwargs, deps, e)
         if isinstance(metas, ub.UnbackedResult):
             source = ub.UnbackedSource(len(self._dims) + 1, op.name)
             metas = ub.fresh_metas(metas, source.k)
@@ -353,6 +351,34 @@ class StatementIR:
                     table[sym.name] = value
         self._statements.append(Statement(op, args, kwargs, outputs, multi))
         return result
+
+    def _broadcast_unbacked(self, op, args, kwargs, deps, error):
+        """The metas of an op that broadcasts a data-dependent size against a
+        static one (``sot.ir.unbacked.broadcast_assumption``); else ``error``
+        raised (a SpecializeDims over a data-dependent size as UnsupportedOp:
+        there is nothing to guard)."""
+        why = error.why if isinstance(error, SpecializeDims) else str(error)
+        unbacked = ub.any_unbacked(deps)
+        if isinstance(error, SpecializeDims) and not ub.any_unbacked(error.dims):
+            raise error
+        # only where the operands do not broadcast at the trace-time hint
+        broadcasting = isinstance(error, BroadcastError) or "do not broadcast" in why
+        plan = ub.broadcast_assumption(op, args, kwargs, self._dims) if unbacked and broadcasting else None
+        if plan is not None:
+            sized = ub.with_sizes((args, kwargs), plan, self._dims)
+            try:
+                metas = _two_world_metas(op, sized[0], sized[1], deps, self._dims)
+            except (SpecializeDims, UnsupportedOp):
+                metas = None
+            merged = plan[1]
+            if isinstance(metas, TensorMeta) and merged is not None and merged[0] <= metas.ndim:
+                # equal sizes, or one of them 1: the result's size there is a new data-dependent one
+                return ub.UnbackedResult(metas, ((metas.ndim - merged[0],),))
+            if metas is not None and merged is None:
+                return metas
+        if isinstance(error, SpecializeDims):  # nothing to guard: the op does not enter the graph
+            raise UnsupportedOp(f"{why}; a size known only at run time") from None
+        raise error
 
     def add_dim(self, symbol: Symbol, axis: int):
         """``symbol.shape[axis]``: an int when the size is static, else a
