@@ -233,6 +233,7 @@ class StatementIR:
         self._deps: dict[str, frozenset] = {}       # symbol name -> sources it depends on
         self._input_dims: dict[tuple, object] = {}  # (input name, axis) -> its source
         self._dim_of_size: dict[int, int] = {}      # trace-time size -> symbolic dim k
+        self._mask_counts: dict[str, object] = {}   # mask symbol name -> the unbacked source of its count
         self.dim_ties: list[tuple] = []             # (source, source of the dim it shares)
         #: (symbol name, axis): static dims of computed values the trace read
         #: as Python ints while inputs had symbolic dims (sot/ir/floor.py checks them)
@@ -325,12 +326,19 @@ class StatementIR:
             if ub.any_unbacked(e.dims):  # nothing to guard: the op does not enter the graph
                 raise UnsupportedOp(f"{e.why}; a size known only at run time") from None
             raise
-        if isinstance(metas, ub.UnbackedResult):
-            source = ub.UnbackedSource(len(self._dims) + 1, op.name)
-            metas = ub.fresh_metas(metas, source.k)
-            deps = deps | {source}
-        else:
-            source = None
+        from .ops_write import WriteOp   # (it imports this module)
+        source = None
+        if isinstance(op, WriteOp):   # a mask written in place may count otherwise
+            self._mask_counts.clear()
+        elif isinstance(metas, ub.UnbackedResult):
+            mask = ub.counted_mask(op, args, kwargs)
+            known = self._mask_counts.get(mask)
+            if known is None:
+                source = known = ub.UnbackedSource(len(self._dims) + 1, op.name)
+                if mask is not None:
+                    self._mask_counts[mask] = known
+            metas = ub.fresh_metas(metas, known.k)
+            deps = deps | {known}
         small = None
         if ub.any_unbacked(deps):
             small = [ub.infer_small(op, args, kwargs, table, size, python)
