@@ -1,0 +1,148 @@
+"""Client programs, second set (benchmarks/client_programs2.py: an MLP with
+Adam updates in place, RK4, GP regression, Black-Scholes, time-series
+features, an n-body class, a ray tracer, NMF, PageRank on a hand-written CSR
+matrix, an attention block, a small CNN) decorated as users decorate them
+give eager's results bitwise, eager's stdout, and do to their arguments and
+objects what eager does; over several sizes and seeds, so re-translations
+and cached entries both run.  Then what the programs found, one test each."""
+from __future__ import annotations
+
+import contextlib
+import copy
+import io
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import sot
+from difftest import assert_captured_whole, assert_same, check
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
+import client_programs2 as CP2  # noqa: E402
+from test_client_programs import comparable  # noqa: E402
+
+
+def _run(main, args):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        result = main(*args)
+    return result, out.getvalue()
+
+
+@pytest.mark.parametrize("name", list(CP2.PROGRAMS))
+def test_client_program_decorated_is_eager_bitwise(name):
+    build, inputs, sizes, _bench = CP2.PROGRAMS[name]
+    eager, static = build(lambda f: f), build(sot.to_static)
+    for n in sizes:
+        for seed in (0, 1):
+            a = inputs(n, seed)
+            b = copy.deepcopy(a)
+            (e, e_out), (t, t_out) = _run(eager, a), _run(static, b)
+            assert_same(comparable(e), comparable(t), f"{name}({n}, seed {seed})", bitwise=True)
+            assert_same(comparable(a), comparable(b), f"{name}'s arguments afterwards", bitwise=True)
+            assert e_out == t_out
+
+
+# -- one mask, two selections: one count -------------------------------------------------
+
+def _masked_norm(x, y, m):
+    return np.sqrt(x[m] ** 2 + y[m] ** 2).sum(), x[m].shape
+
+
+def _mask_changed_between(x, y, m):
+    a = x[m]
+    m[0] = ~m[0]     # the count may change: the two selections do not broadcast
+    return a * 2 + y[m]
+
+
+def _two_masks(x, m):
+    return x[m] + x[x > 0.5]
+
+
+_R = np.random.default_rng(5)
+_MASKED = [(_R.random(10), _R.random(10), _R.random(10) > 0.5), (_R.random(9), _R.random(9), _R.random(9) > 0.2),
+           (np.ones(3), np.ones(3), np.zeros(3, bool)), (np.ones(3), np.ones(3), np.array([False, True, False]))]
+
+
+def test_selections_by_the_same_mask_broadcast_and_are_captured():
+    # each x[m] had a count of its own: x[m] + y[m] broke the graph
+    check(_masked_norm, *_MASKED)
+    assert_captured_whole(_masked_norm, *_MASKED[0])
+
+
+def test_a_mask_written_between_two_selections_is_counted_again():
+    check(_mask_changed_between, *_MASKED)   # raises eager's ValueError where the counts differ
+    check(_two_masks, (np.linspace(0, 1, 10), np.linspace(0, 1, 10) > 0.5), (_R.random(8), _R.random(8) > 0.5))
+
+
+# -- a[m] = f(b[m]) ----------------------------------------------------------------------
+
+def _shade(color, m, src):
+    color[m] = (src * 2.0)[m]
+    return color
+
+
+def _sqrt_positive(x):
+    x[x > 0] = np.sqrt(x[x > 0])
+    return x
+
+
+def _other_count(color, m, src):
+    color[m] = src[~m]     # eager raises unless the two counts agree (or one is 1)
+    return color.sum()
+
+
+def test_masked_assignment_of_a_selected_value_is_captured():
+    masks = [_R.random((4, 5)) > 0.5, np.zeros((4, 5), bool), np.eye(4, 5, dtype=bool)]
+    check(_shade, *[(np.zeros((4, 5, 3)), m, _R.random((4, 5, 3))) for m in masks])
+    check(_sqrt_positive, (_R.normal(size=10),), (_R.normal(size=(3, 4)),), (-np.ones(3),), (np.ones(1),))
+    assert_captured_whole(_shade, np.zeros((4, 5, 3)), masks[0], _R.random((4, 5, 3)))
+    assert_captured_whole(_sqrt_positive, _R.normal(size=10))
+
+
+def test_masked_assignment_of_another_count_raises_as_eagerly():
+    half = np.zeros((4, 5), bool)
+    half[:2] = True
+    one = np.zeros((4, 5), bool)
+    one[0, 0] = True
+    check(_other_count, *[(np.zeros((4, 5, 3)), m, _R.random((4, 5, 3))) for m in (half, one, ~one)])
+
+
+def test_masked_assignment_on_onnxruntime_matches():
+    f = sot.to_static(_shade, backend="onnxruntime")
+    for m in (_R.random((4, 5)) > 0.5, np.zeros((4, 5), bool), np.ones((4, 5), bool)):
+        src = _R.random((4, 5, 3))
+        np.testing.assert_allclose(f(np.zeros((4, 5, 3)), m, src), _shade(np.zeros((4, 5, 3)), m, src), rtol=1e-12)
+
+
+# -- onnxruntime results whose size changes between calls ------------------------------------
+
+def test_prebound_session_with_symbolic_result_sizes_runs_every_size(monkeypatch):
+    # A bound output kept the array of the first run: at another size (here
+    # from a Python-number input, the input arrays keep theirs)
+    # onnxruntime refused ("pre-allocated output ... dynamic output shapes"),
+    # and every call ran natively after a failed graph
+    pytest.importorskip("onnxruntime")
+    from sot.backends.onnx.prebound import PreboundInputs
+    errors = []
+    real = PreboundInputs.__call__
+
+    def call(self, values):
+        try:
+            return real(self, values)
+        except Exception as e:
+            errors.append(e)
+            raise
+    monkeypatch.setattr(PreboundInputs, "__call__", call)
+
+    def rolling_mean(x, w):
+        c = np.cumsum(np.concatenate([[0.0], x]))
+        return (c[w:] - c[:-w]) / w
+
+    f = sot.to_static(rolling_mean, backend="onnxruntime")
+    x = np.linspace(1.0, 2.0, 30) ** 2
+    for w in (3, 5, 10, 4, 7, 2):   # the window becomes a graph input: the result's size changes
+        np.testing.assert_allclose(f(x, w), rolling_mean(x, w), rtol=1e-9, atol=1e-12)
+    assert not errors, errors
