@@ -604,3 +604,141 @@ def _(n, seed):
                       {"w": rng.normal(0, 0.3, (6, 4, 3, 3)), "b": 0.01 * np.ones(6)}],
            "head": rng.normal(size=(6, 3))}
     return [rng.random((1, n, n)) for _ in range(3)], net
+
+
+# -- whole loops decorated: a Markov chain's stationary distribution ----------------------
+
+@program("markov_whole", sizes=(8, 13), bench=400)
+def markov_whole(deco):
+    @deco
+    def stationary(P, tol=1e-12, max_iter=500, verbose=False):
+        n = P.shape[0]
+        pi = np.full(n, 1.0 / n)
+        history = []
+        for it in range(max_iter):
+            new = pi @ P
+            new /= new.sum()
+            err = np.abs(new - pi).max()
+            history.append(err)
+            pi = new
+            if verbose and it % 25 == 0:
+                print(f"iter {it}: max change {err:.3e}")
+            if err < tol:
+                break
+        else:
+            print("did not converge")
+        return pi, it + 1, history
+
+    def main(P):
+        pi, iters, history = stationary(P, verbose=True)
+        entropy = -(pi * np.log(pi)).sum()
+        return pi, iters, history, entropy
+    return main
+
+
+@markov_whole.inputs
+def _(n, seed):
+    rng = np.random.default_rng(seed)
+    P = rng.random((n, n)) + np.eye(n)
+    return (P / P.sum(axis=1, keepdims=True),)
+
+
+# -- whole loops decorated: a model's fit with weights as attributes ---------------------------
+
+class SoftmaxRegression:
+    def __init__(self, n_features, n_classes, lr=0.5, l2=1e-3, patience=4, log_every=10):
+        self.W = np.zeros((n_features, n_classes))
+        self.b = np.zeros(n_classes)
+        self.lr, self.l2, self.patience, self.log_every = lr, l2, patience, log_every
+        self.history = []
+        self.n_iter_ = 0
+
+    def _probs(self, X):
+        z = X @ self.W + self.b
+        z -= z.max(axis=1, keepdims=True)
+        e = np.exp(z)
+        return e / e.sum(axis=1, keepdims=True)
+
+    def fit(self, X, y, epochs=40):
+        Y = np.eye(self.W.shape[1])[y]
+        best, waited = np.inf, 0
+        for epoch in range(epochs):
+            P = self._probs(X)
+            loss = -np.mean(np.sum(Y * np.log(P + 1e-12), axis=1)) + 0.5 * self.l2 * np.sum(self.W ** 2)
+            G = (P - Y) / len(X)
+            self.W -= self.lr * (X.T @ G + self.l2 * self.W)
+            self.b -= self.lr * G.sum(axis=0)
+            self.history.append(float(loss))
+            self.n_iter_ += 1
+            if epoch % self.log_every == 0:
+                print(f"epoch {epoch} loss {loss:.5f}")
+            if loss > best - 1e-5:
+                waited += 1
+                if waited >= self.patience:
+                    break
+            else:
+                best, waited = loss, 0
+        return self
+
+    def predict(self, X):
+        return self._probs(X).argmax(axis=1)
+
+
+@program("softmax_fit_whole", sizes=(30, 47), bench=3000)
+def softmax_fit_whole(deco):
+    class Model(SoftmaxRegression):
+        fit = deco(SoftmaxRegression.fit)
+        predict = deco(SoftmaxRegression.predict)
+
+    def main(X, y):
+        model = Model(X.shape[1], 3).fit(X, y)
+        return model.predict(X), model.W, model.b, model.history, model.n_iter_
+    return main
+
+
+@softmax_fit_whole.inputs
+def _(n, seed):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n)
+    return rng.normal(size=(n, 5)) + 1.5 * np.eye(3, 5)[y], y
+
+
+# -- whole loops decorated: adaptive-step ODE integration ---------------------------------------
+
+@program("ode_adaptive_whole", sizes=(3, 5), bench=200)
+def ode_adaptive_whole(deco):
+    def rhs(t, y, k):
+        return -k * y + np.sin(t)
+
+    @deco
+    def integrate(y0, k, t1=2.0, dt=0.1, rtol=1e-6):
+        t, y = 0.0, y0.copy()
+        ts, ys = [t], [y.copy()]
+        rejected = 0
+        while t < t1:
+            dt = min(dt, t1 - t)
+            # one Euler step against two half steps: the error estimate
+            full = y + dt * rhs(t, y, k)
+            half = y + dt / 2 * rhs(t, y, k)
+            two = half + dt / 2 * rhs(t + dt / 2, half, k)
+            err = np.max(np.abs(two - full) / (rtol + np.abs(two)))
+            if err <= 1.0:
+                t += dt
+                y = 2 * two - full
+                ts.append(t)
+                ys.append(y.copy())
+                dt *= min(2.0, 0.9 / np.sqrt(max(err, 1e-10)))
+            else:
+                rejected += 1
+                dt *= max(0.2, 0.9 / np.sqrt(err))
+        return np.array(ts), np.stack(ys), rejected
+
+    def main(y0, k):
+        return integrate(y0, k, rtol=1e-3)
+    return main
+
+
+@ode_adaptive_whole.inputs
+def _(n, seed):
+    rng = np.random.default_rng(seed)
+    return rng.normal(size=n), rng.uniform(0.5, 3.0, n)

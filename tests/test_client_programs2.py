@@ -146,3 +146,73 @@ def test_prebound_session_with_symbolic_result_sizes_runs_every_size(monkeypatch
     for w in (3, 5, 10, 4, 7, 2):   # the window becomes a graph input: the result's size changes
         np.testing.assert_allclose(f(x, w), rolling_mean(x, w), rtol=1e-9, atol=1e-12)
     assert not errors, errors
+
+
+# -- the overlap guards of a step that writes a dozen arrays -------------------------------
+
+def _views(base):
+    """Views of ``base`` (float64) of every layout the bounds meet."""
+    flat = base.reshape(-1)
+    return [base, base[1:3], base[::-1], base[:, ::-2], base.T, flat[5:6].reshape(()), flat[:0], base[2:2, :],
+            flat[3:], flat[:3], flat[7:12].view(np.int8), np.broadcast_to(flat[4:5], (3, 4)),
+            flat[::7], flat[11:2:-3], base.astype(np.float32), np.ones(3)]
+
+
+def test_overlap_guard_bounds_in_c_are_numpys_may_share_memory():
+    from sot.guards.compile import compile_guards
+    from sot.guards.overlap import OverlapGuard
+    from sot.guards.tracker import LocalTracker
+    views = _views(np.arange(24.0).reshape(4, 6))
+    a, b = LocalTracker(0, "a"), LocalTracker(1, "b")
+    for x in views:
+        for y in views:
+            for expect in (False, True):
+                gf = compile_guards([OverlapGuard(a, b, expect, (x.itemsize, y.itemsize))], 2, 0)
+                holds = bool(np.may_share_memory(x, y)) is expect
+                assert gf.program({}, x, y) is holds, (x.shape, x.strides, y.shape, y.strides)
+                assert gf.reference({}, x, y) is holds
+
+
+class _Sub(np.ndarray):
+    pass
+
+
+def test_overlap_guard_asks_numpy_only_for_an_ndarray_subclass(monkeypatch):
+    import types
+
+    from sot.guards import overlap
+    from sot.guards.compile import compile_guards
+    from sot.guards.tracker import LocalTracker
+    calls = []
+
+    def may_share_memory(a, b):
+        calls.append(type(a))
+        return np.may_share_memory(a, b)
+    monkeypatch.setattr(overlap, "np", types.SimpleNamespace(ndarray=np.ndarray, may_share_memory=may_share_memory))
+    base = np.arange(10.0)
+    gf = compile_guards([overlap.OverlapGuard(LocalTracker(0, "a"), LocalTracker(1, "b"), False, (8, 8))], 2, 0)
+    assert gf.program({}, base[:5], base[5:]) is True and not calls   # bounds in C
+    assert gf.program({}, base[:5].view(_Sub), base[5:]) is True
+    assert gf.program({}, base[:6].view(_Sub), base[5:]) is False
+    assert calls == [_Sub, _Sub]
+
+
+def _sgd_step(params, grads, velocity, lr=0.1, mu=0.9):
+    for k in params:
+        velocity[k] *= mu
+        velocity[k] -= lr * grads[k]
+        params[k] += velocity[k]
+
+
+def test_a_step_writing_many_arrays_guards_each_pair_once_and_sees_new_aliasing():
+    shapes = {"W0": (3, 4), "b0": (4,), "W1": (4, 2), "b1": (2,)}
+    params = {k: np.ones(s) for k, s in shapes.items()}
+    grads = {k: np.full(s, 0.5) for k, s in shapes.items()}
+    velocity = {k: np.zeros(s) for k, s in shapes.items()}
+    report = assert_captured_whole(_sgd_step, params, grads, velocity)
+    pairs = [g for g in report.guards if "memory" in g]
+    written, others = 8, 4   # params and velocity are written; grads only read
+    assert len(pairs) == written * (written - 1) // 2 + written * others, pairs
+    # a velocity that is now a params array: the guard sees it, eager's result all the same
+    aliased = dict(velocity, b1=params["b1"])
+    check(_sgd_step, (params, grads, velocity), (params, grads, aliased), (params, grads, velocity))
