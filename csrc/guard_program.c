@@ -43,8 +43,11 @@
  *                                    still value (compared like "value")
  *           ("overlap", r, s, fn, expect[, T, size_r, size_s])
  *                                    bool(fn(regs[r], regs[s])) == expect
- *                                    (fn is numpy.may_share_memory); with
- *                                    T (numpy.ndarray) and the item sizes
+ *                                    (fn runs no user code: numpy.
+ *                                    may_share_memory, or a branch's
+ *                                    predicate on a Python number with r == s,
+ *                                    sot/guards/predicate.py); with T
+ *                                    (numpy.ndarray) and the item sizes
  *                                    (their dtypes guarded before): for two
  *                                    arrays of exactly type T, NumPy's bounds
  *                                    check is done here (memory_extents)

@@ -120,13 +120,16 @@ class FunctionGraph:
         self.effects.reach(var, value)
         return var
 
-    def _number_input(self, value, tracker) -> Variable:
+    def _number_input(self, value, tracker, guard: bool = True) -> Variable:
         """A Python int/float whose value changes between calls: a graph input
-        guarded by type only (executor/scalar_policy.py)."""
+        guarded by type only (executor/scalar_policy.py); `guard=False` where
+        the tracker's type is certain (``len()``)."""
         from .scalar_policy import scalar_source
-        self.add_guard(TypeGuard(tracker, type(value)))
+        if guard:
+            self.add_guard(TypeGuard(tracker, type(value)))
         symbol = self.ir.add_number_input(value, scalar_source(tracker), hint=tracker.name())
         var = SymScalarVariable(symbol, self.ir.deps(symbol))
+        var.graph = weakref.ref(self)
         self.inputs.append((tracker, var))
         return var
 
@@ -174,7 +177,9 @@ class FunctionGraph:
         if isinstance(out, tuple):
             return ListVariable([TensorVariable(s, fresh=False) for s in out])
         if out.meta.is_python:
-            return SymScalarVariable(out, self.ir.deps(out))
+            var = SymScalarVariable(out, self.ir.deps(out))
+            var.graph = weakref.ref(self)
+            return var
         return TensorVariable(out, fresh=fresh)
 
     def dim(self, var: TensorVariable, axis: int) -> Variable:
