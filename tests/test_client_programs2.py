@@ -216,3 +216,50 @@ def test_a_step_writing_many_arrays_guards_each_pair_once_and_sees_new_aliasing(
     # a velocity that is now a params array: the guard sees it, eager's result all the same
     aliased = dict(velocity, b1=params["b1"])
     check(_sgd_step, (params, grads, velocity), (params, grads, aliased), (params, grads, velocity))
+
+
+# -- a loop's counter as an index ---------------------------------------------------------------
+
+def _ema(x, alpha):
+    out = np.empty_like(x)
+    out[0] = x[0]
+    for i in range(1, len(x)):   # more iterations than are unrolled: a loop body per iteration
+        out[i] = alpha * x[i] + (1 - alpha) * out[i - 1]
+    return out
+
+
+def test_a_loop_counter_used_as_an_index_is_not_specialised():
+    # x[i] needed i's value: each iteration's loop body was translated again
+    # (__sot_item == 1, 2, ...) until the cache limit, then ran natively
+    from sot import translate
+    from sot.explain import ExplainReport
+    static = sot.to_static(_ema)
+    report = ExplainReport()
+    translate._recorders.append(report.entries)
+    try:
+        static(np.linspace(0.0, 3.0, 1200), 0.25)
+    finally:
+        translate._recorders.remove(report.entries)
+    # the frame, the resumes around the loop, the loop body twice (its
+    # counter specialised, then an input): 12 before (9 loop bodies)
+    assert report.translation_count <= 5, report.translation_count
+    check(_ema, (np.linspace(0.0, 1.0, 1100), 0.3), (np.linspace(1.0, 2.0, 1300), 0.5), calls=2, static=static)
+
+
+def _rows(x, i):
+    r = x[i]          # a view: the write reaches x
+    r[0] = -1.0
+    return x[i - 1, 1:], x[-i], x[i, ::2].sum()
+
+
+def _after_a_write(x, i):
+    x += 1
+    return x[i]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "onnxruntime"])
+def test_an_int_index_known_at_run_time_matches_and_raises_as_eagerly(backend):
+    static = sot.to_static(_rows, backend=backend)
+    check(_rows, *[(np.arange(12.0).reshape(4, 3), i) for i in (1, 2, 3, -1, 3, 2, 4, -5)], static=static)
+    check(_after_a_write, *[(np.arange(4.0), i) for i in (1, 2, 3, 0, 4, -4, -5, 2)],
+          static=sot.to_static(_after_a_write, backend=backend))
