@@ -1,70 +1,84 @@
-"""A branch on a Python number that is a graph input, decided by a guard.
+"""A branch on a value that changes between calls, decided by a guard.
 
-``if self.t % 100 == 0:`` where ``self.t`` changes every call: specialising
-``self.t`` (a value guard) would translate once per value until the cache
-limit. When the branch's condition was computed in the graph from one
-number input only, the trace instead follows the way it went and guards the
-outcome (guards/predicate.py); the number stays an input.
+``if self.t % 100 == 0:`` where ``self.t`` changes every call (a Python
+number made a graph input, scalar_policy.py), or ``if x.shape[0] > 512:``
+where that dim is symbolic (shape_policy.py): specialising the value would
+translate once per value until the cache limit. When the condition was
+computed in the graph from one input alone, through Python-number ops and
+that input's dims, the trace instead follows the way it went and guards
+the outcome (guards/predicate.py); the number or dim stays symbolic.
 """
 from __future__ import annotations
 
 from ..guards.predicate import PredicateGuard
 from ..guards.tracker import Tracker
+from ..ir.registry import DIM_OP
 from ..ir.statement_ir import Statement, Symbol, map_symbols
 
 __all__ = ["branch"]
 
 
-def _source_tracker(deps):
-    """The tracker of the one number input `deps` name, or None."""
-    if len(deps) != 1:
-        return None
-    (source,) = deps
-    if not (type(source) is tuple and len(source) == 2 and source[0] == "number"):
-        return None
-    tracker = source[1]
-    # the guard program loads it: trackers without a C load (len()) specialise instead
-    return tracker if type(tracker).load_op is not Tracker.load_op else None
-
-
-def _predicate(ir, symbol: Symbol):
-    """value -> the symbol's value computed from the one input, replaying the
-    graph's statements; None if it reads anything else."""
+def _steps(ir, symbol: Symbol):
+    """The statements computing `symbol` from the graph's inputs, in order,
+    and the input symbols they read; None if one is not a Python-number
+    op (an array op would have to be rerun by the guard)."""
     defined = {}
     for st in ir.statements:
         for out in st.outputs:
             defined[out.name] = st
     inputs = {s.name for s in ir.inputs}
-    steps, seen, ok = [], set(), [True]
+    steps, seen, free = [], set(), set()
 
-    def visit(sym):
-        if sym.name in seen or sym.name in inputs:
-            return
+    def visit(sym) -> bool:
+        if sym.name in inputs:
+            free.add(sym.name)
+            return True
+        if sym.name in seen:
+            return True
         st = defined.get(sym.name)
-        if st is None or st.multi_output or len(st.outputs) != 1:
-            ok[0] = False
-            return
-        map_symbols((st.args, st.kwargs), lambda s: visit(s) or s)
+        if st is None or st.multi_output or len(st.outputs) != 1 or not st.outputs[0].meta.is_python:
+            return False
+        ok = [True]
+        map_symbols((st.args, st.kwargs), lambda s: ok.__setitem__(0, ok[0] and visit(s)) or s)
+        if not ok[0]:
+            return False
         seen.add(sym.name)
         steps.append(st)
+        return True
 
-    visit(symbol)
-    used = set()
+    return (tuple(steps), free) if visit(symbol) else None
+
+
+def _replay(steps, symbol: Symbol, source: str):
+    """value -> the symbol's value: the statements' own callables, nested in
+    one generated function (the guard runs it on every call), or replayed
+    one by one where a statement is not a plain operator call."""
+    namespace, text = {}, {source: "v"}
+
+    def bind(value):
+        name = "k%d" % len(namespace)
+        namespace[name] = value
+        return name
+
     for st in steps:
-        map_symbols((st.args, st.kwargs), lambda s: used.add(s.name) or s)
-    free = used & inputs
-    if not ok[0] or len(free) != 1:
-        return None
-    (source,) = free
-    steps = tuple(steps)
+        if st.op.kind != "operator" or st.kwargs or any(
+                not isinstance(a, Symbol) and type(a) not in (int, float, bool) for a in st.args):
+            return _replay_slowly(steps, symbol, source)
+        args = [text[a.name] if isinstance(a, Symbol) else bind(a) for a in st.args]
+        text[st.outputs[0].name] = "%s(%s)" % (bind(st.op.target), ", ".join(args))
+    code = "def predicate(v, _same=None):\n    return %s\n" % text[symbol.name]
+    exec(compile(code, "<sot-branch-predicate>", "exec"), namespace)
+    return namespace["predicate"]
 
-    def predicate(value):
+
+def _replay_slowly(steps, symbol: Symbol, source: str):
+    def predicate(value, _same=None):
         env = {source: value}
         for st in steps:
             args, kwargs = map_symbols((st.args, st.kwargs), lambda s: env[s.name])
             env[st.outputs[0].name] = st.op.call(args, kwargs)
         return env[symbol.name]
-    return predicate, steps, source
+    return predicate
 
 
 class _Text:
@@ -77,35 +91,95 @@ class _Text:
         return self.text
 
 
+_INFIX = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%", "pow": "**",
+          "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
+
+
 def _expression(steps, symbol: Symbol, source: str, name: str) -> str:
-    """The condition as it reads: ``lt(k, 3)``, ``mod(add(self.t, 1), 5)``."""
+    """The condition as it reads: ``(k < 3)``, ``(((self.t + 1) % 5) == 0)``, ``(x.shape[0] > 6)``."""
     text = {source: name}
     for st in steps:
         args, kwargs = map_symbols((st.args, st.kwargs), lambda s: _Text(text[s.name]))
-        text[st.outputs[0].name] = Statement(st.op, args, kwargs, st.outputs).expression()
+        if st.op is DIM_OP:
+            line = "%r.shape[%r]" % tuple(args)
+        elif st.op.kind == "operator" and st.op.name in _INFIX and len(args) == 2 and not kwargs:
+            line = "(%r %s %r)" % (args[0], _INFIX[st.op.name], args[1])
+        else:
+            line = Statement(st.op, args, kwargs, st.outputs).expression()
+        text[st.outputs[0].name] = line
     return text[symbol.name]
+
+
+def _input(graph, name: str):
+    """(tracker, value at trace time) of the graph input symbol `name`."""
+    for tracker, var in graph.inputs:
+        symbol = getattr(var, "symbol", None)
+        if symbol is not None and symbol.name == name:
+            value = graph.trace_values.get(name, symbol.meta.hint if symbol.meta.is_python else None)
+            return tracker, value
+    return None, None
 
 
 def branch(graph, var) -> bool | None:
     """The truth of SymScalarVariable `var` with its outcome guarded, or
-    None when it is not computed from one number input alone."""
-    tracker = _source_tracker(var.deps)
-    if tracker is None:
+    None when it is not computed from one input alone."""
+    if not graph.effects.enabled:
+        return None   # an export trace: a saved model has no guards (the value is baked, and save says so)
+    found = _steps(graph.ir, var.symbol)
+    if found is None or len(found[1]) != 1:
         return None
-    found = _predicate(graph.ir, var.symbol)
-    if found is None:
+    steps, (source,) = found
+    tracker, value = _input(graph, source)
+    # the guard program loads it: trackers without a C load (len()) specialise instead
+    if tracker is None or value is None or type(tracker).load_op is Tracker.load_op:
         return None
-    predicate, steps, source = found
+    predicate = _replay(steps, var.symbol, source)
     outcome = bool(var.meta.hint)
-    if bool(predicate(_trace_value(graph, tracker))) is not outcome:
+    try:
+        same = bool(predicate(value)) is outcome
+    except Exception:  # noqa: BLE001 - then it is not this guard's to decide
+        same = False
+    if not same:
         return None   # the replay does not give the trace's own value: never guard on it
-    text = "bool(%s)" % _expression(steps, var.symbol, source, tracker.name())
+    text = _expression(steps, var.symbol, source, tracker.name())
     graph.add_guard(PredicateGuard(tracker, predicate, outcome, text))
     return outcome
 
 
-def _trace_value(graph, tracker):
-    for t, v in graph.inputs:
-        if t == tracker:
-            return v.symbol.meta.hint
-    raise KeyError(tracker)
+# -- an index that changes between calls ---------------------------------------------
+
+def _number_index(v) -> bool:
+    """A Python int computed in the graph from number inputs alone (a loop
+    body's ``i``), not from dims."""
+    from .variables import SymScalarVariable
+    return isinstance(v, SymScalarVariable) and v.meta.type is int and bool(v.deps) and \
+        all(type(d) is tuple and len(d) == 2 and d[0] == "number" for d in v.deps)
+
+
+def bounded_index(graph, array, key):
+    """``array[i]`` / ``array[i, j]`` with ints that change between calls
+    (number inputs) on static dims: each index is guarded in bounds
+    (``-n <= i < n``, its outcome guard) and taken as ``i % n``, which is
+    ``i`` there, so the trace holds for every index in bounds instead of
+    one translation per index. The key to index with, or None (then the
+    index is specialised, as before: an index out of bounds at trace time
+    raises as eager)."""
+    from . import dispatch
+    from .variables import ConstVariable, TupleVariable
+    items = list(key.items) if type(key) is TupleVariable else [key]
+    if not any(_number_index(v) for v in items) or len(items) > len(array.meta.shape):
+        return None
+    out = []
+    for axis, v in enumerate(items):
+        if isinstance(v, ConstVariable) and type(v.value) is int:
+            out.append(v)
+            continue
+        if not _number_index(v) or axis in array.meta.symbolic_axes:
+            return None
+        n = array.meta.shape[axis]
+        for cond in (dispatch.compare_op(graph, "le", ConstVariable(-n), v),
+                     dispatch.compare_op(graph, "lt", v, ConstVariable(n))):
+            if branch(graph, cond) is not True:
+                return None      # out of bounds at trace time (or not guardable): eager's path
+        out.append(dispatch.binary_op(graph, "mod", v, ConstVariable(n)))
+    return TupleVariable(out) if type(key) is TupleVariable else out[0]
