@@ -239,9 +239,17 @@ def _after_a_write(x, i):
     return x[i]
 
 
+def _put_row(x, i, v):
+    x[i, 1:] = v
+    x[-i] += 1
+    return x
+
+
 @pytest.mark.parametrize("backend", ["numpy", "onnxruntime"])
 def test_an_int_index_known_at_run_time_matches_and_raises_as_eagerly(backend):
     static = sot.to_static(_rows, backend=backend)
     check(_rows, *[(np.arange(12.0).reshape(4, 3), i) for i in (1, 2, 3, -1, 3, 2, 4, -5)], static=static)
     check(_after_a_write, *[(np.arange(4.0), i) for i in (1, 2, 3, 0, 4, -4, -5, 2)],
           static=sot.to_static(_after_a_write, backend=backend))
+    check(_put_row, *[(np.arange(12.0).reshape(4, 3), i, 7.0) for i in (0, 1, 2, 3, -1, 2, 4, -5, 1)],
+          static=sot.to_static(_put_row, backend=backend))
