@@ -7,6 +7,7 @@ the arguments, stdout, and exceptions (type and message).
 """
 from __future__ import annotations
 
+import collections
 import contextlib
 import copy
 import io
@@ -31,6 +32,11 @@ def assert_same(eager, traced, path="result", *, bitwise=False):
             assert eager.strides == traced.strides, f"{path}: strides {eager.strides} != {traced.strides}"
         e, t = np.ascontiguousarray(eager).tobytes(), np.ascontiguousarray(traced).tobytes()
         assert e == t, f"{path}: bytes differ"
+    elif isinstance(eager, collections.deque):
+        assert eager.maxlen == traced.maxlen, f"{path}: maxlen {eager.maxlen} != {traced.maxlen}"
+        assert_same(list(eager), list(traced), f"{path}(items)", bitwise=bitwise)
+    elif isinstance(eager, collections.ChainMap):
+        assert_same(eager.maps, traced.maps, f"{path}.maps", bitwise=bitwise)
     elif isinstance(eager, (list, tuple)):
         assert len(eager) == len(traced), f"{path}: length {len(eager)} != {len(traced)}"
         for i, (a, b) in enumerate(zip(eager, traced)):

@@ -18,10 +18,12 @@ from ..guards.tracker import AttrTracker, ConstTracker
 from .. import psdb
 from ..ir import registry
 from . import (attr_presence, builtin_values, classes, copies, iter_tools, contexts, dispatch, exceptions, functional, introspect, list_data, live_iterators,
-               metaclass, numpy_forms, numpy_iteration, sets, writes)
+               metaclass, numpy_forms, numpy_iteration, records, sets, user_protocols, writes)
+from . import collections_models, container_values, functools_models, heapq_bisect, itertools_shared, operator_models   # the stdlib's
 from .generators import GeneratorVariable
 from .dispatch import SEQUENCES, const
 from .variables.base import RealObjectVariable
+from .variables.modelled import ModelledObject, ask
 from .variables import (
     BoundMethodVariable, BuiltinMethodVariable, BuiltinVariable, ClassVariable, ConstVariable,
     DictVariable, DictViewVariable, IteratorVariable, ListVariable, NumpyCallableVariable, ObjectVariable,
@@ -48,7 +50,10 @@ def call(executor, fn: Variable, args: list[Variable], kwargs: dict[str, Variabl
         return executor.inline_call(fn, args, kwargs)
     if isinstance(fn, BoundMethodVariable):
         return call(executor, fn.func, [fn.self_var] + list(args), kwargs)
-    if isinstance(fn, (functional.PartialVariable, classes.ObjectInit, contexts.ContextMethodVariable)):
+    if isinstance(fn, ModelledObject) and (r := fn.call(executor, args, kwargs)) is not NotImplemented:
+        return r
+    if isinstance(fn, (functional.PartialVariable, classes.ObjectInit, contexts.ContextMethodVariable,
+                       contexts.ContextFactoryVariable, records.RecordMethod)):
         return fn.call(executor, args, kwargs)
     if isinstance(fn, NumpyCallableVariable):
         return call_numpy(graph, fn, args, kwargs)
@@ -76,6 +81,8 @@ def call(executor, fn: Variable, args: list[Variable], kwargs: dict[str, Variabl
             return exceptions.create(executor, fn.value, args, kwargs)
         if contexts.is_errstate_call(fn):
             return contexts.errstate_call(args, kwargs)
+        if classes.is_enum_class(fn.value):
+            return records.enum_call(executor, fn.value, args, kwargs)
         known = introspect.class_call(fn.value, args, kwargs) or \
             numpy_iteration.class_call(graph, fn.value, args, kwargs)
         if known is not None:
@@ -126,13 +133,17 @@ def call_numpy(graph, fn: NumpyCallableVariable, args, kwargs) -> Variable:
         raise _unsupported_call(fn.value)
     if fn.value in (np.asarray, np.array, np.asanyarray) and len(args) == 1 and not kwargs:
         args = [list_data.as_graph_input(graph, args[0]) or args[0]]
+    else:
+        args = list_data.numpy_data_args(graph, fn.value, args)
     return numpy_forms.named_result(fn.op, graph.call_op(fn.op, args, kwargs))
 
 
 def call_method(executor, obj: Variable, name: str, args, kwargs) -> Variable:
     graph = executor.graph
-    if isinstance(obj, GeneratorVariable) and name == "send" and len(args) == 1 and not kwargs:
-        return obj.send(args[0])
+    if isinstance(obj, ModelledObject) and (r := obj.method(executor, name, args, kwargs)) is not NotImplemented:
+        return r
+    if isinstance(obj, GeneratorVariable) and name in GeneratorVariable.METHODS:
+        return obj.method(executor, name, args, kwargs)
     if isinstance(obj, sets.SetVariable):
         return sets.method(obj, name, args, kwargs)
     if isinstance(obj, TensorVariable):
@@ -195,6 +206,7 @@ def _list_method(executor, obj: ListVariable, name, args, kwargs):
 
 
 def _dict_method(obj: DictVariable, name, args, kwargs):
+    args = [dispatch.as_dict_key(obj, args[0]), *args[1:]] if args else args
     if name in ("update", "setdefault", "pop", "popitem", "clear"):
         obj.check_mutable(f"dict.{name}")
     if name in ("get", "setdefault", "pop") and not (args and _dict_key(args[0])):
@@ -234,7 +246,7 @@ def _dict_method(obj: DictVariable, name, args, kwargs):
 
 
 def _dict_key(v: Variable) -> bool:
-    return isinstance(v, ConstVariable) and type(v.value) in (int, str)
+    return isinstance(v, ConstVariable) and (type(v.value) in (int, str) or container_values.plain_key(v) is not None)
 
 
 def _pairs(source: Variable) -> list:
@@ -267,6 +279,10 @@ def _consts(*vs):
 
 
 def b_len(executor, obj):
+    if (r := ask(executor.graph, obj, "length")) is not NotImplemented:
+        return r
+    if (n := user_protocols.length(executor, obj)) is not None:
+        return n
     if isinstance(obj, sets.SetVariable):
         return const(len(obj.values))
     if isinstance(obj, ListVariable) and (n := list_data.source_length(executor.graph, obj)) is not None:
@@ -291,10 +307,13 @@ def _python_builtin(fn):
     def handler(executor, *args, **kwargs):
         if fn in (str, repr) and len(args) == 1 and (exc := exceptions.instance(args[0])) is not None:
             return const(fn(exc))
+        if fn in (str, repr) and len(args) == 1 and not kwargs and \
+                (plain := container_values.plain_value(args[0])) is not None:
+            return const(fn(plain))   # a container of constants: its text is Python's own
         values = _consts(*args, *kwargs.values())
         if values is not None:
             return dispatch.folded(dispatch.python_op(fn, *[a.value for a in args], **{k: v.value for k, v in kwargs.items()}))
-        if any(isinstance(a, TensorVariable) for a in args):
+        if any(isinstance(a, TensorVariable) or container_values.holds_array(a) for a in args):
             raise FallbackError(DATA_DEPENDENT, f"{fn.__name__}() of an array reads its data into Python",
                                 hint=f"`{fn.__name__}(x.sum())` forces a break; keep the value as an array")
         raise FallbackError(UNSUPPORTED_CALL, f"{fn.__name__}() on {', '.join(a.describe() for a in args)}")
@@ -357,6 +376,8 @@ def b_zip(executor, *iterables, **kwargs):
 
 
 def b_reversed(executor, seq):
+    if (r := ask(executor.graph, seq, "reverse_iterate")) is not NotImplemented:
+        return r
     if isinstance(seq, ListVariable):
         return live_iterators.ListIteratorVariable(seq, reverse=True)
     if isinstance(seq, TupleVariable):
@@ -367,7 +388,8 @@ def b_reversed(executor, seq):
 
 
 def b_iter(executor, obj):
-    return dispatch.get_iter(executor.graph, obj)
+    it = user_protocols.get_iter(executor, obj)
+    return it if it is not None else dispatch.get_iter(executor.graph, obj)
 
 
 def b_next(executor, it, *default):
@@ -383,6 +405,14 @@ def b_next(executor, it, *default):
 
 def b_set(executor, iterable=None):
     return sets.SetVariable() if iterable is None else sets.build(dispatch.get_iter(executor.graph, iterable).items)
+
+
+def b_frozenset(executor, iterable=None):
+    """frozenset of plain constants: an immutable constant, as eager builds it from these items."""
+    if iterable is None:
+        return const(frozenset())
+    items = dispatch.get_iter(executor.graph, iterable).items
+    return const(frozenset(functional.plain_values(items, "frozenset()")))
 
 
 def b_tuple(executor, iterable=None):
@@ -467,6 +497,12 @@ def b_getattr(executor, obj, name, *default):
     return dispatch.getattr_(executor, obj, _attr_name(name, "getattr"))
 
 
+def b_setattr(executor, obj, name, value):
+    from .handlers.names import set_attribute
+    set_attribute(executor, obj, _attr_name(name, "setattr"), value)
+    return const(None)
+
+
 def b_hasattr(executor, obj, name):
     return attr_presence.hasattr_(executor, obj, _attr_name(name, "hasattr"))
 
@@ -487,7 +523,7 @@ def b_bool_like(fn):
             return args[0]  # int(n) of an int computed from shapes is n itself
         if len(args) == 1 and not isinstance(args[0], (ConstVariable, TensorVariable, SymScalarVariable)):
             if fn is bool:
-                return const(args[0].truth())
+                return const(user_protocols.truth(executor, args[0]))
         return _python_builtin(fn)(executor, *args)
     return handler
 
@@ -504,12 +540,14 @@ BUILTINS = {
     builtins.next: b_next,
     builtins.tuple: b_tuple,
     builtins.set: b_set,
+    builtins.frozenset: b_frozenset,
     builtins.list: b_list,
     builtins.dict: b_dict,
     builtins.sum: b_sum,
     builtins.abs: b_abs,
     builtins.getattr: b_getattr,
     builtins.hasattr: b_hasattr,
+    builtins.setattr: b_setattr,
     builtins.type: b_type,
     builtins.float: b_bool_like(float),
     builtins.int: b_bool_like(int),
@@ -532,7 +570,15 @@ for _fn in [getattr(math, _name) for _name in dir(math) if not _name.startswith(
 
 functional.register(BUILTINS)
 copies.register(BUILTINS)
+records.register(BUILTINS)
+contexts.register(BUILTINS)
+user_protocols.register(BUILTINS)
 iter_tools.register(BUILTINS)
+collections_models.register(BUILTINS)
+operator_models.register(BUILTINS)
+itertools_shared.register(BUILTINS)
+functools_models.register(BUILTINS)
+heapq_bisect.register(BUILTINS)
 BUILTINS[builtins.super] = classes.b_super
 BUILTINS_BY_ID = {id(fn): fn for fn in BUILTINS}
 

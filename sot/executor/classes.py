@@ -67,8 +67,9 @@ def can_create(cls: type) -> str | None:
         return "its class is not a plain Python class"
     if cls.__new__ is not object.__new__:
         return "its class defines __new__"
-    if cls.__setattr__ is not object.__setattr__ or cls.__delattr__ is not object.__delattr__:
-        return "its class defines __setattr__/__delattr__"
+    if cls.__setattr__ is not object.__setattr__ and not isinstance(cls.__setattr__, types.FunctionType) or \
+            cls.__delattr__ is not object.__delattr__ and not isinstance(cls.__delattr__, types.FunctionType):
+        return "its class defines __setattr__/__delattr__ that are not Python functions"
     if getattr(cls, "__del__", None) is not None:
         return "its class defines __del__ (its lifetime would be observable)"
     return None

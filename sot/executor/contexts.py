@@ -21,6 +21,7 @@ cannot be rerun: such a frame runs natively.
 """
 from __future__ import annotations
 
+import builtins
 import contextlib
 
 import numpy as np
@@ -31,6 +32,7 @@ from .exceptions import ExceptionVariable
 from .signals import RaiseSignal
 from .variables import ConstVariable, Variable
 
+_EXCEPTION_GROUP = getattr(builtins, "BaseExceptionGroup", ())   # 3.11+ suppress() splits groups: natively
 _CONTEXTMANAGER_HELPER = contextlib.contextmanager(lambda: None).__code__
 _ERRSTATE_KEYS = frozenset(("all", "divide", "over", "under", "invalid"))
 _ERRSTATE_MODES = frozenset(("ignore", "warn", "raise", "print", "log", None))
@@ -130,7 +132,104 @@ class ErrstateVariable(Variable):
         return ConstVariable(False)
 
 
-MODELLED = (GeneratorContextVariable, ErrstateVariable)
+class SuppressVariable(Variable):
+    """`contextlib.suppress(*classes)`: its __exit__ suppresses an exception
+    raised in the trace whose class is a subclass of one of them."""
+
+    def __init__(self, classes: list):
+        super().__init__(None)
+        self.classes = classes
+
+    def python_type(self):
+        return contextlib.suppress
+
+    def truth(self) -> bool:
+        return True
+
+    def describe(self) -> str:
+        return "contextlib.suppress(...)"
+
+    def enter(self, executor, args, kwargs) -> Variable:
+        return ConstVariable(None)
+
+    def exit(self, executor, args, kwargs) -> Variable:
+        from .exceptions import matches
+        kind, value, _ = args
+        if isinstance(value, ConstVariable) and value.value is None:
+            return ConstVariable(False)
+        if not isinstance(value, ExceptionVariable) or issubclass(value.cls, _EXCEPTION_GROUP):
+            raise FallbackError(UNSUPPORTED_OBJECT, f"suppress.__exit__ with {value.describe()}")
+        return ConstVariable(any(matches(value.cls, c) for c in self.classes))
+
+
+class NullContextVariable(Variable):
+    """`contextlib.nullcontext(enter_result)`: `as` binds enter_result; nothing else."""
+
+    def __init__(self, result: Variable):
+        super().__init__(None)
+        self.result = result
+
+    def python_type(self):
+        return contextlib.nullcontext
+
+    def truth(self) -> bool:
+        return True
+
+    def describe(self) -> str:
+        return "contextlib.nullcontext(...)"
+
+    def enter(self, executor, args, kwargs) -> Variable:
+        return self.result
+
+    def exit(self, executor, args, kwargs) -> Variable:
+        return ConstVariable(False)
+
+
+class ContextFactoryVariable(Variable):
+    """`contextlib.contextmanager(func)` of a function made in the trace:
+    calling it makes the GeneratorContextVariable over func's generator."""
+
+    def __init__(self, func: Variable):
+        super().__init__(None)
+        self.func = func
+
+    def truth(self) -> bool:
+        return True
+
+    def describe(self) -> str:
+        return f"contextmanager({self.func.describe()})"
+
+    def call(self, executor, args, kwargs) -> Variable:
+        gen = executor.call_function(self.func, args, kwargs)
+        if type(gen).__name__ != "GeneratorVariable":
+            raise FallbackError(UNSUPPORTED_OBJECT, "a @contextmanager function that is not a generator function")
+        return GeneratorContextVariable(gen)
+
+
+def b_suppress(executor, *classes):
+    from .exceptions import matches
+    for c in classes:   # eager checks them only when an exception arrives: a bad one runs natively
+        matches(BaseException, c)
+    return SuppressVariable(list(classes))
+
+
+def b_nullcontext(executor, enter_result=None):
+    return NullContextVariable(enter_result if enter_result is not None else ConstVariable(None))
+
+
+def b_contextmanager(executor, func):
+    from .variables import UserFunctionVariable
+    if not isinstance(func, UserFunctionVariable) or func.tracker is not None:
+        raise FallbackError(UNSUPPORTED_CALL, "contextmanager() of a function from outside the frame")
+    return ContextFactoryVariable(func)
+
+
+def register(table: dict) -> None:
+    table.update({contextlib.suppress: b_suppress, contextlib.nullcontext: b_nullcontext,
+                  contextlib.contextmanager: b_contextmanager})
+
+
+MODELLED = (GeneratorContextVariable, ErrstateVariable, SuppressVariable, NullContextVariable)
 
 
 class ContextMethodVariable(Variable):

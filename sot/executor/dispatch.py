@@ -31,7 +31,10 @@ from .variables import (
     is_const_value,
 )
 from .function_graph import function_variable
-from . import introspect, live_iterators, number_branches, numpy_forms, numpy_iteration, setters, writes
+from .variables.modelled import ask
+from . import container_values, functools_models, operator_models
+from . import (introspect, live_iterators, number_branches, numpy_forms, numpy_iteration, records, setters,
+               user_protocols, writes)
 
 SEQUENCES = (TupleVariable, ListVariable)
 
@@ -115,6 +118,9 @@ def _fold(fn, values, kw, simulate: bool):
 # -- operators ---------------------------------------------------------------
 
 def binary_op(graph, name: str, a: Variable, b: Variable) -> Variable:
+    if (r := ask(graph, a, "binary", name, b, True)) is not NotImplemented or \
+            (r := ask(graph, b, "binary", name, a, False)) is not NotImplemented:
+        return r
     if isinstance(a, sets.SetVariable) or isinstance(b, sets.SetVariable):
         return sets.binary(name, a, b)
     inplace = name.startswith("i") and name not in ("is_",)
@@ -148,7 +154,7 @@ def binary_op(graph, name: str, a: Variable, b: Variable) -> Variable:
         return type(a)(a.items * b.value)
     if base == "mod" and isinstance(a, ConstVariable) and type(a.value) is str and isinstance(b, TupleVariable):
         return folded(python_op(operator.mod, a.value, _plain_sequence(b)))   # "%d/%s" % (n, name)
-    if base == "or_" and isinstance(a, DictVariable) and isinstance(b, DictVariable) \
+    if _op_key(base) == "or_" and isinstance(a, DictVariable) and isinstance(b, DictVariable) \
             and a.python_type() is dict and b.python_type() is dict:
         if inplace:   # d |= e updates d itself
             a.check_mutable("|=")
@@ -200,6 +206,9 @@ def unary_op(graph, name: str, a: Variable) -> Variable:
 
 
 def compare_op(graph, name: str, a: Variable, b: Variable) -> Variable:
+    if (r := ask(graph, a, "compare", name, b, True)) is not NotImplemented or \
+            (r := ask(graph, b, "compare", name, a, False)) is not NotImplemented:
+        return r
     if isinstance(a, sets.SetVariable) or isinstance(b, sets.SetVariable):
         return sets.compare(name, a, b)
     if isinstance(a, TensorVariable) or isinstance(b, TensorVariable):
@@ -254,6 +263,10 @@ def is_op(a: Variable, b: Variable, graph=None) -> bool:
     under a guard on the identity relation (`graph` records it)."""
     if a is b:
         return True
+    if isinstance(a, classes.NewObjectVariable) or isinstance(b, classes.NewObjectVariable):
+        return False   # made in the trace: one Variable per object, no other object is it
+    if _types_differ(a, b):
+        return False
     if isinstance(a, ConstVariable) and isinstance(b, ConstVariable) and (
             type(a.value) in SINGLETONS or type(b.value) in SINGLETONS):
         return a.value is b.value  # nothing but the singleton itself is the singleton
@@ -274,6 +287,18 @@ def is_op(a: Variable, b: Variable, graph=None) -> bool:
 
 
 _UNKNOWN = object()
+
+
+def _types_differ(a: Variable, b: Variable) -> bool:
+    """A user object (its exact type guarded) and a Variable of another type
+    cannot be one object (a list is never a sentinel instance)."""
+    for x, y in ((a, b), (b, a)):
+        if isinstance(x, ObjectVariable) and is_user_class(type(x.value)):
+            try:
+                return y.python_type() is not type(x.value)
+            except FallbackError:
+                return False
+    return False
 
 
 def _other_type(v: Variable, t: type) -> bool:
@@ -311,8 +336,11 @@ def _identity_value(v):
 
 def contains_op(graph, item: Variable, container: Variable) -> bool:
     """`in`: items and keys are compared with `is` before `==` (pyidentity)."""
+    if (r := ask(graph, container, "contains", item)) is not NotImplemented:
+        return r
     if isinstance(container, sets.SetVariable):
         return sets.contains(item, container)
+    item = as_dict_key(container, item)
     if isinstance(container, DictVariable) and isinstance(item, ConstVariable):
         if pyidentity.identity_decides(item.value):
             raise FallbackError(UNSUPPORTED_OBJECT, "`in` of a NaN in a dict depends on object identity")
@@ -335,7 +363,17 @@ def contains_op(graph, item: Variable, container: Variable) -> bool:
 
 # -- items ---------------------------------------------------------------------
 
+def as_dict_key(obj: Variable, key: Variable) -> Variable:
+    """A tuple of plain constants used as a key of a modelled dict: the constant it equals."""
+    if isinstance(obj, DictVariable) and type(key) is TupleVariable and \
+            (value := container_values.plain_key(key)) is not None:
+        return const(value)
+    return key
+
+
 def getitem(graph, obj: Variable, key: Variable) -> Variable:
+    if (r := ask(graph, obj, "getitem", key)) is not NotImplemented:
+        return r
     if isinstance(obj, TensorVariable):
         if isinstance(key, ConstVariable) and type(key.value) is range and len(key.value) <= ITER_LIMIT:
             # NumPy reads a range index as a list of ints
@@ -355,12 +393,17 @@ def getitem(graph, obj: Variable, key: Variable) -> Variable:
     if isinstance(obj, ListVariable) and isinstance(key, ConstVariable) and type(key.value) is int \
             and (item := list_data.source_item(graph, obj, key.value)) is not None:
         return item
+    if isinstance(obj, ListVariable) and isinstance(key, ConstVariable) and type(key.value) is slice \
+            and (items := list_data.source_slice(graph, obj, key.value)) is not None:
+        return items
     if isinstance(obj, SEQUENCES) and isinstance(key, ConstVariable):
         if isinstance(key.value, slice):
             return type(obj)(python_op(operator.getitem, obj.items, key.value))
-        if type(key.value) in (int, bool):  # as the sequence's own type, for the IndexError's text
+        if type(key.value) in (int, bool) or isinstance(key.value, np.integer):  # (a NumPy int: its __index__)
+            # as the sequence's own type, for the IndexError's text
             return python_op(operator.getitem, obj.items if isinstance(obj, ListVariable) else tuple(obj.items),
                              key.value)
+    key = as_dict_key(obj, key)
     if isinstance(obj, DictVariable) and isinstance(key, ConstVariable):
         return python_op(operator.getitem, obj.entries, key.value)  # the keys are guarded: KeyError as eager
     if isinstance(obj, ConstVariable) and isinstance(key, ConstVariable):
@@ -373,11 +416,14 @@ def getitem(graph, obj: Variable, key: Variable) -> Variable:
 
 
 def delitem(graph, obj: Variable, key: Variable) -> None:
+    if ask(graph, obj, "delitem", key) is not NotImplemented:
+        return
     if isinstance(obj, ListVariable) and isinstance(key, ConstVariable) and type(key.value) in (int, slice):
         obj.check_mutable("item deletion")
         python_op(operator.delitem, obj.items, key.value)
         return
-    if isinstance(obj, DictVariable) and isinstance(key, ConstVariable) and type(key.value) in (int, str):
+    key = as_dict_key(obj, key)
+    if isinstance(obj, DictVariable) and isinstance(key, ConstVariable) and container_values.plain_key(key) is not None:
         obj.check_mutable("item deletion")
         python_op(operator.delitem, obj.entries, key.value)
         return
@@ -385,6 +431,8 @@ def delitem(graph, obj: Variable, key: Variable) -> None:
 
 
 def setitem(graph, obj: Variable, key: Variable, value: Variable) -> None:
+    if ask(graph, obj, "setitem", key, value) is not NotImplemented:
+        return
     if isinstance(obj, (ListVariable, DictVariable)) and isinstance(key, ConstVariable) and obj.tracker is not None \
             and type(key.value) in (int, str) and writes.stores_back(value, ItemTracker(obj.tracker, key.value)):
         return   # `d["a"] += y` on an array of a container from outside: the same object
@@ -392,7 +440,13 @@ def setitem(graph, obj: Variable, key: Variable, value: Variable) -> None:
         obj.check_mutable("item assignment")
         python_op(operator.setitem, obj.items, key.value, value)
         return
-    if isinstance(obj, DictVariable) and isinstance(key, ConstVariable) and type(key.value) in (int, str):
+    if isinstance(obj, ListVariable) and isinstance(key, ConstVariable) and type(key.value) is slice:
+        items = list(get_iter(graph, value).items)   # read before the store, as list_ass_slice does
+        obj.check_mutable("slice assignment")
+        python_op(operator.setitem, obj.items, key.value, items)
+        return
+    key = as_dict_key(obj, key)
+    if isinstance(obj, DictVariable) and isinstance(key, ConstVariable) and container_values.plain_key(key) is not None:
         obj.check_mutable("item assignment")
         obj.entries[key.value] = value
         return
@@ -408,6 +462,12 @@ TENSOR_PYTHON_ATTRS = ("shape", "ndim", "size", "dtype", "itemsize", "nbytes")
 
 def getattr_(executor, obj: Variable, name: str) -> Variable:
     graph = executor.graph
+    if (r := ask(graph, obj, "attribute", name)) is not NotImplemented:
+        return r
+    if (r := operator_models.class_attribute(obj, name)) is not None:   # dict.fromkeys, chain.from_iterable
+        return r
+    if (r := functools_models.function_attribute(obj, name)) is not None:   # set by functools.wraps
+        return r
     if isinstance(obj, TensorVariable):
         meta = obj.meta
         if name in TENSOR_PYTHON_ATTRS:
@@ -447,6 +507,10 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
     if isinstance(obj, NumpyCallableVariable) and isinstance(obj.value, np.ufunc) and name == "at":
         # a new bound method on each access (no identity to guard): the ufunc is guarded
         return NumpyCallableVariable(obj.value.at, None)
+    if name in ("__class__", "__mro__", "__setattr__") and (known := user_protocols.dunder_attr(executor, obj, name)) is not None:
+        return known
+    if (known := records.attribute(executor, obj, name)) is not None:   # dataclass/namedtuple/enum helpers
+        return known
     if isinstance(obj, ObjectVariable):
         return object_getattr(executor, obj, name)
     if isinstance(obj, classes.NewObjectVariable):
@@ -472,8 +536,10 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
         return class_getattr(executor, obj, name)
     if type(obj) is TupleVariable and name in builtin_values.TUPLE_METHODS:
         return BuiltinMethodVariable(obj, name)
-    if isinstance(obj, GeneratorVariable) and name == "send":
+    if isinstance(obj, GeneratorVariable) and name in GeneratorVariable.METHODS:
         return BuiltinMethodVariable(obj, name)
+    if isinstance(obj, GeneratorVariable) and name == "gi_running":
+        return const(obj.running)
     if isinstance(obj, sets.SetVariable) and name in sets.METHODS:
         return BuiltinMethodVariable(obj, name)
     if isinstance(obj, (ListVariable, DictVariable)) and name in LIST_METHODS | DICT_METHODS:
@@ -596,6 +662,8 @@ def get_iter(graph, obj: Variable) -> IteratorVariable:
     if isinstance(obj, IteratorVariable):
         return obj
     concrete("iteration", obj)
+    if (r := ask(graph, obj, "iterate")) is not NotImplemented:
+        return r
     if isinstance(obj, ListVariable):
         return live_iterators.ListIteratorVariable(obj)
     if isinstance(obj, DictViewVariable):

@@ -48,6 +48,47 @@ _PLAIN_CLASS_KEYS = frozenset(("__module__", "__qualname__", "__doc__", "__dict_
                                "__firstlineno__", "__static_attributes__"))
 
 
+class _Unset:
+    """An exception's __context__ before it is raised, or one the trace cannot know."""
+
+    def __init__(self, why: str):
+        self.why = why
+
+
+UNSET = _Unset("it was never raised in the trace")
+UNKNOWN = _Unset("it comes from the exception the caller was handling")
+CHAIN_ATTRS = ("__context__", "__cause__", "__suppress_context__")
+
+
+def chain_attribute(exc, name: str) -> Variable:
+    if name == "__cause__":
+        return exc.cause
+    if name == "__suppress_context__":
+        return ConstVariable(exc.suppress_context)
+    if isinstance(exc.context, _Unset):
+        raise FallbackError(UNSUPPORTED_OBJECT, f"__context__ of {exc.describe()}: {exc.context.why}")
+    return exc.context
+
+
+def set_context(ex, exc) -> None:
+    """What raising `exc` does to its __context__ (CPython's _PyErr_SetObject):
+    the exception being handled, unless it is `exc` itself; a cycle through
+    the handled exception's chain is cut where `exc` appears in it."""
+    handled = ex.exc_info
+    if handled is exc:
+        return
+    if not isinstance(handled, ExceptionVariable):   # None/OUTER: whatever the caller handles
+        exc.context = UNKNOWN
+        return
+    link = handled
+    while isinstance(link, ExceptionVariable):
+        if link.context is exc:
+            link.context = ConstVariable(None)
+            break
+        link = link.context
+    exc.context = handled
+
+
 class ExceptionVariable(Variable):
     def __init__(self, cls: type, args: list[Variable]):
         super().__init__(None)
@@ -55,6 +96,10 @@ class ExceptionVariable(Variable):
         self.args = list(args)
         self.made_at = None  # the call of the translated frame that made it (breaks/tries.py)
         self.left_a_call = False  # raised out of an inlined call (side_effects.plain)
+        # chaining (set_context): set when raised; UNSET until then
+        self.context = UNSET
+        self.cause: Variable = ConstVariable(None)
+        self.suppress_context = False
 
     def python_type(self):
         return self.cls
@@ -67,6 +112,8 @@ class ExceptionVariable(Variable):
             return TupleVariable(list(self.args))
         if name == "value" and issubclass(self.cls, StopIteration):
             return self.args[0] if self.args else ConstVariable(None)
+        if name in CHAIN_ATTRS:
+            return chain_attribute(self, name)
         raise FallbackError(UNSUPPORTED_OBJECT, f"attribute .{name} of {self.describe()} is not modelled")
 
     def describe(self) -> str:

@@ -21,7 +21,7 @@ from ..logs import verbosity
 from . import cell_writes
 from .calls import call
 from .opcode_table import FACTS, instructions, line_table
-from .exceptions import unwind
+from .exceptions import UNSET, set_context, unwind
 from .signals import BreakHere, RaiseSignal, ReturnSignal, YieldSignal
 from .variables import (
     CellVariable, ConstVariable, DictVariable, TupleVariable, UserFunctionVariable, Variable,
@@ -86,6 +86,8 @@ class OpcodeExecutor:
                 try:
                     handler(self, instr)
                 except RaiseSignal as sig:
+                    if sig.exc.context is UNSET:   # raised here by an operation: chained as CPython does
+                        set_context(self, sig.exc)
                     if self.first_raise is None:
                         self.first_raise = instr
                     if not unwind(self, sig.exc):

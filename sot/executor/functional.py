@@ -128,8 +128,10 @@ def _plain(v: Variable):
 
 def b_sorted(executor, iterable, key=None, reverse=None):
     items = _iter(executor, iterable).items
-    values = _key_values(executor, items, key)
     rev = False if reverse is None else _const(reverse, "sorted(reverse=...)")
+    if hasattr(key, "order"):   # functools.cmp_to_key (operator_models.py)
+        return ListVariable([items[i] for i in key.order(executor, items, bool(rev))])
+    values = _key_values(executor, items, key)
     order = dispatch._python(lambda: sorted(range(len(items)), key=lambda i: values[i], reverse=bool(rev)))
     return ListVariable([items[i] for i in order])
 
@@ -169,6 +171,9 @@ def python_value(v: Variable):
     (for str methods: "-".join(names)); a break for anything else."""
     if isinstance(v, ConstVariable):
         return v.value
+    from .sets import SetVariable   # sets imports this module
+    if isinstance(v, SetVariable):
+        return set(v.values)   # a copy: a pure method only reads it
     if isinstance(v, (TupleVariable, ListVariable)) and v.python_type() in (tuple, list):
         return v.python_type()(plain_values(v.items, "a str method's argument"))
     raise FallbackError(UNSUPPORTED_OBJECT, f"a str method's argument {v.describe()}")

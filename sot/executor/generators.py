@@ -14,8 +14,9 @@ import types
 
 from ..breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
 from .exceptions import ExceptionVariable, unwind
+from .opcode_table import FACTS
 from .signals import RaiseSignal, YieldSignal
-from .variables import ConstVariable, LazyIteratorVariable
+from .variables import ConstVariable, LazyIteratorVariable, Variable
 
 
 def _is_none(v) -> bool:
@@ -23,12 +24,15 @@ def _is_none(v) -> bool:
 
 
 class GeneratorVariable(LazyIteratorVariable):
+    METHODS = ("send", "throw", "close")
+
     def __init__(self, executor, name: str):
         self.executor = executor  # the generator's own frame, not started yet
         self.name = name
         self._started = False
         self.returned = None  # its return value once it returned (what `yield from` evaluates to)
         self._unreported = False  # returned in the current step (its StopIteration carries the value)
+        self.running = False  # gi_running: inside its own frame
         super().__init__(self._resume, types.GeneratorType)
 
     def next(self) -> Variable | None:
@@ -41,6 +45,7 @@ class GeneratorVariable(LazyIteratorVariable):
             # what `yield` evaluates to: None under next(), the value under send()
             self.executor.push(sent if sent is not None else ConstVariable(None))
         self._started = True
+        self.running = True
         try:
             self.returned = self.executor.run()
             self._unreported = True
@@ -48,6 +53,8 @@ class GeneratorVariable(LazyIteratorVariable):
             return y.value
         except RaiseSignal as sig:
             self._raised(sig)
+        finally:
+            self.running = False
         return None  # returned: exhausted
 
     def _raised(self, sig):
@@ -80,14 +87,52 @@ class GeneratorVariable(LazyIteratorVariable):
         if not self._started or self._done or not unwind(ex, exc):
             self._done = True
             raise RaiseSignal(exc)
+        self.running = True
         try:
             self.returned = ex.run()
         except YieldSignal as y:
             return y.value
         except RaiseSignal as sig:
             self._raised(sig)
+        finally:
+            self.running = False
         self._done = True
         return None
+
+    def method(self, executor, name: str, args, kwargs) -> Variable:
+        """g.send(v), g.throw(exc), g.close() called in the trace."""
+        if kwargs or len(args) != (0 if name == "close" else 1):
+            raise FallbackError(UNSUPPORTED_OBJECT, f"generator.{name}() with these arguments is not modelled")
+        if name == "send":
+            return self.send(args[0])
+        if self.running:
+            raise FallbackError(UNSUPPORTED_OBJECT, f"{name}() of a running generator (eager raises ValueError)")
+        if name == "throw":
+            from .exceptions import exception_of
+            item = self.throw(exception_of(executor, args[0]))
+            if item is None:     # it returned: throw() raises its StopIteration
+                self._unreported = True
+                raise self.stop_iteration()
+            return item
+        return self.close()
+
+    def close(self) -> Variable:
+        """GeneratorExit at the paused yield (gen_close): returning or letting
+        it through ends the generator; yielding again is eager's RuntimeError."""
+        if not self._started or self._done:
+            self._done = True
+            return ConstVariable(None)
+        exit_ = ExceptionVariable(GeneratorExit, [])
+        try:
+            item = self.throw(exit_)
+        except RaiseSignal as sig:
+            if sig.exc is not exit_:
+                raise
+            return ConstVariable(None)
+        if item is not None:
+            raise FallbackError(UNSUPPORTED_OBJECT, "the generator ignored GeneratorExit (eager raises RuntimeError)")
+        returned = self.returned if FACTS.gen_close_returns_value else None
+        return returned if returned is not None else ConstVariable(None)
 
     def stop_iteration(self) -> RaiseSignal:
         """The StopIteration `next()` raises at the end: the one of the step in

@@ -52,6 +52,12 @@ class VersionFacts:
     # yield from: SEND leaves the receiver under the return value for END_SEND
     # to pop (3.12+); 3.11's SEND pops it itself; 3.10 has YIELD_FROM instead.
     send_keeps_receiver: bool
+    # Pattern matching: 3.10's MATCH_KEYS and MATCH_CLASS also push a bool
+    # (MATCH_CLASS leaves the subject under it on failure); 3.11+ push the
+    # values tuple or None (MATCH_CLASS pops subject and class).
+    match_pushes_bool: bool
+    # generator.close() returns the value the generator returned on GeneratorExit (3.13+; None before).
+    gen_close_returns_value: bool
 
 
 FACTS = VersionFacts(
@@ -71,6 +77,8 @@ FACTS = VersionFacts(
     exception_table=PY >= (3, 11),
     with_exit_depth=4 if PY >= (3, 11) else 7,
     send_keeps_receiver=PY >= (3, 12),
+    match_pushes_bool=PY < (3, 11),
+    gen_close_returns_value=PY >= (3, 13),
 )
 
 # MAKE_FUNCTION / SET_FUNCTION_ATTRIBUTE flag bits, popped in this order.
@@ -156,6 +164,8 @@ BREAKABLE = {
     "STORE_GLOBAL": (lambda a: 1, 0),
     "DELETE_GLOBAL": (lambda a: 0, 0),
     "UNPACK_SEQUENCE": (lambda a: 1, None),  # pushes `arg` values
+    "IMPORT_NAME": (lambda a: 2, 1),        # level, fromlist -> module (handlers/imports.py)
+    "IMPORT_FROM": (lambda a: 1, 2),        # leaves the module under the name it reads
 }
 
 # Conditional jumps on an object's truth: a data-dependent one breaks by

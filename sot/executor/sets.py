@@ -56,13 +56,25 @@ def add_all(target: SetVariable, items) -> None:
     target.values.update(_plain(items, "a set"))
 
 
+def _values(v: Variable):
+    """The members of a set, or of a frozenset constant (None for anything else)."""
+    if isinstance(v, SetVariable):
+        return v.values
+    if isinstance(v, ConstVariable) and type(v.value) is frozenset:
+        return v.value
+    return None
+
+
 def binary(name: str, a: Variable, b: Variable) -> Variable:
     inplace = name in ("ior", "iand", "isub", "ixor")
     base = {"ior": "or_", "iand": "and_", "isub": "sub", "ixor": "xor"}.get(name, name)
     fn = _OPERATORS.get(base)
-    if fn is None or not (isinstance(a, SetVariable) and isinstance(b, SetVariable)):
+    av, bv = _values(a), _values(b)
+    if fn is None or av is None or bv is None:
         raise FallbackError(UNSUPPORTED_OBJECT, f"operator {name} on {a.describe()} and {b.describe()}")
-    result = fn(a.values, b.values)
+    result = fn(set(av), set(bv))
+    if not isinstance(a, SetVariable):   # frozenset op set: a frozenset, as the left operand's type
+        return const(frozenset(result))
     if inplace:  # |= and friends update the set itself
         a.values = result
         return a
@@ -74,9 +86,23 @@ def contains(item: Variable, s: SetVariable) -> bool:
 
 
 def compare(name: str, a: Variable, b: Variable) -> Variable:
-    if not (isinstance(a, SetVariable) and isinstance(b, SetVariable)):
-        return const(name == "ne") if name in ("eq", "ne") else _bad(a, b)
-    return const(_python(getattr(operator, name), a.values, b.values))
+    av, bv = _values(a), _values(b)
+    if av is None or bv is None:
+        other = b if av is not None else a
+        if name in ("eq", "ne") and not _set_like(other):
+            return const(name == "ne")   # a set equals only a set, frozenset or set-like view
+        return _bad(a, b)
+    return const(_python(getattr(operator, name), set(av), set(bv)))
+
+
+def _set_like(v: Variable) -> bool:
+    """Whether `v` may compare equal to a set (a set-like type, or one not known)."""
+    try:
+        t = v.python_type()
+    except FallbackError:
+        return True
+    return t in (set, frozenset) or t in (type({}.keys()), type({}.items())) or \
+        not (t in (int, float, complex, str, bytes, bool, type(None), tuple, list, dict))
 
 
 def _bad(a, b):

@@ -107,7 +107,7 @@ class SideEffects:
         others = self.reached.setdefault(id(value), [])
         if not others:
             self._alive.append(value)
-        elif type(value) in (list, dict) and any(o.mutated for o in others):
+        elif hasattr(var, "mutated") and any(getattr(o, "mutated", False) for o in others):
             # a container's Variable holds its items: two would disagree (an
             # object's stored attributes are kept by id: any path sees them)
             raise FallbackError(SIDE_EFFECT, f"{var.describe()} was mutated through another path in this call")
@@ -205,8 +205,11 @@ class SideEffects:
             target = builder.expr(obj)
             lines += [f"{target}.{name} = {builder.expr(value)}" for name, value in stored.items()]
         for container in self.containers:
-            lines += _replay_list(builder, container) if container.python_type() is list \
-                else _replay_dict(builder, container)
+            if hasattr(container, "replay"):   # a modelled library container (collections_models.py)
+                lines += container.replay(builder)
+            else:
+                lines += _replay_list(builder, container) if container.python_type() is list \
+                    else _replay_dict(builder, container)
         return lines + self.globals.replay(builder)
 
     def _check_releases(self, graph) -> None:
@@ -231,8 +234,11 @@ class SideEffects:
         for c in self.containers:
             if c.python_type() is list and not c.loaded:
                 continue   # only grown
-            before = c.original if c.python_type() is list else list(c.original.values())
-            after = c.items if c.python_type() is list else list(c.entries.values())
+            if hasattr(c, "released"):   # (before, after) of a modelled library container
+                before, after = c.released()
+            else:
+                before = c.original if c.python_type() is list else list(c.original.values())
+                after = c.items if c.python_type() is list else list(c.entries.values())
             kept = {id(v) for v in after}
             if not all(plain(v) for v in before if id(v) not in kept):
                 raise FallbackError(SIDE_EFFECT, f"a value removed from {c.tracker.name()} may run code "

@@ -90,11 +90,15 @@ def _obj_desc(obj: Any) -> str:
 
 def _builtin_slot(t: type, slot: str) -> bool:
     """True if ``t``'s ``slot`` method comes from a builtin (non-heap) type,
+    or is a C slot of a heap type made by an extension module (collections.deque),
     so calling it runs no user code."""
     for k in t.__mro__:
         if slot in k.__dict__:
-            return not (k.__flags__ & _HEAPTYPE)
+            return not (k.__flags__ & _HEAPTYPE) or _bi.type(k.__dict__[slot]) is _SLOT_WRAPPER
     return False
+
+
+_SLOT_WRAPPER = _bi.type(_bi.object.__dict__["__init__"])
 
 
 def same_dtype(have: np.dtype, want: np.dtype) -> bool:

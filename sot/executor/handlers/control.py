@@ -1,7 +1,7 @@
 """Jumps, loops and returns. Branches on Python values are followed (the
 values are guarded); a branch on array data is data-dependent."""
 from ...breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
-from .. import dispatch
+from .. import dispatch, user_protocols
 from ..signals import ReturnSignal
 from ..opcode_table import FACTS
 from ..variables import NULL, ConstVariable, IteratorVariable
@@ -14,8 +14,8 @@ def jump(ex, instr):
     ex.jump_to(instr.argval)
 
 
-def _truth(v) -> bool:
-    return v.truth()
+def _truth(ex, v) -> bool:
+    return user_protocols.truth(ex, v)   # a user object's __bool__/__len__ inlined
 
 
 def _is_none(ex, v) -> bool:
@@ -23,12 +23,12 @@ def _is_none(ex, v) -> bool:
 
 
 POP_JUMPS = {
-    "POP_JUMP_IF_FALSE": lambda ex, v: not _truth(v),
-    "POP_JUMP_IF_TRUE": lambda ex, v: _truth(v),
-    "POP_JUMP_FORWARD_IF_FALSE": lambda ex, v: not _truth(v),
-    "POP_JUMP_FORWARD_IF_TRUE": lambda ex, v: _truth(v),
-    "POP_JUMP_BACKWARD_IF_FALSE": lambda ex, v: not _truth(v),
-    "POP_JUMP_BACKWARD_IF_TRUE": lambda ex, v: _truth(v),
+    "POP_JUMP_IF_FALSE": lambda ex, v: not _truth(ex, v),
+    "POP_JUMP_IF_TRUE": lambda ex, v: _truth(ex, v),
+    "POP_JUMP_FORWARD_IF_FALSE": lambda ex, v: not _truth(ex, v),
+    "POP_JUMP_FORWARD_IF_TRUE": lambda ex, v: _truth(ex, v),
+    "POP_JUMP_BACKWARD_IF_FALSE": lambda ex, v: not _truth(ex, v),
+    "POP_JUMP_BACKWARD_IF_TRUE": lambda ex, v: _truth(ex, v),
     "POP_JUMP_IF_NONE": _is_none,
     "POP_JUMP_IF_NOT_NONE": lambda ex, v: not _is_none(ex, v),
     "POP_JUMP_FORWARD_IF_NONE": _is_none,
@@ -47,7 +47,7 @@ def pop_jump(ex, instr):
 @handler("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP")
 def jump_or_pop(ex, instr):
     want = instr.opname == "JUMP_IF_TRUE_OR_POP"
-    if _truth(ex.peek()) == want:
+    if _truth(ex, ex.peek()) == want:
         ex.jump_to(instr.argval)
     else:
         ex.pop()
@@ -55,7 +55,9 @@ def jump_or_pop(ex, instr):
 
 @handler("GET_ITER")
 def get_iter(ex, instr):
-    ex.push(dispatch.get_iter(ex.graph, ex.pop()))
+    obj = ex.pop()
+    it = user_protocols.get_iter(ex, obj)
+    ex.push(it if it is not None else dispatch.get_iter(ex.graph, obj))
 
 
 @handler("FOR_ITER")

@@ -5,6 +5,7 @@ from .. import exceptions
 from ..dispatch import const
 from ..opcode_table import FACTS
 from ..signals import RaiseSignal
+from ..variables import ConstVariable
 from ._registry import handler
 
 
@@ -19,9 +20,14 @@ def raise_varargs(ex, instr):
         if not isinstance(exc, exceptions.ExceptionVariable):
             raise FallbackError(UNSUPPORTED_OBJECT, "bare raise of an exception from outside the trace")
         raise RaiseSignal(exc)
-    if instr.arg == 2:
-        ex.pop()  # the cause: only visible on the exception object, which never leaves the trace
-    raise RaiseSignal(exceptions.exception_of(ex, ex.pop()))
+    cause = ex.pop() if instr.arg == 2 else None
+    exc = exceptions.exception_of(ex, ex.pop())
+    if cause is not None:   # `raise exc from cause`: the exception object never leaves the trace
+        if not (isinstance(cause, ConstVariable) and cause.value is None):
+            cause = exceptions.exception_of(ex, cause)
+        exc.cause, exc.suppress_context = cause, True
+    exceptions.set_context(ex, exc)   # an explicit raise chains again, even of a caught exception
+    raise RaiseSignal(exc)
 
 
 @handler("RERAISE")

@@ -2,7 +2,7 @@
 import builtins
 
 from ...breaks.reasons import SIDE_EFFECT, UNSUPPORTED_OPCODE, FallbackError, NewClassStatement
-from .. import cell_writes, classes, dispatch, setters, writes
+from .. import cell_writes, classes, dispatch, setters, user_protocols, writes
 from ...guards.tracker import AttrTracker
 from ..opcode_table import FACTS
 from ..variables import NULL, CellVariable, ConstVariable, ObjectVariable, Variable
@@ -152,22 +152,28 @@ def push_method(ex, bound: Variable) -> None:
 @handler("STORE_ATTR")
 def store_attr(ex, instr):
     obj = ex.pop()
+    set_attribute(ex, obj, instr.argval, ex.pop())
+
+
+def set_attribute(ex, obj: Variable, name: str, value: Variable) -> None:
+    """`obj.name = value` (STORE_ATTR, and setattr() with a constant name)."""
+    if user_protocols.custom_setattr(ex, obj, name, value):   # the class's own __setattr__, inlined
+        return
     cls = obj.cls if isinstance(obj, classes.NewObjectVariable) else \
         type(obj.value) if isinstance(obj, ObjectVariable) else None
-    if cls is not None and setters.property_setter(cls, instr.argval) is not None:
-        setters.inline_setter(ex, obj, cls, instr.argval, ex.pop())   # a property setter: inlined
+    if cls is not None and setters.property_setter(cls, name) is not None:
+        setters.inline_setter(ex, obj, cls, name, value)   # a property setter: inlined
         return
     if isinstance(obj, classes.NewObjectVariable):  # made in the trace: no side effect outside
-        classes.store_attr(obj, instr.argval, ex.pop())
+        classes.store_attr(obj, name, value)
         return
     if isinstance(obj, ObjectVariable) and type(obj.value).__setattr__ is object.__setattr__ and \
-            obj.tracker is not None and writes.stores_back(ex.stack[-1], AttrTracker(obj.tracker, instr.argval)):
-        ex.pop()   # `self.state += dt`: the same object, written in place
-        return
+            obj.tracker is not None and writes.stores_back(value, AttrTracker(obj.tracker, name)):
+        return   # `self.state += dt`: the same object, written in place
     if isinstance(obj, ObjectVariable) and obj.tracker is not None:  # replayed after the graph
-        ex.graph.effects.store_attr(obj, instr.argval, ex.pop())
+        ex.graph.effects.store_attr(obj, name, value)
         return
-    raise FallbackError(SIDE_EFFECT, f"attribute assignment .{instr.argval} on {obj.describe()}")
+    raise FallbackError(SIDE_EFFECT, f"attribute assignment .{name} on {obj.describe()}")
 
 
 @handler("STORE_GLOBAL")
@@ -211,5 +217,4 @@ def load_super_attr(ex, instr):
         push_method(ex, value)
     else:
         ex.push(value)
-unsupported("imports run module code", "IMPORT_NAME", "IMPORT_FROM", "IMPORT_STAR")
 unsupported("interactive-mode expression printing", "PRINT_EXPR")

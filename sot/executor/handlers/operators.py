@@ -1,6 +1,6 @@
 """Operators, subscripts and building containers."""
 from ...breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
-from .. import dispatch, exceptions, functional, sets
+from .. import dispatch, exceptions, functional, sets, user_operators, user_protocols
 from ..dispatch import const
 from ..opcode_table import (
     BINARY_OPCODES_310, INPLACE_OPCODES_310, INTRINSIC_LIST_TO_TUPLE,
@@ -19,7 +19,9 @@ from ._registry import handler, unsupported
 def binary_op(ex, instr):
     b = ex.pop()
     a = ex.pop()
-    ex.push(dispatch.binary_op(ex.graph, binary_op_name(instr), a, b))
+    name = binary_op_name(instr)
+    result = user_operators.binary(ex, name, a, b)
+    ex.push(result if result is not None else dispatch.binary_op(ex.graph, name, a, b))
 
 
 UNARY = {"UNARY_NEGATIVE": "neg", "UNARY_POSITIVE": "pos", "UNARY_INVERT": "invert", "UNARY_NOT": "not_"}
@@ -27,16 +29,25 @@ UNARY = {"UNARY_NEGATIVE": "neg", "UNARY_POSITIVE": "pos", "UNARY_INVERT": "inve
 
 @handler(*UNARY)
 def unary_op(ex, instr):
-    ex.push(dispatch.unary_op(ex.graph, UNARY[instr.opname], ex.pop()))
+    ex.push(_unary(ex, UNARY[instr.opname], ex.pop()))
+
+
+def _unary(ex, name, a):
+    if name == "not_":
+        return const(not user_protocols.truth(ex, a))
+    result = user_operators.unary(ex, name, a)
+    return result if result is not None else dispatch.unary_op(ex.graph, name, a)
 
 
 @handler("COMPARE_OP")
 def compare_op(ex, instr):
     b = ex.pop()
     a = ex.pop()
-    result = dispatch.compare_op(ex.graph, compare_op_name(instr), a, b)
+    result = user_operators.compare(ex, compare_op_name(instr), a, b)
+    if result is None:
+        result = dispatch.compare_op(ex.graph, compare_op_name(instr), a, b)
     if instr.argrepr.startswith("bool("):  # 3.13: the comparison feeds a jump directly
-        result = const(result.truth())
+        result = const(user_protocols.truth(ex, result))
     ex.push(result)
 
 
@@ -51,19 +62,23 @@ def is_op(ex, instr):
 def contains_op(ex, instr):
     container = ex.pop()
     item = ex.pop()
-    ex.push(const(dispatch.contains_op(ex.graph, item, container) != bool(instr.arg)))
+    found = user_protocols.contains(ex, item, container)
+    if found is None:
+        found = dispatch.contains_op(ex.graph, item, container)
+    ex.push(const(found != bool(instr.arg)))
 
 
 @handler("TO_BOOL")
 def to_bool(ex, instr):
-    ex.push(const(ex.pop().truth()))
+    ex.push(const(user_protocols.truth(ex, ex.pop())))
 
 
 @handler("BINARY_SUBSCR")
 def binary_subscr(ex, instr):
     key = ex.pop()
     obj = ex.pop()
-    ex.push(dispatch.getitem(ex.graph, obj, key))
+    item = user_protocols.getitem(ex, obj, key)
+    ex.push(item if item is not None else dispatch.getitem(ex.graph, obj, key))
 
 
 @handler("BINARY_SLICE")
@@ -134,6 +149,9 @@ def build_const_key_map(ex, instr):
 def dict_key(v):
     if isinstance(v, ConstVariable) and type(v.value) in (str, int, bool, float, type(None)):
         return v.value
+    from ..container_values import plain_key   # a tuple of plain constants: its value
+    if (key := plain_key(v)) is not None:
+        return key
     raise FallbackError(UNSUPPORTED_OBJECT, f"dict key {v.describe()} is not a constant")
 
 
@@ -183,7 +201,7 @@ def call_intrinsic_1(ex, instr):
     if instr.argrepr == INTRINSIC_LIST_TO_TUPLE:
         ex.push(TupleVariable(ex.pop().items))
     elif instr.argrepr == INTRINSIC_UNARY_POSITIVE:
-        ex.push(dispatch.unary_op(ex.graph, "pos", ex.pop()))
+        ex.push(_unary(ex, "pos", ex.pop()))
     elif instr.argrepr == INTRINSIC_STOPITERATION_ERROR:
         # a generator's exception on its way out: a StopIteration would become RuntimeError
         if issubclass(ex.peek().python_type(), StopIteration):
@@ -261,8 +279,6 @@ def set_add(ex, instr):
 def set_update(ex, instr):
     seq = ex.pop()
     sets.add_all(ex.peek(instr.arg), dispatch.get_iter(ex.graph, seq).items)
-unsupported("pattern matching is not simulated", "MATCH_CLASS", "MATCH_MAPPING", "MATCH_SEQUENCE",
-            "MATCH_KEYS", "GET_LEN", "COPY_DICT_WITHOUT_KEYS")
 
 
 @handler("DELETE_SUBSCR")

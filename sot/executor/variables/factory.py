@@ -161,6 +161,13 @@ def dict_(graph, value, t, tracker):
     return graph.mutable(var, value)
 
 
+def _collections_kinds():
+    from .. import collections_deque, collections_models   # (they import the executor)
+    register(55)(collections_deque.deque_input)
+    register(65)(collections_models.dict_kind_input)
+    register(66)(collections_models.chainmap_input)
+
+
 @register(70)
 def other_constant(graph, value, t, tracker):
     """dtypes, NumPy scalar types, slices, ranges."""
@@ -250,3 +257,6 @@ def builtin(graph, value, t, tracker):
 @register(60, by_identity=True)
 def class_(graph, value, t, tracker):
     return ClassVariable(value, tracker) if issubclass(t, type) else None
+
+
+_collections_kinds()
