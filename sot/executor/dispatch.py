@@ -380,7 +380,6 @@ def getitem(graph, obj: Variable, key: Variable) -> Variable:
             key = ListVariable([const(i) for i in key.value])
         # token ids from a list argument (a list of bools stays a constant mask: its count is the shape)
         key = list_data.as_graph_input(graph, key, kinds=(int,)) or key
-        key = number_branches.bounded_index(graph, obj, key) or key   # x[i], i changing between calls
         return graph.call_op(registry.lookup_operator("getitem"), (obj, key))
     if isinstance(obj, introspect.FlagsVariable):
         return obj.item(key)

@@ -32,8 +32,8 @@ from .meta import TensorMeta
 from .symbolic import SHADOW_OFFSET, ScalarMeta
 
 __all__ = ["UNBACKED_HINT", "SMALL_SIZES", "UnbackedSource", "UnbackedResult", "RAISES",
-           "is_unbacked", "any_unbacked", "fresh_metas", "small_meta", "agrees", "broadcast_assumption",
-           "with_sizes"]
+           "is_unbacked", "any_unbacked", "counted_mask", "fresh_metas", "small_meta", "agrees",
+           "broadcast_assumption", "with_sizes"]
 
 #: the trace-time size of every unbacked dim (any size >= 2 would do: the
 #: shadow world and the small worlds check what it cannot)
@@ -88,6 +88,16 @@ def fresh_metas(result: UnbackedResult, k: int):
             shadow[a] = UNBACKED_HINT + SHADOW_OFFSET * k
         out.append(TensorMeta(tuple(shape), meta.dtype, meta.is_scalar, tuple(shadow)))
     return tuple(out) if isinstance(result.metas, tuple) else out[0]
+
+
+def counted_mask(op, args, kwargs):
+    """The name of the boolean mask whose count is the new size of ``op``'s
+    result (``x[mask]``), or None.  Two selections by the same mask have the
+    same count: they share one unbacked dim, so ``x[m] + y[m]`` broadcasts."""
+    from .statement_ir import Symbol
+    if op.name == "getitem" and not kwargs and len(args) == 2 and isinstance(args[1], Symbol):
+        return args[1].name
+    return None
 
 
 def small_meta(result: UnbackedResult, size: int):
