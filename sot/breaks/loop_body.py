@@ -364,10 +364,11 @@ def body_code(original: types.CodeType, body: LoopBody) -> types.CodeType:
             out += _unbound_check(item)
         if off in body.exits:
             kind, d = body.exits[off]
-            if kind == "return":
+            if kind == "return":   # returned in place: a jump to a shared stub would leave a loop
+                # nested in the body with the value on the stack, which that loop's plan reads as a break
                 if item.name == "RETURN_CONST":
                     out.append(Instr("LOAD_CONST", item.arg, lineno=item.lineno))
-                out.append(Instr("JUMP_FORWARD", stub(kind, d), lineno=item.lineno))
+                out += _exit_stub(kind, d, body, item.lineno)
                 continue
             name = _TO_FORWARD.get(item.name, item.name)
             if name.startswith("POP_JUMP_IF_") and _FORWARD_IF != "POP_JUMP_IF_":
