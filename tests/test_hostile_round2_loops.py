@@ -1,4 +1,5 @@
-"""Hostile use, round 2: loops whose body became a function (sot/breaks/loop_body.py).
+"""Hostile use, round 2: loops whose body became a function (sot/breaks/loop_body.py);
+the nested-loop cases were found by a generator of random nested loops with breaks.
 
 A `return` inside an inner loop of an outer loop whose body breaks: the outer
 body function returned through a stub reached by a jump, and the inner loop
@@ -66,3 +67,34 @@ def test_return_from_a_loop_nested_in_a_breaking_loop_body(fn):
 
 def test_return_from_a_while_loop_in_a_for_body():
     check(_return_from_while_in_for, (np.ones(2), [1, 3]), (np.ones(2), [1, 1]))
+
+
+def _three_nested_loops_returning(x, items):
+    acc = []
+    v0 = 0
+    while v0 < 1:
+        v0 += 1
+        for v1 in items[::-1]:
+            for v2 in items:
+                if v2 == 2:
+                    break
+                if float(x.sum()) > 30:
+                    return x
+            else:
+                x = x * 2
+            x = x + v1
+            acc.append(v1)
+        for v1 in list(range(len(items))):
+            for v2 in list(range(len(items))):
+                print(v2)
+            if float(x.sum()) > 14:
+                return x
+            x = x + v1
+    return x, acc
+
+
+def test_returns_from_loops_nested_three_deep():
+    """The body functions of nested loops are planned again inside each
+    other: a return's value kept in a hidden local there was read as an
+    unbound user local (UnboundLocalError on 3.10/3.11, a crash on 3.12+)."""
+    check(_three_nested_loops_returning, (np.ones(2), [1, 2, 3]), (np.ones(2), [0]), (np.ones(2), [3, 1, 2, 0]))
