@@ -468,8 +468,27 @@ def test_growing_list_attribute_does_not_retranslate():
     assert sot.translation_count(static) <= 2
 
 
-@pytest.mark.parametrize("fn", [_appends_then_len, _len_then_appends, _loop_then_appends, _last_then_appends],
-                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("fn", [_appends_then_len, _len_then_appends], ids=lambda f: f.__name__)
+def test_growing_list_whose_length_the_graph_used_makes_the_length_an_input(fn):
+    static = static0(fn)
+    _grow(fn, static, 3)
+    settled = sot.translation_count(static)
+    _grow(fn, static, 5)
+    assert sot.translation_count(static) == settled <= 3      # once the length varied, it is an input
+    report = sot.explain(static, X, [np.float32(1), np.float32(2)])
+    assert not any(g.startswith("len(acc) == ") for e in report.entries for g in e.guards)
+
+
+def test_growing_list_whose_last_item_the_graph_used_reads_that_item_only():
+    static = static0(_last_then_appends)
+    _grow(_last_then_appends, static, 6)
+    assert sot.translation_count(static) == 1
+    report = sot.explain(static, X, [np.float32(1), np.float32(2)])
+    assert any(g.startswith("acc[-1]") for e in report.entries for g in e.guards)
+    assert not any(g.startswith("len(acc) == ") for e in report.entries for g in e.guards)
+
+
+@pytest.mark.parametrize("fn", [_loop_then_appends], ids=lambda f: f.__name__)
 def test_growing_list_whose_contents_the_graph_used_is_guarded(fn):
     static = static0(fn)
     _grow(fn, static, 5)

@@ -270,7 +270,7 @@ def b_len(executor, obj):
     if isinstance(obj, sets.SetVariable):
         return const(len(obj.values))
     if isinstance(obj, ListVariable) and (n := list_data.source_length(executor.graph, obj)) is not None:
-        return const(n)
+        return const(n) if type(n) is int else n
     if isinstance(obj, (TupleVariable, ListVariable)):
         return const(len(obj.items))
     if isinstance(obj, DictVariable):

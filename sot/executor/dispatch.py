@@ -351,6 +351,9 @@ def getitem(graph, obj: Variable, key: Variable) -> Variable:
     if trick is not None:
         return trick
     concrete("indexing", obj, key)
+    if isinstance(obj, ListVariable) and isinstance(key, ConstVariable) and type(key.value) is int \
+            and (item := list_data.source_item(graph, obj, key.value)) is not None:
+        return item
     if isinstance(obj, SEQUENCES) and isinstance(key, ConstVariable):
         if isinstance(key.value, slice):
             return type(obj)(python_op(operator.getitem, obj.items, key.value))

@@ -120,11 +120,13 @@ class FunctionGraph:
         self.effects.reach(var, value)
         return var
 
-    def _number_input(self, value, tracker) -> Variable:
+    def _number_input(self, value, tracker, guard: bool = True) -> Variable:
         """A Python int/float whose value changes between calls: a graph input
-        guarded by type only (executor/scalar_policy.py)."""
+        guarded by type only (executor/scalar_policy.py); `guard=False` where
+        the tracker's type is certain (``len()``)."""
         from .scalar_policy import scalar_source
-        self.add_guard(TypeGuard(tracker, type(value)))
+        if guard:
+            self.add_guard(TypeGuard(tracker, type(value)))
         symbol = self.ir.add_number_input(value, scalar_source(tracker), hint=tracker.name())
         var = SymScalarVariable(symbol, self.ir.deps(symbol))
         self.inputs.append((tracker, var))

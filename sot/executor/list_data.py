@@ -6,6 +6,12 @@ list. Instead the list becomes a graph input, converted by the runner on each
 call exactly as NumPy converts it, and the guards check only its length and
 each element's exact type. The conversion is strict: an int outside int64
 (where NumPy would pick another dtype) makes the frame rerun natively.
+
+Once the same code was translated with another length (a decode loop's
+growing token list), the length is a symbolic dim (shape_policy.py, as for
+an array argument): the guards then check only the list's type, and the
+conversion checks the length (>= 2, what a symbolic dim stands for) and
+each element's exact type, rerunning natively where they do not hold.
 """
 from __future__ import annotations
 
@@ -14,8 +20,8 @@ import numpy as np
 from .. import _hook
 from ..guards.guard import LenGuard, TypeGuard
 from ..guards.tracker import ItemTracker, Tracker, _short
-from ..ir import TensorMeta
-from .variables import ListVariable, TensorVariable
+from ..ir import TensorMeta, registry
+from .variables import ConstVariable, ListVariable, TensorVariable
 
 #: element type -> the dtype np.asarray gives a list of them
 _DTYPES = {int: np.dtype(np.int64), float: np.dtype(np.float64), bool: np.dtype(np.bool_)}
@@ -28,43 +34,127 @@ def _as_array(items, dtype):
         _rerun()
 
 
+def _as_array_checked(items, dtype, kind):
+    """_as_array for a list of symbolic length, which no guard checked."""
+    if type(items) is not list or len(items) < 2:
+        _rerun()
+    for v in items:
+        if type(v) is not kind:
+            _rerun()
+    return _as_array(items, dtype)
+
+
 def _rerun():
     raise _hook.RerunNatively
 
 
 class AsArrayTracker(Tracker):
-    """``np.asarray(<base>)`` of a list whose element type the guards fixed."""
+    """``np.asarray(<base>)`` of a list whose element type the guards fixed
+    (or, with `kind`, one the conversion checks: a symbolic length)."""
 
-    __slots__ = ("base", "dtype")
+    __slots__ = ("base", "dtype", "kind")
 
-    def __init__(self, base: Tracker, dtype: np.dtype):
+    def __init__(self, base: Tracker, dtype: np.dtype, kind: type | None = None):
         self.base = base
         self.dtype = dtype
+        self.kind = kind
 
     def expr(self, ctx):
+        if self.kind is not None:
+            return "%s(%s, %s, %s)" % (ctx.helper("_as_array_checked", _as_array_checked), ctx.ref(self.base),
+                                       ctx.bind(self.dtype), ctx.bind(self.kind))
         return "%s(%s, %s)" % (ctx.helper("_as_array", _as_array), ctx.ref(self.base), ctx.bind(self.dtype))
 
     def name(self):
         return "np.asarray(%s)" % self.base.name()
 
     def load(self, g, args, cells):
-        return _as_array(self.base.load(g, args, cells), self.dtype)
+        items = self.base.load(g, args, cells)
+        return _as_array(items, self.dtype) if self.kind is None else _as_array_checked(items, self.dtype, self.kind)
 
     def _key(self):
-        return (self.base, self.dtype.str)
+        return (self.base, self.dtype.str, self.kind)
 
     def __repr__(self):
         return "AsArrayTracker(%s)" % _short(self.base.name())
 
 
+class LenTracker(Tracker):
+    """``len(<base>)`` of a list whose type the guards fixed: a graph input,
+    never guarded itself (its type is always int)."""
+
+    __slots__ = ("base",)
+
+    def __init__(self, base: Tracker):
+        self.base = base
+
+    def expr(self, ctx):
+        return "%s(%s)" % (ctx.helper("_len", len), ctx.ref(self.base))
+
+    def name(self):
+        return "len(%s)" % self.base.name()
+
+    def load(self, g, args, cells):
+        return len(self.base.load(g, args, cells))
+
+    def _key(self):
+        return (self.base,)
+
+
 def source_length(graph, var: ListVariable):
     """len() of a list from outside the frame whose items the trace has not
-    read: guarded by length only. None when that does not apply."""
+    read, or None when that does not apply. Guarded by length only; once the
+    same code was translated with another length (a history list that grows
+    every call), the length is a Python-number graph input instead
+    (scalar_policy.py), so a list that grows does not retranslate every
+    call; the trace specialises it where it needs the value (a branch,
+    range(), a shape)."""
     value = getattr(var, "source_value", None)
     if value is None or var.loaded:
         return None
+    growth = var.pending_growth()   # what the trace added (side_effects.py)
+    tracker = LenTracker(var.tracker)
+    if graph.numbers is not None and graph.numbers.is_input(tracker, len(value)):
+        n = graph._memo.get(tracker)
+        if n is None:
+            n = graph._memo[tracker] = graph._number_input(len(value), tracker, guard=False)
+        if not growth:
+            return n
+        return graph.call_op(registry.lookup_operator("add"), (n, ConstVariable(growth, None)))
     graph.add_guard(LenGuard(var.tracker, value))
-    return len(value) + var.pending_growth()   # what the trace added (side_effects.py)
+    return len(value) + growth
+
+
+#: item types read through a constant index without loading the whole list:
+#: immutable values and arrays (whose writes go through the graph), never a
+#: container whose own mutations a replay would have to order
+_ITEM_TYPES = (np.ndarray, int, float, bool, np.generic)
+
+
+def source_item(graph, var: ListVariable, index: int):
+    """``xs[i]`` of a list from outside whose items the trace has not read
+    (it may have appended to it): that one item, reached as ``xs[i]`` (a
+    shorter list makes the guard's load fail: a miss), so ``states[-1]`` of
+    a list that grows every call (an RNN's hidden states, a loss history)
+    does not guard the length. None when that does not apply."""
+    value = getattr(var, "source_value", None)
+    if value is None or var.loaded:
+        return None
+    added = []   # what the trace appended (at the end, whatever the length)
+    for name, args in var.pending:
+        if name not in ("append", "extend"):
+            return None
+        added += args if name == "append" else args[0]
+    if index < 0 and -index <= len(added):
+        return added[index]
+    if index < 0:
+        index += len(added)
+    if not -len(value) <= index < len(value):
+        return None
+    item = value[index]
+    if type(item) not in _ITEM_TYPES and not isinstance(item, np.generic):
+        return None
+    return graph.wrap(item, ItemTracker(var.tracker, index))
 
 
 def as_graph_input(graph, var, kinds=tuple(_DTYPES)) -> TensorVariable | None:
@@ -81,14 +171,21 @@ def as_graph_input(graph, var, kinds=tuple(_DTYPES)) -> TensorVariable | None:
         return None
     if kind is int and not all(-(1 << 63) <= v < (1 << 63) for v in value):
         return None
-    graph.add_guard(LenGuard(var.tracker, value))
-    for i in range(len(value)):
-        graph.add_guard(TypeGuard(ItemTracker(var.tracker, i), kind))
-    tracker = AsArrayTracker(var.tracker, dtype)
+    sample = np.empty(len(value), dtype)
+    policy_key = AsArrayTracker(var.tracker, dtype)      # what the shape policy remembers sizes by
+    axes = graph.shapes.symbolic_axes(policy_key, sample) if graph.shapes is not None else ()
+    if axes:
+        tracker = AsArrayTracker(var.tracker, dtype, kind)   # the conversion checks length and types
+    else:
+        tracker = policy_key
+        graph.add_guard(LenGuard(var.tracker, value))
+        for i in range(len(value)):
+            graph.add_guard(TypeGuard(ItemTracker(var.tracker, i), kind))
     cached = graph._memo.get(tracker)
     if cached is not None:
         return cached
-    symbol = graph.ir.add_input(TensorMeta.of(np.empty(len(value), dtype)), hint=tracker.name())
+    symbol = graph.ir.add_input(TensorMeta.of(sample), hint=tracker.name(),
+                                symbolic=[(a, (policy_key, a)) for a in axes])
     out = TensorVariable(symbol, tracker)
     out.has_views = True  # an in-place update could not be written back to the list: it breaks
     graph.inputs.append((tracker, out))
