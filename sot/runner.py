@@ -74,15 +74,13 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
                                     "memory from outside (it could not be rerun natively)")
             namespace["__fp_plain"] = fp_state.never_plain
             namespace["__careful"] = fp_state.run_strict(run if compiled.backend == "numpy" else _numpy_twin(ir))
-        elif first_commit(ir) is not None and (builder.effects or cell_writes.written(graph, code)):
-            # an error after its write would be raised without the side
-            # effects eager made before it (they are replayed after the graph):
-            # only graphs whose ops cannot raise there, and a call where NumPy's
-            # error state could make one raise runs natively, untouched
-            late = next((st for st in ir.statements[first_commit(ir):] if not cannot_raise(st)), None)
-            if late is not None:
-                raise FallbackError(SIDE_EFFECT, f"`{late}` may raise after the graph wrote into memory from "
-                                    "outside, before the side effects replayed after it")
+        elif _exposed(graph, ir, builder.effects or cell_writes.written(graph, code)):
+            # An error after its write is raised as it is, from the runner:
+            # without the side effects eager made before it (they are replayed
+            # after the graph), and past the frame's own handlers (the runner
+            # is not inside the user's `try`). Only graphs whose ops cannot
+            # raise there; a call where NumPy's error state could make one
+            # raise runs natively, untouched.
             namespace["__careful"] = _unless_raising(run if compiled.backend == "numpy" else _numpy_twin(ir))
         elif first_commit(ir) is not None:
             # never rerun once it wrote: errors are not made to raise; NumPy
@@ -112,6 +110,23 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
     runner.source = source
     _hook.skip_code(runner.__code__)
     return runner
+
+
+def _exposed(graph, ir, replays) -> bool:
+    """Whether an error after the graph's first write into memory from
+    outside would be seen otherwise than eagerly (see make_runner); raises
+    FallbackError where an op there may raise."""
+    commit = first_commit(ir)
+    if commit is None:
+        return False
+    late = ir.statements[commit:]
+    seen = [st for st in late if replays or id(st) in graph.handled]
+    raising = next((st for st in seen if not cannot_raise(st)), None)
+    if raising is not None:
+        raise FallbackError(SIDE_EFFECT, f"`{raising}` may raise after the graph wrote into memory from outside, "
+                            "and neither the side effects replayed after the graph nor the function's own "
+                            "except/finally would see it as eagerly")
+    return bool(seen)
 
 
 def _unless_raising(run):

@@ -3,9 +3,11 @@ then raises. It cannot be rerun natively (the write would happen twice), so
 its error is raised as it is; but the side effects that eager made before the
 error (a list append, an attribute or global store, a closure cell) are
 replayed only after the graph, and were lost: the caller that caught the
-error saw eager's array and the list unchanged. Such a graph is captured only
-where no op after its write can raise (sot/ir/run_errors.py), and a call
-under an error state that makes float errors raise runs natively."""
+error saw eager's array and the list unchanged. And the error, raised from
+the runner, passed the function's own `except`: the decorated function raised
+where eager returned. Such a graph is captured only where no op after its
+write can raise (sot/ir/run_errors.py), and a call under an error state that
+makes float errors raise runs natively."""
 from __future__ import annotations
 
 import numpy as np
@@ -124,3 +126,59 @@ def test_a_write_with_a_replayed_store_and_no_raising_op_stays_one_graph():
     report = sot.explain(sot.to_static(Model().step, min_graph_size=0), np.ones(4))
     assert not report.breaks and report.graph_count == 1
     check(lambda m, x: (m.step(x), m.steps), (Model(), np.arange(4.0)))
+
+
+def _write_then_error_caught_inside(x, idx):
+    try:
+        x += 1
+        y = x[idx]
+    except IndexError as e:
+        return x, str(e)
+    return y, None
+
+
+def _write_then_error_in_with(x, idx, log):
+    class Swallow:
+        def __enter__(self):
+            log.append("in")
+
+        def __exit__(self, *exc):
+            log.append(exc[0] is not None)
+            return True
+    with Swallow():
+        x *= 3
+        x[idx] = -1
+    return x, log
+
+
+def _write_in_try_error_caught_by_inlined_caller(x, idx):
+    def inner(v):
+        v += 1
+        return v[idx]
+    try:
+        return inner(x)
+    except IndexError:
+        return x * 10
+
+
+def test_error_after_a_write_reaches_the_functions_own_except():
+    check(_write_then_error_caught_inside, (np.zeros(3), np.array([5])), (np.zeros(3), np.array([1])))
+    check(_write_in_try_error_caught_by_inlined_caller, (np.zeros(3), np.array([5])), (np.zeros(3), np.array([1])))
+
+
+def test_error_after_a_write_reaches_a_with_exit():
+    check(_write_then_error_in_with, (np.zeros(3), np.array([5]), []), (np.zeros(3), np.array([1]), []))
+
+
+def test_write_in_try_whose_ops_cannot_raise_stays_one_graph():
+    def f(x, y):
+        try:
+            x += y
+            z = x * 2 + y.sum()
+        except ValueError:
+            return None
+        return z
+
+    report = sot.explain(sot.to_static(f, min_graph_size=0), np.zeros(3), np.ones(3))
+    assert not report.breaks and report.graph_count == 1
+    check(f, (np.zeros(3), np.ones(3)))
