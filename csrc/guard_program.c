@@ -43,7 +43,10 @@
  *                                    still value (compared like "value")
  *           ("overlap", r, s, fn, expect)
  *                                    bool(fn(regs[r], regs[s])) == expect
- *                                    (fn is numpy.may_share_memory)
+ *                                    (fn runs no user code: numpy.
+ *                                    may_share_memory, or a branch's
+ *                                    predicate on a Python number with r == s,
+ *                                    sot/guards/predicate.py)
  *
  * Everything reads the frame's borrowed argument vector; registers own
  * their values and are released on every path. The tuples are parsed in

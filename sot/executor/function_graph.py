@@ -131,6 +131,7 @@ class FunctionGraph:
             self.add_guard(TypeGuard(tracker, type(value)))
         symbol = self.ir.add_number_input(value, scalar_source(tracker), hint=tracker.name())
         var = SymScalarVariable(symbol, self.ir.deps(symbol))
+        var.graph = weakref.ref(self)
         self.inputs.append((tracker, var))
         return var
 
@@ -181,7 +182,9 @@ class FunctionGraph:
         if isinstance(out, tuple):
             return ListVariable([TensorVariable(s, fresh=False) for s in out])
         if out.meta.is_python:
-            return SymScalarVariable(out, self.ir.deps(out))
+            var = SymScalarVariable(out, self.ir.deps(out))
+            var.graph = weakref.ref(self)
+            return var
         return TensorVariable(out, fresh=fresh)
 
     def dim(self, var: TensorVariable, axis: int) -> Variable:
@@ -189,7 +192,9 @@ class FunctionGraph:
         size = self.ir.add_dim(var.symbol, axis)
         if isinstance(size, int):
             return ConstVariable(size)
-        return SymScalarVariable(size, self.ir.deps(size))
+        var = SymScalarVariable(size, self.ir.deps(size))
+        var.graph = weakref.ref(self)
+        return var
 
 
 def _tensors(v):

@@ -130,7 +130,15 @@ class SymScalarVariable(Variable):
         _break_if_unbacked(self.deps, f"{why} needs the value of {self.describe()}")
         raise SpecializeDims(self.deps, f"{why} needs the value of {self.describe()}")
 
+    graph = None   # a weak reference to the FunctionGraph: branches on number inputs (number_branches.py)
+
     def truth(self) -> bool:
+        graph = self.graph() if self.graph is not None else None
+        if graph is not None:
+            from ..number_branches import branch
+            outcome = branch(graph, self)
+            if outcome is not None:
+                return outcome
         self.specialise("a branch")
 
     def describe(self) -> str:
