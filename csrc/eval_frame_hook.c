@@ -54,6 +54,9 @@
 #include "array_binding.h"
 #include "stack_guard.h"
 
+/* frames kept free below the recursion limit: closer, frames run natively */
+#define SOT_RECURSION_MARGIN 40
+
 /* ------------------------------------------------------------ state */
 
 /* Per thread. The callback reference is owned. */
@@ -587,6 +590,9 @@ sot_eval_frame(PyThreadState *tstate, sot_frame *frame, int throwflag)
         !(co->co_flags & CO_OPTIMIZED) || !sot_frame_is_plain(frame) ||
         sot_tstate_tracing(tstate, co)) {
         return run_default(tstate, frame, throwflag);
+    }
+    if (sot_py_recursion_headroom(tstate) < SOT_RECURSION_MARGIN) {
+        return run_default(tstate, frame, throwflag);  /* see sot_py_recursion_headroom */
     }
     intercepts++;
     return intercept(tstate, ts, frame, co, st);

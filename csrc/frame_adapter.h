@@ -376,6 +376,24 @@ sot_frame_release_unrun(PyThreadState *tstate, sot_frame *f)
 #define sot_c_budget_adjust(tstate, n) ((void)(tstate), (void)(n))
 #endif
 
+/* ------------------------------------------------ Python recursion headroom */
+
+/* Frames left before sys.getrecursionlimit() is reached. Near the limit the
+ * hook runs frames natively: a replacement's runner, graph and guard
+ * predicates are frames of their own, and with them a deep recursion would
+ * meet the limit a few levels before it does eagerly. */
+static inline int
+sot_py_recursion_headroom(PyThreadState *tstate)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+    return tstate->py_recursion_remaining;
+#elif PY_VERSION_HEX >= 0x030B0000
+    return tstate->recursion_remaining;
+#else
+    return Py_GetRecursionLimit() - tstate->recursion_depth;
+#endif
+}
+
 /* ------------------------------------------------ tracing and monitoring */
 
 /* 1 if a sys.monitoring tool (3.12+) has events set globally or on co

@@ -81,6 +81,11 @@ class Translator:
         started = time.perf_counter()
         try:
             return self._translate(frame, code, origin, offset, started)
+        except RecursionError:
+            # sot's own frames ran out of recursion budget (a deep recursion
+            # of the user's): the frame runs natively, where the user's code
+            # meets the recursion limit at eager's depth, or not at all
+            return None
         finally:
             self.translate_seconds += time.perf_counter() - started
 

@@ -160,3 +160,35 @@ def test_list_of_symbolic_length_checks_its_items_when_converted():
     check(_as_array_of_list, ([1, 2, 3],), ([1, 2, 3, 4],), ([1, 2.5, 3],), ([1, True, 3],),
           ([1, 2 ** 70],), ([7],), ([],), ([4, 5, 6, 7, 8],), calls=2)
     check(_embed_tokens, ([1, 2],), ([1, 2, 3],), ([1, 50, 3],), ([1, -41],), ([3],), calls=2)
+
+
+def _mean_of_history(x, hist):
+    return x * np.mean(hist) + np.maximum(hist, 2.0).sum()
+
+
+def _recent(x, hist):
+    return x * np.mean(hist[-3:]) + sum(hist[:2])
+
+
+def _grow_outside(fn, n=12):
+    """Eager and decorated on their own list, grown between calls outside."""
+    static = sot.to_static(fn)
+    eager, traced = [1.0, 2.0, 4.0], [1.0, 2.0, 4.0]
+    for i in range(n):
+        eager.append(i / 3)
+        traced.append(i / 3)
+        assert_same(fn(np.ones(2), eager), static(np.ones(2), traced), bitwise=True)
+    return sot.translation_count(static)
+
+
+@pytest.mark.parametrize("fn", [_mean_of_history, _recent], ids=lambda f: f.__name__)
+def test_numpy_of_a_growing_list_does_not_retranslate(fn):
+    assert _grow_outside(fn) <= 2
+
+
+def test_numpy_of_a_list_differential():
+    x = np.ones(2)
+    check(_mean_of_history, (x, [1.0, 2.0]), (x, [1.0, 2.0, 3.0]), (x, [1.0, 2, 3.0]), (x, [5]), (x, [1, 2, 3]),
+          (x, [True, False]), (x, [1.0, 2.0, 3.0, 4.0]), calls=2)
+    check(_recent, (x, [1.0, 2.0, 3.0]), (x, [1.0, 2.0, 3.0, 5.0]), (x, [1.0, 2.0]), (x, [1, 2.5, 3.0, 4.0]),
+          (x, [np.float32(1), 2.0, 3.0]), (x, [1.0, 2.0, 3.0, 4.0, 5.0]), calls=2)

@@ -49,6 +49,12 @@ def _float_threshold(x, lr):
     return x - lr
 
 
+def _against_infinity(x, t):
+    if t * 2.0 < float("inf"):        # a constant with no literal form in the guard
+        return x + t
+    return x - t
+
+
 def _raises_for_one_value(x, n):
     if 12 // (n - 3) > 2:
         return x + n
@@ -77,6 +83,7 @@ X = np.arange(6.0).reshape(2, 3)
 @pytest.mark.parametrize("fn, arg_sets", [
     (_float_threshold, [(X, 0.1), (X, 0.2), (X, 0.3), (X, 0.05), (X, float("nan")), (X, 0.25)]),
     (_raises_for_one_value, [(X, 1), (X, 2), (X, 4), (X, 3), (X, 5), (X, 9), (X, 3)]),
+    (_against_infinity, [(X, 1.0), (X, 2.0), (X, 3.0), (X, float("inf")), (X, 4.0), (X, float("nan"))]),
     (_two_numbers, [(X, 1, 2), (X, 3, 2), (X, 4, 1), (X, 0, 5)]),
     (_chain, [(X, 0), (X, 1), (X, 5), (X, 6), (X, 2), (X, 7), (X, 10 ** 30), (X, -4)]),
 ], ids=lambda v: getattr(v, "__name__", ""))
@@ -121,3 +128,57 @@ def test_branches_on_dims_match_eager():
     sizes = [(n, m) for n in (2, 3, 5, 8) for m in (2, 4, 7)]
     check(_two_dims, *[(np.ones((n, m)),) for n, m in sizes], calls=1)
     check(_by_batch_size, *[(np.ones((n, 2)),) for n in (2, 3, 7, 8, 6, 12, 13)], calls=2)
+
+
+# -- indices and values from data that change between calls --------------------------
+
+def _index(x, i):
+    return x[i] * 2, x[i, 1] if x.ndim > 1 else x[-i]
+
+
+def _pair_index(a, i, j):
+    return a[i, j] + a[j, i]
+
+
+def _scalar_loop(x):
+    total = 0.0
+    for i in range(x.shape[0]):
+        v = x[i] * 2.0
+        if v > 0.5:               # a break in the body: the body is a function of i
+            total += float(v)
+    return total
+
+
+def _after_float(x):
+    t = float(x.sum())            # a break; the resume function gets t from data
+    if t > 3.0:
+        return x * t + t
+    return x - t
+
+
+def test_an_index_that_changes_every_call_is_guarded_in_bounds():
+    x = np.arange(12.0).reshape(6, 2)
+    static = sot.to_static(_index)
+    for i in [0, 1, 2, 3, 4, 5, -1, -6, 2, 3]:
+        assert_same(_index(x, i), static(x, i), bitwise=True)
+    assert sot.translation_count(static) <= 3     # not one per index
+    check(_index, (x, 1), (x, 2), (x, 6), (x, -7), (x, 3), (x, np.int64(2)), (x, True), calls=2)
+    a = np.arange(16.0).reshape(4, 4)
+    check(_pair_index, *[(a, i, j) for i, j in [(0, 1), (1, 2), (3, 0), (2, 4), (-4, 1), (1, -5), (2, 2)]],
+          calls=1)
+
+
+def test_loop_with_a_break_over_array_items_does_not_translate_per_item():
+    static = sot.to_static(_scalar_loop)
+    x = np.random.default_rng(0).random(40)
+    for _ in range(3):
+        assert _scalar_loop(x) == static(x)
+    assert sot.translation_count(static) <= 12      # before: one body translation per index
+
+
+def test_value_from_data_after_a_break_stays_an_input():
+    static = sot.to_static(_after_float)
+    for k in range(12):
+        x = np.linspace(0.0, k / 4, 6)
+        assert_same(_after_float(x), static(x), bitwise=True)
+    assert sot.translation_count(static) <= 4        # before: one per value of t

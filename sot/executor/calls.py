@@ -126,6 +126,8 @@ def call_numpy(graph, fn: NumpyCallableVariable, args, kwargs) -> Variable:
         raise _unsupported_call(fn.value)
     if fn.value in (np.asarray, np.array, np.asanyarray) and len(args) == 1 and not kwargs:
         args = [list_data.as_graph_input(graph, args[0]) or args[0]]
+    else:
+        args = list_data.numpy_data_args(graph, fn.value, args)
     return numpy_forms.named_result(fn.op, graph.call_op(fn.op, args, kwargs))
 
 

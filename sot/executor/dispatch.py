@@ -31,7 +31,7 @@ from .variables import (
     is_const_value,
 )
 from .function_graph import function_variable
-from . import introspect, live_iterators, numpy_forms, numpy_iteration, setters, writes
+from . import introspect, live_iterators, number_branches, numpy_forms, numpy_iteration, setters, writes
 
 SEQUENCES = (TupleVariable, ListVariable)
 
@@ -342,6 +342,7 @@ def getitem(graph, obj: Variable, key: Variable) -> Variable:
             key = ListVariable([const(i) for i in key.value])
         # token ids from a list argument (a list of bools stays a constant mask: its count is the shape)
         key = list_data.as_graph_input(graph, key, kinds=(int,)) or key
+        key = number_branches.bounded_index(graph, obj, key) or key   # x[i], i changing between calls
         return graph.call_op(registry.lookup_operator("getitem"), (obj, key))
     if isinstance(obj, introspect.FlagsVariable):
         return obj.item(key)
@@ -354,6 +355,9 @@ def getitem(graph, obj: Variable, key: Variable) -> Variable:
     if isinstance(obj, ListVariable) and isinstance(key, ConstVariable) and type(key.value) is int \
             and (item := list_data.source_item(graph, obj, key.value)) is not None:
         return item
+    if isinstance(obj, ListVariable) and isinstance(key, ConstVariable) and type(key.value) is slice \
+            and (items := list_data.source_slice(graph, obj, key.value)) is not None:
+        return items
     if isinstance(obj, SEQUENCES) and isinstance(key, ConstVariable):
         if isinstance(key.value, slice):
             return type(obj)(python_op(operator.getitem, obj.items, key.value))

@@ -99,10 +99,17 @@ class FunctionGraph:
         return var
 
     def wrap_dynamic(self, value, tracker) -> Variable:
-        """Like wrap, but a Python int/float is guarded by type only (see
-        DynamicScalarVariable), and so is a builtin iterator: a resume
-        function gets a fresh one on every call (an identity guard would
-        never hold again), and it is opaque to the trace either way."""
+        """Like wrap, but a Python int/float is guarded by type only, and so
+        is a builtin iterator: a resume function gets a fresh one on every
+        call (an identity guard would never hold again), and it is opaque to
+        the trace either way. The number is a Python-number graph input
+        (arithmetic on it stays in the graph, a branch on it is an outcome
+        guard: number_branches.py) unless the trace needed its value there
+        before; then a DynamicScalarVariable, whose every use breaks."""
+        if type(value) in (int, float) and self.numbers is not None and self.numbers.enabled \
+                and tracker not in self.numbers.state.static:
+            var = self._memo[tracker] = self._number_input(value, tracker)
+            return var
         if type(value) in (int, float):
             self.add_guard(TypeGuard(tracker, type(value)))
             var = self._memo[tracker] = DynamicScalarVariable(value, tracker)

@@ -157,6 +157,55 @@ def source_item(graph, var: ListVariable, index: int):
     return graph.wrap(item, ItemTracker(var.tracker, index))
 
 
+#: NumPy functions that read their first argument as array data (np.asarray
+#: of it): a list of numbers there is the same as its array
+_DATA_FIRST = frozenset(("mean", "sum", "prod", "std", "var", "max", "min", "amax", "amin", "median",
+                         "average", "cumsum", "cumprod", "argmax", "argmin", "ptp", "nanmean", "nansum",
+                         "nanmax", "nanmin", "diff", "sort", "argsort", "abs", "square", "sqrt", "exp", "log"))
+
+
+def numpy_data_args(graph, fn, args) -> list:
+    """`args` of NumPy function `fn` with a list of numbers from outside in
+    a data position (a ufunc's operands, the first argument of a reduction)
+    as a graph input (`as_graph_input`): np.mean(hist) of a list that grows
+    between calls does not guard its length and items."""
+    if isinstance(fn, np.ufunc):
+        positions = range(min(len(args), fn.nin))
+    elif getattr(fn, "__name__", None) in _DATA_FIRST and getattr(fn, "__module__", "").startswith("numpy"):
+        positions = range(min(len(args), 1))
+    else:
+        return args
+    out = list(args)
+    for k in positions:
+        out[k] = as_graph_input(graph, out[k]) or out[k]
+    return out
+
+
+def source_slice(graph, var: ListVariable, key: slice):
+    """``xs[-3:]`` / ``xs[:2]`` of a list from outside whose items the trace
+    has not read or grown: the items ``xs[-3], xs[-2], xs[-1]`` (or
+    ``xs[0], xs[1]``) each read alone (`source_item`), valid while the list
+    has at least that many items (a shorter one fails a guard's load), so
+    the length is not guarded. None when that does not apply."""
+    value = getattr(var, "source_value", None)
+    if value is None or var.loaded or var.pending or key.step is not None:
+        return None
+    start, stop = key.start, key.stop
+    if type(start) is int and start < 0 and stop is None and -start <= len(value):
+        indices = range(start, 0)
+    elif start in (None, 0) and type(stop) is int and 0 < stop <= len(value):
+        indices = range(0, stop)
+    else:
+        return None
+    items = []
+    for i in indices:
+        item = source_item(graph, var, i)
+        if item is None:
+            return None
+        items.append(item)
+    return ListVariable(items)
+
+
 def as_graph_input(graph, var, kinds=tuple(_DTYPES)) -> TensorVariable | None:
     """The list as a graph input (see module doc), or None when it is not a
     non-empty list from outside of numbers of one exact type among `kinds`."""

@@ -50,7 +50,29 @@ def _steps(ir, symbol: Symbol):
 
 
 def _replay(steps, symbol: Symbol, source: str):
-    def predicate(value):
+    """value -> the symbol's value: the statements' own callables, nested in
+    one generated function (the guard runs it on every call), or replayed
+    one by one where a statement is not a plain operator call."""
+    namespace, text = {}, {source: "v"}
+
+    def bind(value):
+        name = "k%d" % len(namespace)
+        namespace[name] = value
+        return name
+
+    for st in steps:
+        if st.op.kind != "operator" or st.kwargs or any(
+                not isinstance(a, Symbol) and type(a) not in (int, float, bool) for a in st.args):
+            return _replay_slowly(steps, symbol, source)
+        args = [text[a.name] if isinstance(a, Symbol) else bind(a) for a in st.args]
+        text[st.outputs[0].name] = "%s(%s)" % (bind(st.op.target), ", ".join(args))
+    code = "def predicate(v, _same=None):\n    return %s\n" % text[symbol.name]
+    exec(compile(code, "<sot-branch-predicate>", "exec"), namespace)
+    return namespace["predicate"]
+
+
+def _replay_slowly(steps, symbol: Symbol, source: str):
+    def predicate(value, _same=None):
         env = {source: value}
         for st in steps:
             args, kwargs = map_symbols((st.args, st.kwargs), lambda s: env[s.name])
@@ -122,3 +144,42 @@ def branch(graph, var) -> bool | None:
     text = _expression(steps, var.symbol, source, tracker.name())
     graph.add_guard(PredicateGuard(tracker, predicate, outcome, text))
     return outcome
+
+
+# -- an index that changes between calls ---------------------------------------------
+
+def _number_index(v) -> bool:
+    """A Python int computed in the graph from number inputs alone (a loop
+    body's ``i``), not from dims."""
+    from .variables import SymScalarVariable
+    return isinstance(v, SymScalarVariable) and v.meta.type is int and bool(v.deps) and \
+        all(type(d) is tuple and len(d) == 2 and d[0] == "number" for d in v.deps)
+
+
+def bounded_index(graph, array, key):
+    """``array[i]`` / ``array[i, j]`` with ints that change between calls
+    (number inputs) on static dims: each index is guarded in bounds
+    (``-n <= i < n``, its outcome guard) and taken as ``i % n``, which is
+    ``i`` there, so the trace holds for every index in bounds instead of
+    one translation per index. The key to index with, or None (then the
+    index is specialised, as before: an index out of bounds at trace time
+    raises as eager)."""
+    from . import dispatch
+    from .variables import ConstVariable, TupleVariable
+    items = list(key.items) if type(key) is TupleVariable else [key]
+    if not any(_number_index(v) for v in items) or len(items) > len(array.meta.shape):
+        return None
+    out = []
+    for axis, v in enumerate(items):
+        if isinstance(v, ConstVariable) and type(v.value) is int:
+            out.append(v)
+            continue
+        if not _number_index(v) or axis in array.meta.symbolic_axes:
+            return None
+        n = array.meta.shape[axis]
+        for cond in (dispatch.compare_op(graph, "le", ConstVariable(-n), v),
+                     dispatch.compare_op(graph, "lt", v, ConstVariable(n))):
+            if branch(graph, cond) is not True:
+                return None      # out of bounds at trace time (or not guardable): eager's path
+        out.append(dispatch.binary_op(graph, "mod", v, ConstVariable(n)))
+    return TupleVariable(out) if type(key) is TupleVariable else out[0]

@@ -9,7 +9,7 @@ checks that ``bool(predicate(value))`` is still that outcome, so a logging
 branch taken every hundredth call makes two entries, not one per value.
 
 The predicate replays the graph's own ops on Python numbers (no user
-code). It runs as the guard program's two-register call op (the one
+code) and takes the value twice (``predicate(v, v)``). It runs as the guard program's two-register call op (the one
 ``OverlapGuard`` uses) with the value in both registers; an exception from
 it (a division by zero for some value) fails the guard: a miss, and the
 trace then meets that value itself.
@@ -26,9 +26,6 @@ class PredicateGuard(Guard):
     def __init__(self, tracker: Tracker, predicate, outcome: bool, text: str):
         self.tracker, self.predicate, self.outcome, self.text = tracker, predicate, bool(outcome), text
 
-    def _call(self, value, _same):
-        return self.predicate(value)
-
     def describe(self):
         return "the branch on %s went %s" % (self.text, self.outcome)
 
@@ -38,7 +35,7 @@ class PredicateGuard(Guard):
 
     def c_ops(self, prog):
         r = prog.reg(self.tracker)
-        return [("overlap", r, r, self._call, self.outcome)]
+        return [("overlap", r, r, self.predicate, self.outcome)]   # predicate(v, v)
 
     def _key(self):
         return (self.text, self.outcome)
