@@ -123,9 +123,12 @@ def _exposed(graph, ir, replays) -> bool:
     seen = [st for st in late if replays or id(st) in graph.handled]
     raising = next((st for st in seen if not cannot_raise(st)), None)
     if raising is not None:
-        raise FallbackError(SIDE_EFFECT, f"`{raising}` may raise after the graph wrote into memory from outside, "
-                            "and neither the side effects replayed after the graph nor the function's own "
-                            "except/finally would see it as eagerly")
+        error = FallbackError(SIDE_EFFECT, f"`{raising}` may raise after the graph wrote into memory from "
+                              "outside, and neither the side effects replayed after the graph nor the "
+                              "function's own except/finally would see it as eagerly")
+        if raising.where:
+            error.reason.located(*raising.where[0][:2])
+        raise error
     return bool(seen)
 
 

@@ -182,3 +182,50 @@ def test_write_in_try_whose_ops_cannot_raise_stays_one_graph():
     report = sot.explain(sot.to_static(f, min_graph_size=0), np.zeros(3), np.ones(3))
     assert not report.breaks and report.graph_count == 1
     check(f, (np.zeros(3), np.ones(3)))
+
+
+class _Counter:
+    def __init__(self, count=0):
+        self.w = np.ones(3)
+        self.count = count
+        self.total = 0.0
+
+    def step(self, x):
+        self.w += x
+        self.total = self.total + 1.0
+        self.count = self.count - 1          # a number input once it changed between calls
+        return self.w.sum() * (self.total / self.count)   # ZeroDivisionError when count reaches 0
+
+
+def test_number_inputs_after_a_write_divide_by_zero_as_eagerly():
+    static = sot.to_static(_Counter.step)
+    eager_obj, traced_obj = _Counter(4), _Counter(4)
+    for _ in range(6):
+        outcomes = []
+        for fn, obj in ((_Counter.step, eager_obj), (static, traced_obj)):
+            try:
+                outcomes.append(fn(obj, np.ones(3)))
+            except ZeroDivisionError as e:
+                outcomes.append(str(e))
+        assert_same(*outcomes)
+        assert_same(vars(eager_obj), vars(traced_obj))
+
+
+def test_counter_after_a_write_stays_captured():
+    class Model:
+        def __init__(self):
+            self.w = np.ones(4)
+            self.steps = 0
+
+        def step(self, x):
+            self.w -= 0.1 * x
+            self.steps += 1
+            return self.w.sum()
+
+    static = sot.to_static(Model.step)
+    m = Model()
+    for _ in range(5):
+        static(m, np.ones(4))
+    report = sot.explain(static, m, np.ones(4))
+    assert not report.breaks and not [e for e in report.entries if e.fallback]
+    check(lambda m, x: [m.step(x) for _ in range(4)] + [m.steps], (Model(), np.arange(4.0)))

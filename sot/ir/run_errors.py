@@ -52,14 +52,37 @@ def _name(st: Statement) -> str:
     return name[len("inplace_"):] if name.startswith("inplace_") else name
 
 
-def _dtypes(st: Statement):
-    return [s.meta.dtype for s in symbols_in((st.args, st.kwargs)) + list(st.outputs)]
+_COMPARISONS = frozenset(("eq", "ne", "lt", "le", "gt", "ge"))
+_EXACT = frozenset(("add", "sub", "mul", "neg", "pos", "abs", "and_", "or_", "xor"))
+
+
+def _numbers_cannot_raise(st: Statement, name: str, numbers: list) -> bool:
+    """A statement on Python numbers (graph inputs or values computed from
+    them): comparisons, and int-only +, -, *, bit ops (exact big ints), or
+    float-only +, -, * cannot raise; a division or power by zero, a negative
+    shift, an int too large for a float or for an array's dtype can."""
+    if st.op.kind != "operator":
+        return False
+    if name in _COMPARISONS:
+        return True
+    if name not in _EXACT or any(not s.meta.is_python for s in symbols_in((st.args, st.kwargs))):
+        return False
+    symbol_kinds = {s.meta.type for s in numbers}
+    const_kinds = {type(a) for a in st.args if not hasattr(a, "meta")}
+    if symbol_kinds | const_kinds <= {int, bool}:
+        return True
+    return symbol_kinds == {float} and const_kinds <= {float, int, bool} and all(
+        abs(a) < 2 ** 53 for a in st.args if type(a) is int)
 
 
 def cannot_raise(st: Statement) -> bool:
     """True when ``st`` cannot raise for any values of its inputs (see module doc)."""
-    dtypes = _dtypes(st)
-    if any(getattr(d, "kind", "O") not in _NUMERIC for d in dtypes):
+    symbols = symbols_in((st.args, st.kwargs)) + list(st.outputs)
+    numbers = [s for s in symbols if s.meta.is_python]
+    if numbers:
+        return _numbers_cannot_raise(st, _name(st), numbers)
+    dtypes = [s.meta.dtype for s in symbols]
+    if any(d.kind not in _NUMERIC for d in dtypes):
         return False     # object, string, datetime arrays: their values decide
     op, name = st.op, _name(st)
     if name in _POWERS or getattr(op.target, "__name__", None) in _POWERS:
