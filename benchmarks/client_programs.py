@@ -13,19 +13,26 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-PROGRAMS: dict = {}
+
+def program_registry():
+    """A dict of programs and the ``program`` decorator that fills it (one
+    per file of programs)."""
+    programs: dict = {}
+
+    def program(name, sizes, bench):
+        """Register ``build`` under ``name``; ``sizes`` are the small test sizes,
+        ``bench`` the benchmark size."""
+        def register(build):
+            def inputs_of(fn):
+                programs[name] = (build, fn, tuple(sizes), bench)
+                return fn
+            build.inputs = inputs_of
+            return build
+        return register
+    return programs, program
 
 
-def program(name, sizes, bench):
-    """Register ``build`` under ``name``; ``sizes`` are the small test sizes,
-    ``bench`` the benchmark size."""
-    def register(build):
-        def inputs_of(fn):
-            PROGRAMS[name] = (build, fn, tuple(sizes), bench)
-            return fn
-        build.inputs = inputs_of
-        return build
-    return register
+PROGRAMS, program = program_registry()
 
 
 # -- k-means clustering -------------------------------------------------------

@@ -3,6 +3,7 @@
     python benchmarks/clients.py             # benchmark sizes
     python benchmarks/clients.py --quick     # the test sizes, for CI
     python benchmarks/clients.py -v          # also every graph break's reason
+    python benchmarks/clients.py --set 2     # the second set (client_programs2.py)
 
 Each row is one program: its functions decorated with ``sot.to_static`` as a
 user decorates them (backend numpy, backend auto) against the same program
@@ -12,14 +13,18 @@ warm-up calls that let translation and the do-no-harm governor settle;
 the best time of each counts.
 Ratios are decorated / eager: LOWER IS BETTER. ``same`` says whether the
 numpy backend's results (and what the program did to its arguments) are
-bitwise eager's; ``breaks`` counts graph breaks and fallbacks over those
+bitwise eager's and their stdout eager's, ``close`` whether the auto
+backend's are within float tolerance of eager's; ``breaks`` counts graph breaks and fallbacks over those
 first calls, ``graphs`` the graphs compiled.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
+import io
 import importlib.util
+import math
 import os
 import sys
 import time
@@ -28,6 +33,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
+sys.path.insert(0, HERE)  # client_programs2 imports client_programs
 
 import sot  # noqa: E402
 from difftest import assert_same  # noqa: E402
@@ -35,11 +41,14 @@ from sot import translate  # noqa: E402
 from sot.explain import ExplainReport  # noqa: E402
 
 
-def load_programs(tag: str):
-    """client_programs loaded afresh as module ``tag``: code objects of its
+SETS = {"1": "client_programs", "2": "client_programs2"}
+
+
+def load_programs(tag: str, module_name: str = "client_programs"):
+    """``module_name`` loaded afresh as module ``tag``: code objects of its
     own, so that translations for one backend are not shared with another
     (the cache lives on the code object)."""
-    spec = importlib.util.spec_from_file_location(f"client_programs_{tag}", os.path.join(HERE, "client_programs.py"))
+    spec = importlib.util.spec_from_file_location(f"{module_name}_{tag}", os.path.join(HERE, f"{module_name}.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.PROGRAMS
@@ -55,15 +64,60 @@ def comparable(value):
     return value
 
 
+def run_capturing(main, args):
+    """``main(*args)`` and what it printed."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        result = main(*args)
+    return result, out.getvalue()
+
+
 def same(eager_main, static_main, inputs, n, seeds=(0, 1)) -> bool:
     for seed in seeds:
         a = inputs(n, seed)
         b = copy.deepcopy(a)
         try:
-            assert_same(comparable(eager_main(*a)), comparable(static_main(*b)), bitwise=True)
+            (e, e_out), (t, t_out) = run_capturing(eager_main, a), run_capturing(static_main, b)
+            assert_same(comparable(e), comparable(t), bitwise=True)
             assert_same(comparable(a), comparable(b), "arguments", bitwise=True)
+            assert e_out == t_out, f"stdout {e_out!r} != {t_out!r}"
         except AssertionError as e:
             print(f"  MISMATCH: {e}", file=sys.stderr)
+            return False
+    return True
+
+
+def assert_close(eager, traced, path="result", rtol=1e-5, atol=1e-7):
+    """Same structure, dtypes and shapes; float arrays within tolerance (a
+    backend other than NumPy runs other kernels)."""
+    if isinstance(eager, (np.ndarray, np.generic)) and np.asarray(eager).dtype.kind in "fc":
+        assert type(eager) is type(traced) and eager.dtype == traced.dtype, f"{path}: {eager.dtype} vs {traced}"
+        assert np.shape(eager) == np.shape(traced), f"{path}: shape {np.shape(eager)} != {np.shape(traced)}"
+        assert np.allclose(eager, traced, rtol=rtol, atol=atol, equal_nan=True), f"{path}: values differ"
+    elif isinstance(eager, float) and isinstance(traced, float):
+        assert math.isclose(eager, traced, rel_tol=rtol, abs_tol=atol) or eager != eager, f"{path}: {eager} != {traced}"
+    elif isinstance(eager, (list, tuple)) and type(eager) is type(traced) and len(eager) == len(traced):
+        for i, (x, y) in enumerate(zip(eager, traced)):
+            assert_close(x, y, f"{path}[{i}]", rtol, atol)
+    elif isinstance(eager, dict) and type(traced) is dict and list(eager) == list(traced):
+        for k in eager:
+            assert_close(eager[k], traced[k], f"{path}[{k!r}]", rtol, atol)
+    else:
+        assert_same(eager, traced, path)
+
+
+def close(eager_main, static_main, inputs, n, seeds=(0, 1)) -> bool:
+    """The auto backend's results within float tolerance of eager's (stdout
+    is not compared: printed floats may differ in the last digit)."""
+    for seed in seeds:
+        a = inputs(n, seed)
+        b = copy.deepcopy(a)
+        try:
+            e, t = run_capturing(eager_main, a)[0], run_capturing(static_main, b)[0]
+            assert_close(comparable(e), comparable(t))
+            assert_close(comparable(a), comparable(b), "arguments")
+        except AssertionError as e:
+            print(f"  NOT CLOSE: {e}", file=sys.stderr)
             return False
     return True
 
@@ -73,16 +127,17 @@ def measure(mains, inputs, n, warmup, repeat):
     ``n`` (seed 0; the warm-up calls use other seeds too), timed in rotating order."""
     for main in mains:
         for i in range(warmup):
-            main(*inputs(n, i))
+            run_capturing(main, inputs(n, i))
     times = [[] for _ in mains]
     for r in range(repeat):
         order = list(range(len(mains)))
         order = order[r % len(mains):] + order[:r % len(mains)]
         for k in order:
             args = inputs(n, 0)  # the same work every call (k-means' iterations depend on the data)
-            t0 = time.perf_counter()
-            mains[k](*args)
-            times[k].append(time.perf_counter() - t0)
+            with contextlib.redirect_stdout(io.StringIO()):
+                t0 = time.perf_counter()
+                mains[k](*args)
+                times[k].append(time.perf_counter() - t0)
     # the best of each: on a loaded machine (2 cores shared by many) a call is
     # often descheduled, which the median of a ~1 ms program does not hide
     return [min(t) for t in times]
@@ -95,14 +150,16 @@ def main(argv=None):
     parser.add_argument("--warmup", type=int, default=12, help="untimed calls first (translation, governor)")
     parser.add_argument("--only", default=None, metavar="TEXT", help="only the programs whose name contains TEXT")
     parser.add_argument("-v", "--verbose", action="store_true", help="print each graph break's reason")
+    parser.add_argument("--set", choices=sorted(SETS), default="1", help="which file of programs")
     args = parser.parse_args(argv)
     repeat = args.repeat or (15 if args.quick else 31)
-    eager_programs = load_programs("eager")
-    variants = {"numpy": load_programs("numpy"), "auto": load_programs("auto")}
+    module_name = SETS[args.set]
+    eager_programs = load_programs("eager", module_name)
+    variants = {"numpy": load_programs("numpy", module_name), "auto": load_programs("auto", module_name)}
     identity = lambda f: f  # noqa: E731
 
     print(f"{'program':<13}{'size':>8}{'eager':>11}{'numpy':>11}{'ratio':>7}{'auto':>11}{'ratio':>7}"
-          f"{'same':>6}{'breaks':>7}{'graphs':>7}")
+          f"{'same':>6}{'close':>6}{'breaks':>7}{'graphs':>7}")
     for name, (build, inputs, sizes, bench) in eager_programs.items():
         if args.only and args.only not in name:
             continue
@@ -115,10 +172,11 @@ def main(argv=None):
             ok = same(eager, statics["numpy"], inputs, n)
         finally:
             translate._recorders.remove(report.entries)
+        ok_auto = close(eager, statics["auto"], inputs, n)
         t_eager, t_np, t_auto = measure([eager, statics["numpy"], statics["auto"]], inputs, n,
                                         args.warmup, repeat)
         print(f"{name:<13}{n:>8}{t_eager * 1e3:>9.3f}ms{t_np * 1e3:>9.3f}ms{t_np / t_eager:>7.2f}"
-              f"{t_auto * 1e3:>9.3f}ms{t_auto / t_eager:>7.2f}{'yes' if ok else 'NO':>6}"
+              f"{t_auto * 1e3:>9.3f}ms{t_auto / t_eager:>7.2f}{'yes' if ok else 'NO':>6}{'yes' if ok_auto else 'NO':>6}"
               f"{len(report.breaks):>7}{report.graph_count:>7}", flush=True)
         if args.verbose:
             for reason in report.breaks:

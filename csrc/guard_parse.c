@@ -58,7 +58,8 @@ sot_guard_parse_op(GuardProgram *p, PyObject *t, guard_op *op)
             op->op = k;
         }
     }
-    if (op->op < 0 || PyTuple_GET_SIZE(t) != op_sizes[op->op]) {
+    if (op->op < 0 || (PyTuple_GET_SIZE(t) != op_sizes[op->op] &&
+                       !(op->op == OP_OVERLAP && PyTuple_GET_SIZE(t) == 8))) {   /* its C form */
         PyErr_Format(PyExc_ValueError, "guard program: bad op %R", t);
         return -1;
     }
@@ -157,7 +158,26 @@ sot_guard_parse_op(GuardProgram *p, PyObject *t, guard_op *op)
         op->src = (int)x;
         op->b = Py_NewRef(PyTuple_GET_ITEM(t, 3));
         op->n = PyObject_IsTrue(PyTuple_GET_ITEM(t, 4));
-        return op->n < 0 ? -1 : 0;
+        if (op->n < 0) {
+            return -1;
+        }
+        if (PyTuple_GET_SIZE(t) == 8) {   /* the ndarray type and both item sizes: the bounds in C */
+            if (parse_type(t, 5, &op->a) < 0) {
+                return -1;
+            }
+            op->m = PyLong_AsSsize_t(PyTuple_GET_ITEM(t, 6));
+            op->dims = PyMem_Calloc(1, sizeof(Py_ssize_t));
+            if (op->dims == NULL) {
+                PyErr_NoMemory();
+                return -1;
+            }
+            op->dims[0] = PyLong_AsSsize_t(PyTuple_GET_ITEM(t, 7));
+            if ((op->m == -1 || op->dims[0] == -1) && PyErr_Occurred()) {
+                return -1;
+            }
+            op->exact = 1;
+        }
+        return 0;
     case OP_DIMEQ: {
         if (parse_index(t, 3, p->nregs, "register", &x) < 0) {
             return -1;

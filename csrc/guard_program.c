@@ -41,12 +41,16 @@
  *           ("call", fn, value)      fn() (a builtin that runs no user
  *                                    code, e.g. abc.get_cache_token) is
  *                                    still value (compared like "value")
- *           ("overlap", r, s, fn, expect)
+ *           ("overlap", r, s, fn, expect[, T, size_r, size_s])
  *                                    bool(fn(regs[r], regs[s])) == expect
  *                                    (fn runs no user code: numpy.
  *                                    may_share_memory, or a branch's
  *                                    predicate on a Python number with r == s,
- *                                    sot/guards/predicate.py)
+ *                                    sot/guards/predicate.py); with T
+ *                                    (numpy.ndarray) and the item sizes
+ *                                    (their dtypes guarded before): for two
+ *                                    arrays of exactly type T, NumPy's bounds
+ *                                    check is done here (memory_extents)
  *
  * Everything reads the frame's borrowed argument vector; registers own
  * their values and are released on every path. The tuples are parsed in
@@ -138,6 +142,40 @@ dtype_equal(PyObject *have, PyObject *want)
     Py_DECREF(m1);
     Py_DECREF(m2);
     return eq;
+}
+
+/* np.may_share_memory(a, b) (max_work=0: the bounds of the data ranges, as
+ * NumPy's offset_bounds_from_strides / solve_may_share_memory compute
+ * them) for two exact ndarrays of the given item sizes. */
+static void
+memory_extents(PyObject *v, Py_ssize_t itemsize, char **start, char **end)
+{
+    sot_ndarray_head *arr = (sot_ndarray_head *)v;
+    Py_ssize_t lower = 0, upper = 0;
+    for (int i = 0; i < arr->nd; i++) {
+        if (arr->dimensions[i] == 0) {   /* no element: an empty range */
+            *start = *end = arr->data;
+            return;
+        }
+        Py_ssize_t span = arr->strides[i] * (arr->dimensions[i] - 1);
+        if (span > 0) {
+            upper += span;
+        }
+        else {
+            lower += span;
+        }
+    }
+    *start = arr->data + lower;
+    *end = arr->data + upper + itemsize;
+}
+
+static int
+extents_overlap(PyObject *a, Py_ssize_t size_a, PyObject *b, Py_ssize_t size_b)
+{
+    char *s1, *e1, *s2, *e2;
+    memory_extents(a, size_a, &s1, &e1);
+    memory_extents(b, size_b, &s2, &e2);
+    return s1 < e2 && s2 < e1 && s1 < e1 && s2 < e2;
 }
 
 static int
@@ -412,7 +450,12 @@ run_program(GuardProgram *p, PyObject *const *vec, Py_ssize_t n)
             break;
         }
         case OP_OVERLAP: {
-            PyObject *pair[2] = {v, regs[op->src]};
+            PyObject *w = regs[op->src];
+            if (op->exact && (PyObject *)Py_TYPE(v) == op->a && (PyObject *)Py_TYPE(w) == op->a) {
+                ok = extents_overlap(v, op->m, w, op->dims[0]) == (op->n != 0);
+                break;
+            }
+            PyObject *pair[2] = {v, w};
             PyObject *r = PyObject_Vectorcall(op->b, pair, 2, NULL);
             ok = r == NULL ? -1 : PyObject_IsTrue(r);
             Py_XDECREF(r);

@@ -7,15 +7,16 @@ from __future__ import annotations
 from . import _hook, _skip
 from .backends import GraphWriteError, compile_graph, fp_state
 from .backends.numpy.writes import first_commit
-from .breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
+from .breaks.reasons import SIDE_EFFECT, UNSUPPORTED_OBJECT, FallbackError
 from .entry import EntryInfo, Options, phase
-from .executor import writes
+from .executor import cell_writes, writes
 from .executor.codegen import uniform_arg_names
 from .executor.function_graph import FunctionGraph
 from .executor.output import OutputBuilder
 from .guards.compile import load_statements
 from .guards.tracker import CellTracker
 from .ir.floor import check_floor
+from .ir.run_errors import cannot_raise
 
 
 def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, info: EntryInfo,
@@ -73,6 +74,14 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
                                     "memory from outside (it could not be rerun natively)")
             namespace["__fp_plain"] = fp_state.never_plain
             namespace["__careful"] = fp_state.run_strict(run if compiled.backend == "numpy" else _numpy_twin(ir))
+        elif _exposed(graph, ir, builder.effects or cell_writes.written(graph, code)):
+            # An error after its write is raised as it is, from the runner:
+            # without the side effects eager made before it (they are replayed
+            # after the graph), and past the frame's own handlers (the runner
+            # is not inside the user's `try`). Only graphs whose ops cannot
+            # raise there; a call where NumPy's error state could make one
+            # raise runs natively, untouched.
+            namespace["__careful"] = _unless_raising(run if compiled.backend == "numpy" else _numpy_twin(ir))
         elif first_commit(ir) is not None:
             # never rerun once it wrote: errors are not made to raise; NumPy
             # handles them as eagerly (warn, call, log, raise), in order
@@ -101,6 +110,36 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
     runner.source = source
     _hook.skip_code(runner.__code__)
     return runner
+
+
+def _exposed(graph, ir, replays) -> bool:
+    """Whether an error after the graph's first write into memory from
+    outside would be seen otherwise than eagerly (see make_runner); raises
+    FallbackError where an op there may raise."""
+    commit = first_commit(ir)
+    if commit is None:
+        return False
+    late = ir.statements[commit:]
+    seen = [st for st in late if replays or id(st) in graph.handled]
+    raising = next((st for st in seen if not cannot_raise(st)), None)
+    if raising is not None:
+        error = FallbackError(SIDE_EFFECT, f"`{raising}` may raise after the graph wrote into memory from "
+                              "outside, and neither the side effects replayed after the graph nor the "
+                              "function's own except/finally would see it as eagerly")
+        if raising.where:
+            error.reason.located(*raising.where[0][:2])
+        raise error
+    return bool(seen)
+
+
+def _unless_raising(run):
+    """`run`, or a native run of the frame where an error could raise."""
+    def careful(*inputs):
+        if fp_state.may_raise():
+            raise _hook.RerunNatively
+        return run(*inputs)
+    _hook.skip_code(careful.__code__)
+    return careful
 
 
 def _numpy_twin(ir):

@@ -7,7 +7,9 @@ several sizes and seeds, so re-translations and cached entries both run.
 Then what the programs found, one test each."""
 from __future__ import annotations
 
+import contextlib
 import copy
+import io
 import logging
 import os
 import sys
@@ -31,16 +33,32 @@ def comparable(value):
     return value
 
 
-@pytest.mark.parametrize("name", list(CP.PROGRAMS))
-def test_client_program_decorated_is_eager_bitwise(name):
-    build, inputs, sizes, _bench = CP.PROGRAMS[name]
+def _run(main, args):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        result = main(*args)
+    return result, out.getvalue()
+
+
+def assert_program_matches(programs: dict, name: str) -> None:
+    """Program ``name`` of ``programs`` decorated gives eager's results
+    bitwise, does to its arguments what eager does, and prints what eager
+    prints, over its test sizes and two seeds."""
+    build, inputs, sizes, _bench = programs[name]
     eager, static = build(lambda f: f), build(sot.to_static)
     for n in sizes:
         for seed in (0, 1):
             a = inputs(n, seed)
             b = copy.deepcopy(a)
-            assert_same(comparable(eager(*a)), comparable(static(*b)), f"{name}({n}, seed {seed})", bitwise=True)
+            (e, e_out), (t, t_out) = _run(eager, a), _run(static, b)
+            assert_same(comparable(e), comparable(t), f"{name}({n}, seed {seed})", bitwise=True)
             assert_same(comparable(a), comparable(b), f"{name}'s arguments afterwards", bitwise=True)
+            assert e_out == t_out, f"{name}({n}, seed {seed}): stdout differs"
+
+
+@pytest.mark.parametrize("name", list(CP.PROGRAMS))
+def test_client_program_decorated_is_eager_bitwise(name):
+    assert_program_matches(CP.PROGRAMS, name)
 
 
 # -- a Python-number input in a graph whose buffers are planned -----------------------

@@ -97,9 +97,16 @@ def test_boolean_indexing_other_than_one_traced_mask_is_unsupported():
     """(A traced mask gives a size known at run time: tests/test_data_dependent.py.)"""
     x = sample((3, 4), np.float32)
     assert_unsupported(GETITEM, x, x[0] > 0)   # the mask's shape is not the leading axes'
-    assert_unsupported(GETITEM, x, [True, False, True])
+    assert_unsupported(GETITEM, x, [True, False])   # a constant mask of another length: NumPy raises
+    assert_unsupported(GETITEM, x, [[True, False, True, True]] * 3)   # a constant 2-d mask
     assert_unsupported(GETITEM, x, (0, sample((4,), np.bool_)))
     assert_unsupported(GETITEM, x, True)
+
+
+def test_constant_bool_list_selects_its_trues():
+    x = sample((3, 4), np.float32)
+    assert_matches_eager(GETITEM, x, [True, False, True])
+    assert_matches_eager(GETITEM, x, (slice(None), [False, True, True, False]))
 
 
 def test_float_index_and_non_constant_slice_are_unsupported():

@@ -40,7 +40,7 @@ def array_attribute(x):
 
 def finfo_eps(x):
     y = x * 2
-    eps = np.finfo(x.dtype).eps.item()  # .item() of a constant is not modelled (np.finfo(...).eps is)
+    eps = np.finfo(x.dtype).eps.astype(float).item()  # .astype of a constant NumPy scalar is not modelled
     return y + eps
 
 

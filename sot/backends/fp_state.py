@@ -36,7 +36,7 @@ from sot import _hook
 from sot._quiet import first_filter
 from sot._C import fp_plain
 
-__all__ = ["TOKEN", "fp_plain", "never_plain", "run_careful", "run_strict", "state"]
+__all__ = ["TOKEN", "fp_plain", "may_raise", "never_plain", "run_careful", "run_strict", "state"]
 
 try:
     from numpy._core._ufunc_config import _extobj_contextvar as _EXTOBJ
@@ -92,6 +92,13 @@ def state() -> tuple[bool, bool]:
         if not numpy_careful and not onnx_on_numpy:
             TOKEN[:] = _LAST
     return numpy_careful, onnx_on_numpy
+
+
+def may_raise() -> bool:
+    """Whether what a NumPy op reports can raise an exception now (an
+    errstate of "raise", "call" or "log", whose handlers may raise, or an
+    "error" warnings filter), rather than only be warned about or ignored."""
+    return bool(set(np.geterr().values()) & {"raise", "call", "log"}) or "error" in _filter_actions()
 
 
 def _current() -> tuple[bool, bool]:

@@ -12,11 +12,16 @@ functions).
 The body function is the original code from the first instruction of the
 body to the loop's closing jump. It takes the loop item (for `for` loops)
 and the locals the body uses that are bound before the loop, and returns
-``(stopped, returned, value, *outs)`` at each way out of the body:
+``(value, stopped, returned, *outs)`` at each way out of the body:
 
-    continue / end of the body   (False, False, None, *outs)
-    break / while's exit          (True, False, None, *outs)
-    return v                      (True, True, v, None...)
+    continue / end of the body   (None, False, False, *outs)
+    break / while's exit          (None, True, False, *outs)
+    return v                      (v, True, True, None...)
+
+A return builds its tuple in place over the value, with no local of its
+own: a loop nested in the body is planned again when the body function is
+translated, and a hidden local or a jump to a shared stub there was read as
+the user's (a jump out of the inner loop looked like a `break`).
 
 In the replacement the body span is replaced by the call, the stores of
 ``outs`` and the dispatch on the two flags. ``outs`` are the locals the body
@@ -142,7 +147,9 @@ def plan(code: types.CodeType, loop: tuple, stack_nulls: list[bool], bound: set)
     exits, targets = {}, set()
     for ins in span:
         if ins.opname in _RETURNS:
-            exits[ins.offset] = ("return", depth[ins.offset] + (ins.opname == "RETURN_CONST"))
+            if depth[ins.offset] + (ins.opname == "RETURN_CONST") != 1:
+                return "a return with values under it on the stack"
+            exits[ins.offset] = ("return", 1)
         elif ins.opname.startswith("YIELD") or ins.opname in ("SETUP_FINALLY", "SETUP_WITH"):
             return f"{ins.opname} in the loop"
         elif _is_jump(ins) and not start <= ins.argval <= hi or _is_jump(ins) and ins.argval == lo:
@@ -364,10 +371,10 @@ def body_code(original: types.CodeType, body: LoopBody) -> types.CodeType:
             out += _unbound_check(item)
         if off in body.exits:
             kind, d = body.exits[off]
-            if kind == "return":
+            if kind == "return":   # in place (see the module's doc)
                 if item.name == "RETURN_CONST":
                     out.append(Instr("LOAD_CONST", item.arg, lineno=item.lineno))
-                out.append(Instr("JUMP_FORWARD", stub(kind, d), lineno=item.lineno))
+                out += _exit_stub(kind, d, body, item.lineno)
                 continue
             name = _TO_FORWARD.get(item.name, item.name)
             if name.startswith("POP_JUMP_IF_") and _FORWARD_IF != "POP_JUMP_IF_":
@@ -431,18 +438,16 @@ def outer_name(body: LoopBody, name: str) -> str:
 
 
 def _exit_stub(kind: str, depth: int, body: LoopBody, lineno) -> list:
-    """Leave the body function: `return (stopped, returned, value, *outs)`."""
-    ins = []
+    """Leave the body function: `return (value, stopped, returned, *outs)`;
+    a return's value is the one value on the stack (plan checks it)."""
     if kind == "return":
-        ins.append(Instr("STORE_FAST", _VALUE))
-        depth -= 1
-    ins += [Instr("POP_TOP") for _ in range(depth)]
+        ins = []
+    else:
+        ins = [Instr("POP_TOP") for _ in range(depth)] + [Instr("LOAD_CONST", None)]
     ins += [Instr("LOAD_CONST", kind != "continue"), Instr("LOAD_CONST", kind == "return")]
     if kind == "return":
-        ins.append(Instr("LOAD_FAST", _VALUE))
         ins += [Instr("LOAD_CONST", None) for _ in body.outs]
     else:
-        ins.append(Instr("LOAD_CONST", None))
         ins += [Instr("LOAD_FAST", n) for n in body.outs]
     ins += [Instr("BUILD_TUPLE", 3 + len(body.outs)), Instr("RETURN_VALUE")]
     for i in ins:
@@ -469,8 +474,8 @@ def substitute(items: list, bc, where: dict, original: types.CodeType, body: Loo
     a, b = _index(items, first), _index(items, last)
     loop_label = Label()
     call = _call_body(code, body, original)
-    call += [Instr("UNPACK_SEQUENCE", 3 + len(body.outs)), Instr("STORE_FAST", _STOP),
-             Instr("STORE_FAST", _RETURNED), Instr("STORE_FAST", _VALUE)]
+    call += [Instr("UNPACK_SEQUENCE", 3 + len(body.outs)), Instr("STORE_FAST", _VALUE),
+             Instr("STORE_FAST", _STOP), Instr("STORE_FAST", _RETURNED)]
     for n in body.outs:
         call.append(Instr("STORE_FAST", outer_name(body, n)))
         if n in body.carried and n in body.new:   # read after the loop: bound in the frame too, once bound

@@ -151,6 +151,8 @@ def call_method(executor, obj: Variable, name: str, args, kwargs) -> Variable:
             raise FallbackError(DATA_DEPENDENT, f".{name}() reads array data into Python",
                                 hint="keep the value as an array")
         written = writes.call_method(graph, obj, name, list(args), kwargs)
+        if written is None:
+            written = numpy_forms.method_form(graph, obj, name, list(args), kwargs)
         if written is not None:
             return written
         op = registry.lookup_method(name)

@@ -265,7 +265,7 @@ def is_op(a: Variable, b: Variable, graph=None) -> bool:
         return True
     if isinstance(a, classes.NewObjectVariable) or isinstance(b, classes.NewObjectVariable):
         return False   # made in the trace: one Variable per object, no other object is it
-    if _types_differ(a, b):
+    if _types_differ(a, b) or numpy_forms.distinct_arrays(a, b):
         return False
     if isinstance(a, ConstVariable) and isinstance(b, ConstVariable) and (
             type(a.value) in SINGLETONS or type(b.value) in SINGLETONS):
@@ -380,7 +380,6 @@ def getitem(graph, obj: Variable, key: Variable) -> Variable:
             key = ListVariable([const(i) for i in key.value])
         # token ids from a list argument (a list of bools stays a constant mask: its count is the shape)
         key = list_data.as_graph_input(graph, key, kinds=(int,)) or key
-        key = number_branches.bounded_index(graph, obj, key) or key   # x[i], i changing between calls
         return graph.call_op(registry.lookup_operator("getitem"), (obj, key))
     if isinstance(obj, introspect.FlagsVariable):
         return obj.item(key)
@@ -587,6 +586,8 @@ IMMUTABLE = (str, bytes, int, float, complex, bool, tuple, range, frozenset)
 def is_pure_method(value, name: str) -> bool:
     """`value.name` is a method computed at trace time: a public method of an
     immutable builtin value (`s.find`, `t.index`, `n.bit_length`)."""
+    if isinstance(value, np.generic):  # those of a NumPy scalar that give immutable Python values
+        return name in numpy_forms.SCALAR_METHODS and callable(getattr(type(value), name, None))
     return type(value) in IMMUTABLE and not name.startswith("_") and callable(getattr(type(value), name, None))
 
 

@@ -260,6 +260,20 @@ def _unwind_table(ex, exc) -> bool:
 SETUP, EXCEPT_HANDLER = "setup", "except-handler"
 
 
+def handler_covers(ex) -> bool:
+    """Whether an exception raised by the instruction being simulated would
+    enter a handler of the frame (an `except`, a `finally`, a `with`'s exit)."""
+    if ex.current is None:
+        return False
+    if not FACTS.exception_table:
+        return any(kind == SETUP for kind, _, _ in ex.blocks)
+    entries = ex.__dict__.get("_exception_entries")
+    if entries is None:
+        entries = ex._exception_entries = exception_entries(ex.code)
+    offset = ex.current.offset
+    return any(e.start <= offset < e.end for e in entries)
+
+
 def _unwind_blocks(ex, exc) -> bool:
     while ex.blocks:
         kind, target, level = ex.blocks.pop()

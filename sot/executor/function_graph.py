@@ -21,6 +21,7 @@ from ..breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
 from ..guards.guard import DictKeysGuard, IdGuard, LenGuard, TypeGuard, ValueGuard
 from ..ir import StatementIR, UnsupportedOp
 from . import freeze
+from .exceptions import handler_covers
 from .side_effects import SideEffects
 from .variables import (
     BuiltinVariable, ClassVariable, ConstVariable, DynamicScalarVariable, ListVariable, OpaqueVariable,
@@ -74,6 +75,7 @@ class FunctionGraph:
         self.trace_values: dict = {}  # input name -> its value at trace time (executor/writes.py)
         self.fp_strict = False  # an np.errstate block was entered: every error raises (executor/contexts.py)
         self.effects = SideEffects()  # stores into outside objects, replayed by the runner
+        self.handled: set = set()  # id() of statements recorded where a handler of the trace's frames covers them
 
     # -- guards --------------------------------------------------------------
     def add_guard(self, guard) -> None:
@@ -174,8 +176,11 @@ class FunctionGraph:
             raise FallbackError(UNSUPPORTED_OBJECT, f"{op.name}: {e}") from None
         if self.frames:
             where = tuple(ex.location() for ex in reversed(self.frames))
+            handled = any(handler_covers(ex) for ex in self.frames)
             for st in self.ir._statements[first:]:
                 st.where = where
+                if handled:
+                    self.handled.add(id(st))
         fresh = not op.aliases
         if not fresh and not inplace:  # the result may be a view: in-place updates of the inputs now fall back
             for a in list(args) + list((kwargs or {}).values()):

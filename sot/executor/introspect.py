@@ -140,6 +140,11 @@ NUMPY_INTROSPECTION = {
     np.shape: _np_shape,
     np.ndim: _np_ndim,
     np.size: _np_size,
+    np.iterable: _by_kind(np.iterable),   # an array is iterable unless 0-d
+    # pure functions of Python constants (an int, shapes)
+    np.broadcast_shapes: lambda graph, args, kwargs: _on_constants(np.broadcast_shapes, args, kwargs),
+    np.binary_repr: lambda graph, args, kwargs: _on_constants(np.binary_repr, args, kwargs),
+    np.base_repr: lambda graph, args, kwargs: _on_constants(np.base_repr, args, kwargs),
 }
 _BY_ID = {id(fn): fn for fn in NUMPY_INTROSPECTION}
 

@@ -1,6 +1,9 @@
 """NumPy call forms that are several graph ops: ``np.atleast_2d(a, b)``
 (a tuple of one result per operand) and the index tricks ``np.r_[a, b]`` /
-``np.c_[a, b]`` of traced arrays (a concatenation)."""
+``np.c_[a, b]`` of traced arrays (a concatenation); and the forms whose
+answer NumPy fixes without looking at data: a conversion that returns its
+operand (``np.asarray(x)``, ``x.astype(x.dtype, copy=False)``), which is
+that very object, and the identity of arrays the graph allocated."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,13 +13,96 @@ from .variables import ConstVariable, TensorVariable, TupleVariable, Variable
 
 _ATLEAST = (np.atleast_1d, np.atleast_2d, np.atleast_3d)
 
+#: methods of a constant NumPy scalar folded at trace time: their results are
+#: immutable Python values or NumPy scalars (not arrays, which are mutable)
+SCALAR_METHODS = frozenset({"is_integer", "as_integer_ratio", "bit_count", "item", "tolist", "conjugate",
+                            "hex", "fromhex"})
+
 
 def call_form(graph, fn, args, kwargs) -> Variable | None:
     """A multi-operand form of ``fn``, or None."""
     if any(fn is f for f in _ATLEAST) and len(args) > 1 and not kwargs:
         op = registry.lookup_function(fn)
         return TupleVariable([graph.call_op(op, [a]) for a in args])
+    if (fn is np.asarray or fn is np.asanyarray) and len(args) == 1:
+        same = _unchanged(args[0], kwargs, {"dtype": None, "order": ("K", None), "copy": (None, False)})
+        if same is not None or not _new_dtype(args[0], kwargs.get("dtype")):
+            return same
+        return _new(graph.call_op(registry.lookup_function(fn), args, kwargs))
     return None
+
+
+def _new_dtype(x: Variable, dtype: Variable | None) -> bool:
+    """Whether converting the ndarray ``x`` to ``dtype`` changes its dtype (so copies)."""
+    if not isinstance(x, TensorVariable) or x.meta.is_scalar or not isinstance(dtype, ConstVariable):
+        return False
+    new = _dtype(dtype.value) if dtype.value is not None else None
+    return new is not None and new != x.meta.dtype
+
+
+def _new(result: Variable) -> Variable:
+    if isinstance(result, TensorVariable):
+        result.fresh = True  # a copy: no view of anything
+    return result
+
+
+def method_form(graph, obj: TensorVariable, name: str, args, kwargs) -> Variable | None:
+    """``x.astype(x.dtype, copy=False)`` is ``x``; ``x.astype(dt)`` (copy=True)
+    is a new array, never ``x`` (``fresh``); None for every other call."""
+    if name != "astype" or len(args) != 1 or obj.meta.is_scalar:
+        return None
+    if "copy" in kwargs:  # copy=False: x itself when nothing changes
+        return _unchanged(obj, dict(kwargs, dtype=args[0]), {"dtype": None, "order": ("K",), "copy": (False,),
+                                                             "casting": ("unsafe", "same_kind", "safe", "equiv", "no")})
+    if set(kwargs) - {"casting", "order"}:
+        return None
+    op = registry.lookup_method("astype")
+    if op is None:
+        return None
+    return _new(graph.call_op(op, [obj] + list(args), kwargs))  # astype copies unless copy=False
+
+
+def _unchanged(x: Variable, kwargs, allowed) -> Variable | None:
+    """``x`` itself when the conversion with ``kwargs`` returns its ndarray
+    operand (no dtype change, layout kept), else None."""
+    if not isinstance(x, TensorVariable) or x.meta.is_scalar or x.meta.is_python:
+        return None
+    for k, v in kwargs.items():
+        value = getattr(v, "value", _MISSING) if isinstance(v, ConstVariable) else _MISSING
+        if k not in allowed or value is _MISSING:
+            return None
+        if k == "dtype":
+            if value is not None and _dtype(value) != x.meta.dtype:
+                return None
+        elif value not in allowed[k]:
+            return None
+    return x
+
+
+_MISSING = object()
+
+
+def _dtype(value):
+    try:
+        return np.dtype(value)
+    except TypeError:
+        return None
+
+
+def new_array(v: Variable) -> bool:
+    """Whether ``v`` is an ndarray the graph allocated (no view of anything)."""
+    return isinstance(v, TensorVariable) and v.fresh and not v.meta.is_scalar
+
+
+def distinct_arrays(a: Variable, b: Variable) -> bool:
+    """``a is b`` is certainly False: one is an array the graph allocated and
+    the other is no view of it (a value from outside the frame, another new
+    array, or anything that is not an array)."""
+    for x, y in ((a, b), (b, a)):
+        if new_array(x) and x is not y and (not isinstance(y, TensorVariable) or new_array(y)
+                                            or y.tracker is not None):
+            return True
+    return False
 
 
 def index_trick(graph, obj, key: Variable) -> Variable | None:
@@ -102,13 +188,16 @@ def named_result(op, result: Variable) -> Variable:
     from ..ir.ops_api import TUPLE_RESULTS
     from ..ir.ops_combine import TUPLE_RESULTS as COMBINE_TUPLES
     from ..ir.ops_data_dependent import TUPLE_RESULTS as DATA_DEPENDENT_TUPLES
+    from ..ir.ops_edit import TUPLE_RESULTS as EDIT_TUPLES
     from ..ir.ops_linalg_fft import NAMED_RESULTS
     from .variables import ListVariable
     if not isinstance(result, ListVariable):
         return result
-    if op.name in TUPLE_RESULTS or op.name in DATA_DEPENDENT_TUPLES or op.name in COMBINE_TUPLES:
+    if op.name in TUPLE_RESULTS or op.name in DATA_DEPENDENT_TUPLES or op.name in COMBINE_TUPLES \
+            or op.name in EDIT_TUPLES:
         return TupleVariable(result.items)
-    cls = NAMED_RESULTS.get(op.name) if op.kind == "function" else None
+    from ..ir.ops_data_dependent import NAMED_RESULTS as UNIQUE_RESULTS
+    cls = NAMED_RESULTS.get(op.name, UNIQUE_RESULTS.get(op.name)) if op.kind == "function" else None
     if cls is not None:
         from .classes import NamedTupleVariable
         return NamedTupleVariable(result.items, cls=cls)

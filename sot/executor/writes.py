@@ -133,13 +133,15 @@ def finish(graph) -> None:
     arrays = [(tracker, var.input_symbol.name, values.get(var.input_symbol.name))
               for tracker, var in graph.inputs
               if isinstance(var, TensorVariable) and var.input_symbol is not None and not var.meta.is_scalar]
-    for tracker, name, value in arrays:
+    for k, (tracker, name, value) in enumerate(arrays):
         if name not in roots:
             continue
-        for other, other_name, other_value in arrays:
+        for j, (other, other_name, other_value) in enumerate(arrays):
             if other_name == name or type(value) is not np.ndarray or type(other_value) is not np.ndarray:
                 continue
+            if other_name in roots and j < k:   # the pair was guarded from the other side
+                continue
             overlap = bool(np.may_share_memory(value, other_value))
-            graph.add_guard(OverlapGuard(tracker, other, overlap))
+            graph.add_guard(OverlapGuard(tracker, other, overlap, (value.itemsize, other_value.itemsize)))
             if overlap:
                 graph.ir.shared.append((name, other_name))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["UnsupportedOp"]
+__all__ = ["UnsupportedOp", "BroadcastError"]
 
 
 class UnsupportedOp(Exception):
@@ -16,3 +16,8 @@ class UnsupportedOp(Exception):
     def __init__(self, reason: str):
         super().__init__(reason)
         self.reason = reason
+
+
+class BroadcastError(UnsupportedOp):
+    """Operands whose shapes do not broadcast (``registry.broadcast``, which
+    is NumPy's rule): NumPy raises its broadcasting error on them."""

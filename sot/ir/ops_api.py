@@ -26,7 +26,8 @@ from .registry import (Op, bind, broadcast, call_quietly, const_axes, const_int,
 from .statement_ir import Symbol
 
 #: ops whose eager result is a tuple of arrays (the IR's multi-output ops give a list)
-TUPLE_RESULTS = frozenset({"meshgrid", "tril_indices", "triu_indices", "histogram", "divmod", "modf", "frexp"})
+TUPLE_RESULTS = frozenset({"meshgrid", "tril_indices", "triu_indices", "histogram", "histogram2d", "divmod", "modf",
+                           "frexp"})
 
 
 def _probed(op, args, kwargs, shape):
@@ -362,19 +363,28 @@ simple_op("diag", "function", np.diag, _diag_shape)
 
 def _histogram_infer(op, args, kwargs):
     b = bind("histogram", ("a", "bins", "range", "density", "weights"), args, kwargs,
-             {"a", "bins", "range", "density"})
+             {"a", "bins", "range", "density", "weights"})
     bins, rng = b.get("bins", 10), b.get("range")
     def number(x):
         return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, (bool, np.bool_))
 
+    if b.get("weights") is not None and shape_of(b["weights"]) != shape_of(b.get("a")):
+        raise UnsupportedOp("histogram: weights must have the shape of a (NumPy raises)")
+    if isinstance(bins, Symbol):   # traced edges: NumPy checks that they increase when the graph runs
+        if bins.meta.is_python or bins.meta.ndim != 1 or bins.meta.shape[0] < 2:
+            raise UnsupportedOp("histogram: traced bins must be 1-d edges (at least two)")
+        n = bins.meta.shape[0] - 1
+        b["bins"] = np.arange(2, dtype=bins.meta.dtype)
+        result = run_probe(op, (), b)
+        return (meta_of_probe(op, result[0], (n,)), meta_of_probe(op, result[1], (n + 1,)))
     if isinstance(bins, (list, tuple)):
         n = len(bins) - 1
         if n < 1 or not all(number(x) for x in bins):
             raise UnsupportedOp("histogram: bins must be constant edges")
     else:
-        n = const_int(bins, "bins")
-        if n < 1 or rng is None:  # without range the edges come from the data's min and max
-            raise UnsupportedOp("histogram: an int bins needs a constant range")
+        n = const_int(bins, "bins")   # without range, the graph computes the edges from the data's min and max
+        if n < 1:
+            raise UnsupportedOp("histogram: bins must be positive (NumPy raises)")
     if rng is not None:
         if not isinstance(rng, (list, tuple)) or len(rng) != 2 or not all(number(x) for x in rng):
             raise UnsupportedOp("histogram: range must be two constant numbers")
@@ -388,6 +398,51 @@ def _histogram_infer(op, args, kwargs):
 
 
 register(Op("histogram", "function", np.histogram, _histogram_infer))
+
+
+def _int_bins(value, what: str) -> int:
+    n = const_int(value, f"{what}: bins (an int; edges or a rule name are not captured)")
+    if n < 1:
+        raise UnsupportedOp(f"{what}: bins must be positive (NumPy raises)")
+    return n
+
+
+def _constant_range(rng, pairs: int, what: str) -> None:
+    if rng is None:
+        return
+    items = rng if pairs > 1 else [rng]
+    if not isinstance(rng, (list, tuple)) or len(items) != pairs or any(
+            not isinstance(r, (list, tuple)) or len(r) != 2 or shape_of(r) != (2,) for r in items):
+        raise UnsupportedOp(f"{what}: range must be constant pairs of numbers")
+
+
+def _bin_edges_infer(op, args, kwargs):
+    b = bind("histogram_bin_edges", ("a", "bins", "range", "weights"), args, kwargs, {"a", "bins", "range"})
+    n = _int_bins(b.get("bins", 10), "histogram_bin_edges")
+    _constant_range(b.get("range"), 1, "histogram_bin_edges")
+    return meta_of_probe(op, run_probe(op, args, kwargs), (n + 1,))
+
+
+register(Op("histogram_bin_edges", "function", np.histogram_bin_edges, _bin_edges_infer))
+
+
+def _histogram2d_infer(op, args, kwargs):
+    b = bind("histogram2d", ("x", "y", "bins", "range", "density", "weights"), args, kwargs,
+             {"x", "y", "bins", "range", "density", "weights"})
+    x, y = shape_of(b.get("x")), shape_of(b.get("y"))
+    if len(x) != 1 or x != y:
+        raise UnsupportedOp("histogram2d: x and y must be 1-d of one length (NumPy raises)")
+    if b.get("weights") is not None and shape_of(b["weights"]) != x:
+        raise UnsupportedOp("histogram2d: weights must have the shape of x")
+    bins = b.get("bins", 10)
+    nx, ny = ([_int_bins(v, "histogram2d") for v in bins] if isinstance(bins, (list, tuple)) and len(bins) == 2
+              else [_int_bins(bins, "histogram2d")] * 2)
+    _constant_range(b.get("range"), 2, "histogram2d")
+    result = run_probe(op, args, kwargs)
+    return tuple(meta_of_probe(op, r, s) for r, s in zip(result, ((nx, ny), (nx + 1,), (ny + 1,))))
+
+
+register(Op("histogram2d", "function", np.histogram2d, _histogram2d_infer))
 
 __all__ = ["TUPLE_RESULTS"]
 

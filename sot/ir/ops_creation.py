@@ -135,8 +135,11 @@ def _spaced_infer(params):
     def infer(op, args, kwargs):
         bound = bind(op.name, params, args, kwargs, set(params))
         for k in ("start", "stop", "base"):
-            if k in params and k in bound and (isinstance(bound[k], Symbol) or np.ndim(bound[k]) != 0):
-                raise UnsupportedOp(f"{op.name}: {k} must be a constant scalar")
+            # a traced end is a NumPy scalar or 0-d array (x.min()): the shape is still (num,)
+            value = bound.get(k)
+            if k in bound and (value.meta.is_python or value.meta.shape != () if isinstance(value, Symbol)
+                               else np.ndim(value) != 0):
+                raise UnsupportedOp(f"{op.name}: {k} must be a scalar")
         if "start" not in bound or "stop" not in bound:
             raise UnsupportedOp(f"{op.name}: start and stop are needed")
         if bound.get("retstep"):
@@ -145,7 +148,7 @@ def _spaced_infer(params):
         if num < 0:
             raise UnsupportedOp(f"{op.name}: negative num")
         pargs, pkwargs = _replace(args, kwargs, "num", 2, min(num, 2))
-        result = call_quietly(op, pargs, pkwargs)
+        result = call_quietly(op, substitute(pargs), substitute(pkwargs))
         return meta_of_probe(op, result, (num,))
     return infer
 

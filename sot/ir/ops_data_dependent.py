@@ -86,6 +86,8 @@ def _compress_infer(op, args, kwargs):
     else:
         bound = bind("compress", ("condition", "a", "axis"), args, kwargs, {"a", "condition", "axis"})
     a = _array(bound.get("a"), "compress's array")
+    if isinstance(bound.get("condition"), (list, tuple)):
+        return _compress_constant(op, args, kwargs, a, bound)
     condition = _array(bound.get("condition"), "compress's condition")
     if condition.meta.ndim != 1 or condition.meta.dtype.kind not in "biu":
         raise UnsupportedOp("compress: the condition must be a 1-d array of bools or ints")
@@ -97,6 +99,30 @@ def _compress_infer(op, args, kwargs):
     shape = list(a.meta.shape)
     shape[axis] = U
     return UnbackedResult(meta_of_probe(op, result, shape), ((axis,),))
+
+
+def _compress_constant(op, args, kwargs, a, bound):
+    """A constant condition (``[True, False, True]``): the selected count is known."""
+    condition = bound["condition"]
+    if any(isinstance(c, Symbol) or type(c) not in (bool, int) for c in condition):
+        raise UnsupportedOp("compress: a constant condition must hold Python bools or ints")
+    axis = bound.get("axis")
+    (ax,) = (None,) if axis is None else const_axes(axis, a.meta.ndim)
+    n = int(np.prod(a.meta.shape)) if ax is None else a.meta.shape[ax]
+    if any(condition[n:]):
+        raise UnsupportedOp("compress: the condition selects beyond the axis (NumPy raises)")
+    count = sum(1 for c in condition[:n] if c)
+    probe = list(args), dict(kwargs)
+    if "condition" in kwargs:
+        probe[1]["condition"] = []
+    else:
+        probe[0][1 if op.kind == "method" else 0] = []
+    result = run_probe(op, tuple(probe[0]), probe[1])
+    if ax is None:
+        return meta_of_probe(op, result, (count,))
+    shape = list(a.meta.shape)
+    shape[ax] = count
+    return meta_of_probe(op, result, shape)
 
 
 def _extract_infer(op, args, kwargs):
@@ -169,3 +195,31 @@ def _where_infer(op, args, kwargs):
 register(Op("where", "function", np.where, _where_infer))
 register(Op("nonzero", "method", "nonzero", _nonzero_infer))
 register(Op("compress", "method", "compress", _compress_infer))
+
+
+# -- the array-API unique functions (NumPy 2): unique_values, unique_counts,
+# unique_inverse, unique_all; their several results are named tuples
+
+_UNIQUE_API = {"unique_values": ("values",), "unique_counts": ("values", "counts"),
+               "unique_inverse": ("values", "inverse_indices"),
+               "unique_all": ("values", "indices", "inverse_indices", "counts")}
+#: op name -> the named-tuple class NumPy returns
+NAMED_RESULTS = {name: type(getattr(np, name)(np.zeros(1))) for name, fields in _UNIQUE_API.items()
+                 if hasattr(np, name) and len(fields) > 1}
+
+
+def _unique_api_infer(op, args, kwargs):
+    bound = bind(op.name, ("x",), args, kwargs, {"x"})
+    x = _array(bound.get("x"), f"{op.name}'s argument")
+    result = run_probe(op, args, kwargs)
+    fields = _UNIQUE_API[op.name]
+    if len(fields) == 1:
+        return UnbackedResult(meta_of_probe(op, result, (U,)), ((0,),))
+    inverse = [f == "inverse_indices" for f in fields]
+    metas = tuple(meta_of_probe(op, r, x.meta.shape if inv else (U,)) for r, inv in zip(result, inverse))
+    return UnbackedResult(metas, tuple(() if inv else (0,) for inv in inverse))
+
+
+for _name in _UNIQUE_API:
+    if hasattr(np, _name):
+        register(Op(_name, "function", getattr(np, _name), _unique_api_infer))

@@ -139,6 +139,27 @@ def _probe_index_item(item):
     return item
 
 
+def bool_lists_as_positions(shape, index):
+    """``index`` with each constant 1-d list of bools replaced by the
+    positions of its Trues, as NumPy reads it (``x[:, [True, False, True]]``
+    is ``x[:, [0, 2]]``), so its shape is static.  A mask whose length is not
+    its axis's size is refused (NumPy raises IndexError); so is one after an
+    Ellipsis (its axis is not counted here)."""
+    items = index if type(index) is tuple else (index,)
+    out, axis = [], 0
+    for item in items:
+        if isinstance(item, list) and item and all(isinstance(v, (bool, np.bool_)) for v in item):
+            if axis is None or axis >= len(shape) or len(item) != shape[axis]:
+                raise UnsupportedOp("a boolean list index must have its axis's length (NumPy raises IndexError)")
+            item = [i for i, v in enumerate(item) if v]
+        out.append(item)
+        if item is Ellipsis:
+            axis = None
+        elif axis is not None and item is not None:
+            axis += 1
+    return tuple(out) if type(index) is tuple else out[0]
+
+
 def _getitem_infer(op, args, kwargs):
     if kwargs or len(args) != 2:
         raise UnsupportedOp("getitem takes (array, index)")
@@ -149,6 +170,7 @@ def _getitem_infer(op, args, kwargs):
     masked = getitem_mask(x, index)
     if masked is not None:
         return masked
+    index = bool_lists_as_positions(x.meta.shape, index)
     shape = getitem_shape(x.meta.shape, index)
     if type(index) is tuple:
         pindex = tuple(_probe_index_item(it) for it in index)

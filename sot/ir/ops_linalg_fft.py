@@ -126,12 +126,17 @@ for _name in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft"):
     register(Op(_name, "function", getattr(np.fft, _name), _fft_infer))
 
 
-def _fftn_infer(op, args, kwargs):
+def _fftn_axes(op, args, kwargs):
+    """(bound arguments, the operand's shape as a list, the transformed axes)."""
     b = bind(op.name, _FFTN_PARAMS, args, kwargs, {"a", "axes", "norm"})
     shape = list(shape_of(b["a"]))
     default = (-2, -1) if op.name.endswith("2") else None
     axes = b.get("axes", default)
-    axes = tuple(range(len(shape))) if axes is None else const_axes(axes, len(shape))
+    return b, shape, tuple(range(len(shape))) if axes is None else const_axes(axes, len(shape))
+
+
+def _fftn_infer(op, args, kwargs):
+    _, shape, axes = _fftn_axes(op, args, kwargs)
     if any(shape[a] < 1 for a in axes):
         raise UnsupportedOp(f"{op.name}: an empty axis")
     if op.name.startswith("rfft") and axes:
@@ -141,6 +146,20 @@ def _fftn_infer(op, args, kwargs):
 
 for _name in ("fft2", "ifft2", "fftn", "ifftn", "rfft2", "rfftn"):
     register(Op(_name, "function", getattr(np.fft, _name), _fftn_infer))
+
+
+def _irfftn_infer(op, args, kwargs):
+    """irfft2/irfftn without ``s``: the last transformed axis becomes 2 * (m - 1)."""
+    b, shape, axes = _fftn_axes(op, args, kwargs)
+    if not axes or any(shape[a] < 1 for a in axes) or shape[axes[-1]] < 2:
+        raise UnsupportedOp(f"{op.name}: an empty or too short axis (NumPy raises)")
+    shape[axes[-1]] = 2 * (shape[axes[-1]] - 1)
+    probe = dict(b, axes=axes, s=[1] * (len(axes) - 1) + [2])   # sizes the probe's axes can take
+    return meta_of_probe(op, run_probe(op, (), probe), shape)
+
+
+for _name in ("irfft2", "irfftn"):
+    register(Op(_name, "function", getattr(np.fft, _name), _irfftn_infer))
 
 
 def _shift_infer(op, args, kwargs):

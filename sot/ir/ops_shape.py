@@ -421,11 +421,13 @@ def _repeat_infer(op, args, kwargs):
     bound = bind("repeat", ("a", "repeats", "axis"), args, kwargs, {"a", "repeats", "axis"})
     if "repeats" not in bound:
         raise UnsupportedOp("repeat: no repeats given")
-    r = const_int(bound["repeats"], "repeats (only a constant int is captured)")
-    if r < 0:
-        raise UnsupportedOp("repeat: negative repeats")
     shape = shape_of(bound["a"])
     axis = bound.get("axis")
+    if isinstance(bound["repeats"], (list, tuple)):   # a count per element: constant ints
+        return _repeat_counts(op, args, kwargs, shape, bound["repeats"], axis)
+    r = const_int(bound["repeats"], "repeats (only a constant int or list of ints is captured)")
+    if r < 0:
+        raise UnsupportedOp("repeat: negative repeats")
     if axis is None:
         out = (math.prod(shape) * r,)
     else:
@@ -436,6 +438,28 @@ def _repeat_infer(op, args, kwargs):
         pargs[1] = min(r, 1)
     else:
         pkwargs["repeats"] = min(r, 1)
+    result = call_quietly(op, substitute(tuple(pargs)), substitute(pkwargs))
+    return meta_of_probe(op, result, out)
+
+
+def _repeat_counts(op, args, kwargs, shape, counts, axis):
+    counts = [const_int(c, "repeats") for c in counts]
+    if any(c < 0 for c in counts):
+        raise UnsupportedOp("repeat: negative repeats (NumPy raises)")
+    n = math.prod(shape) if axis is None or not shape else shape[const_axes(axis, len(shape))[0]]
+    if len(counts) not in (1, n):
+        raise UnsupportedOp(f"repeat: {len(counts)} repeats for {n} elements (NumPy raises)")
+    total = sum(counts) if len(counts) == n else counts[0] * n
+    if axis is None or not shape:
+        out = (total,)
+    else:
+        (ax,) = const_axes(axis, len(shape))
+        out = tuple(total if i == ax else d for i, d in enumerate(shape))
+    pargs, pkwargs = list(args), dict(kwargs)
+    if len(args) > 1:
+        pargs[1] = 1
+    else:
+        pkwargs["repeats"] = 1
     result = call_quietly(op, substitute(tuple(pargs)), substitute(pkwargs))
     return meta_of_probe(op, result, out)
 

@@ -115,20 +115,41 @@ def _setitem_infer(op, args, kwargs):
         raise UnsupportedOp("setitem takes (array, index, value)")
     target, index, value = args
     _target(target)
-    from .ops_indexing import _probe_index_item, getitem_shape
+    from .ops_indexing import _probe_index_item, bool_lists_as_positions, getitem_shape
     shape = target.meta.shape
+    index = bool_lists_as_positions(shape, index)
     selected = _mask_selection(shape, index)
+    pvalue = None
     if selected is not None:
-        # every count of selected elements: the value must fit 2 and 3 alike
-        for n in (2, 3):
-            _fits(shape_of(value), (n,) + selected[1:], "masked assignment")
         pindex = np.zeros(tuple(min(int(d), 1) for d in index.meta.shape), bool)
+        counted = _counted_value(value, selected)
+        if counted is not None:
+            # `a[m] = f(b[m])`: the value has an axis for the selected count
+            # (data-dependent): NumPy checks at run time that the two agree
+            # and raises as eagerly where not, as for an index out of bounds
+            _fits((1,) + counted[1:], (2,) + selected[1:], "masked assignment")
+            pvalue = np.ones((0,) + tuple(min(int(d), 1) for d in counted[1:]), value.meta.dtype)
+        # otherwise, every count of selected elements: the value must fit 2 and 3 alike
+        for n in (2, 3) if counted is None else ():
+            _fits(shape_of(value), (n,) + selected[1:], "masked assignment")
     else:
         _fits(shape_of(value), getitem_shape(shape, index), "assignment")
         pindex = (tuple(_probe_index_item(it) for it in index) if type(index) is tuple
                   else _probe_index_item(index))
-    call_quietly(op, (_probe_target(target), pindex, _probe(value)), {})
+    call_quietly(op, (_probe_target(target), pindex, _probe(value) if pvalue is None else pvalue), {})
     return ()
+
+
+def _counted_value(value, selected):
+    """The shape of a traced array ``value`` (leading 1s dropped) when it
+    has an axis of its own for the count of a masked assignment's selected
+    elements, else None."""
+    if not isinstance(value, Symbol) or value.meta.is_python or value.meta.is_scalar:
+        return None
+    vs = tuple(value.meta.shape)
+    while len(vs) > len(selected) and vs[0] == 1:
+        vs = vs[1:]
+    return vs if len(vs) == len(selected) and vs[0] != 1 else None
 
 
 SETITEM = WriteOp("setitem", "operator", operator.setitem, _setitem_infer)
@@ -144,7 +165,8 @@ def _inplace_infer(op, args, kwargs):
     if base is None:
         raise UnsupportedOp(f"{op.name} is not captured")
     meta = base.infer(args, {})
-    if tuple(meta.shape) != tuple(target.meta.shape) or meta.is_scalar:
+    # `z + 1` of a 0-d array is a NumPy scalar, but `z += 1` writes into z
+    if tuple(meta.shape) != tuple(target.meta.shape) or (meta.is_scalar and target.meta.shape != ()):
         raise UnsupportedOp(f"{op.name}: the result's shape {meta.shape} is not the target's "
                             f"{target.meta.shape}")
     call_quietly(op, (_probe_target(target), _probe(args[1])), {})

@@ -37,7 +37,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .._quiet import quietly
-from .errors import UnsupportedOp
+from .errors import BroadcastError, UnsupportedOp
 from .meta import TensorMeta, dtype_is_supported
 from .statement_ir import Symbol, map_symbols
 
@@ -107,7 +107,10 @@ ALIASING_OPS = frozenset(
                                  "squeeze", "ravel", "broadcast_to", "astype", "diagonal", "real",
                                  "imag", "split", "array_split", "hsplit", "vsplit", "dsplit",
                                  "flip", "fliplr", "flipud", "atleast_1d", "atleast_2d",
-                                 "atleast_3d", "diff", "einsum", "rot90")]
+                                 "atleast_3d", "diff", "einsum", "rot90", "matrix_transpose",
+                                 "linalg_diagonal", "rollaxis", "unstack", "broadcast_arrays",
+                                 # np.histogram(x, bins=edges) returns the edges array itself
+                                 "histogram")]
     # conversions return their operand when it already fits; diag of a 2-d array is a view
     + [("function", n) for n in ("asarray", "ascontiguousarray", "asfortranarray", "diag", "sliding_window_view")]
     # np.float32(x) of a float32 array is x; fftn over no axes (a 0-d operand) returns it
@@ -295,7 +298,7 @@ def broadcast(*shapes) -> tuple[int, ...]:
     for i in range(-ndim, 0):
         dims = {int(s[i]) for s in shapes if len(s) >= -i} - {1}
         if len(dims) > 1:
-            raise UnsupportedOp(f"shapes {[tuple(s) for s in shapes]} do not broadcast")
+            raise BroadcastError(f"shapes {[tuple(s) for s in shapes]} do not broadcast")
         out.append(dims.pop() if dims else 1)
     return tuple(out)
 
@@ -348,4 +351,5 @@ def _no_infer():
 def _load_families():
     from . import (ops_creation, ops_elementwise, ops_indexing,  # noqa: F401
                    ops_linalg, ops_reduction, ops_shape, ops_ufunc_methods, ops_api, ops_linalg_fft,
-                   ops_ufunc_multi, ops_data_dependent, ops_numerical, ops_combine)
+                   ops_ufunc_multi, ops_data_dependent, ops_numerical, ops_combine, ops_linalg_api,
+                   ops_edit, ops_polynomial)

@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import UnsupportedOp
+from .errors import BroadcastError, UnsupportedOp
 from .meta import TensorMeta, dtype_is_supported
 from .symbolic import PYTHON_SCALARS, SHADOW_OFFSET, ScalarMeta, SpecializeDims
 from . import unbacked as ub
@@ -233,6 +233,7 @@ class StatementIR:
         self._deps: dict[str, frozenset] = {}       # symbol name -> sources it depends on
         self._input_dims: dict[tuple, object] = {}  # (input name, axis) -> its source
         self._dim_of_size: dict[int, int] = {}      # trace-time size -> symbolic dim k
+        self._mask_counts: dict[str, object] = {}   # mask symbol name -> the unbacked source of its count
         self.dim_ties: list[tuple] = []             # (source, source of the dim it shares)
         #: (symbol name, axis): static dims of computed values the trace read
         #: as Python ints while inputs had symbolic dims (sot/ir/floor.py checks them)
@@ -311,6 +312,7 @@ class StatementIR:
         kwargs = dict(kwargs or {})
         check_constant(args)
         check_constant(kwargs, "keyword argument")
+        recorded, args = args, _run_time_indices(op, args)
         used = symbols_in((args, kwargs))
         deps = frozenset().union(*(self._deps.get(s.name, ()) for s in used))
         python = bool(deps) and all(s.meta.is_python for s in used) and op.kind == "operator"
@@ -321,16 +323,21 @@ class StatementIR:
                 metas = _python_scalar_meta(op, args, kwargs, deps)
             else:
                 metas = _two_world_metas(op, args, kwargs, deps, self._dims)
-        except SpecializeDims as e:
-            if ub.any_unbacked(e.dims):  # nothing to guard: the op does not enter the graph
-                raise UnsupportedOp(f"{e.why}; a size known only at run time") from None
-            raise
-        if isinstance(metas, ub.UnbackedResult):
-            source = ub.UnbackedSource(len(self._dims) + 1, op.name)
-            metas = ub.fresh_metas(metas, source.k)
-            deps = deps | {source}
-        else:
-            source = None
+        except (SpecializeDims, UnsupportedOp) as e:
+            metas = self._broadcast_unbacked(op, args, kwargs, deps, e)
+        from .ops_write import WriteOp   # (it imports this module)
+        source = None
+        if isinstance(op, WriteOp):   # a mask written in place may count otherwise
+            self._mask_counts.clear()
+        elif isinstance(metas, ub.UnbackedResult):
+            mask = ub.counted_mask(op, args, kwargs)
+            known = self._mask_counts.get(mask)
+            if known is None:
+                source = known = ub.UnbackedSource(len(self._dims) + 1, op.name)
+                if mask is not None:
+                    self._mask_counts[mask] = known
+            metas = ub.fresh_metas(metas, known.k)
+            deps = deps | {known}
         small = None
         if ub.any_unbacked(deps):
             small = [ub.infer_small(op, args, kwargs, table, size, python)
@@ -351,8 +358,36 @@ class StatementIR:
                 items = found if multi and found is not ub.RAISES else (found,) * len(outputs)
                 for sym, value in zip(outputs, items):
                     table[sym.name] = value
-        self._statements.append(Statement(op, args, kwargs, outputs, multi))
+        self._statements.append(Statement(op, recorded, kwargs, outputs, multi))
         return result
+
+    def _broadcast_unbacked(self, op, args, kwargs, deps, error):
+        """The metas of an op that broadcasts a data-dependent size against a
+        static one (``sot.ir.unbacked.broadcast_assumption``); else ``error``
+        raised (a SpecializeDims over a data-dependent size as UnsupportedOp:
+        there is nothing to guard)."""
+        why = error.why if isinstance(error, SpecializeDims) else str(error)
+        unbacked = ub.any_unbacked(deps)
+        if isinstance(error, SpecializeDims) and not ub.any_unbacked(error.dims):
+            raise error
+        # only where the operands do not broadcast at the trace-time hint
+        broadcasting = isinstance(error, BroadcastError) or "do not broadcast" in why
+        plan = ub.broadcast_assumption(op, args, kwargs, self._dims) if unbacked and broadcasting else None
+        if plan is not None:
+            sized = ub.with_sizes((args, kwargs), plan, self._dims)
+            try:
+                metas = _two_world_metas(op, sized[0], sized[1], deps, self._dims)
+            except (SpecializeDims, UnsupportedOp):
+                metas = None
+            merged = plan[1]
+            if isinstance(metas, TensorMeta) and merged is not None and merged[0] <= metas.ndim:
+                # equal sizes, or one of them 1: the result's size there is a new data-dependent one
+                return ub.UnbackedResult(metas, ((metas.ndim - merged[0],),))
+            if metas is not None and merged is None:
+                return metas
+        if isinstance(error, SpecializeDims):  # nothing to guard: the op does not enter the graph
+            raise UnsupportedOp(f"{why}; a size known only at run time") from None
+        raise error
 
     def add_dim(self, symbol: Symbol, axis: int):
         """``symbol.shape[axis]``: an int when the size is static, else a
@@ -492,6 +527,30 @@ def _fewest_dims(op, args, kwargs, deps, dims) -> frozenset:
             continue
         return frozenset([source])
     return deps
+
+
+_INDEXING = frozenset({"getitem", "setitem"})
+_INDEX_INT = TensorMeta((), np.dtype(np.intp), True)
+
+
+def _run_time_indices(op, args):
+    """``args`` as inference sees them: an int index item of ``x[i]`` /
+    ``x[i] = v`` that is a Python-number graph input (a loop's counter) is
+    an int known only at run time, as a NumPy integer index is
+    (sot.ir.ops_indexing): the result's shape does not depend on its value,
+    and an out-of-bounds value raises IndexError when the graph runs, as
+    eagerly.  So the number is not specialised (one translation of a loop
+    body serves every iteration)."""
+    if op.name not in _INDEXING or op.kind != "operator" or len(args) < 2:
+        return args
+    index = args[1]
+    items = index if type(index) is tuple else (index,)
+    if not any(isinstance(it, Symbol) and it.meta.is_python and it.meta.type is int for it in items):
+        return args
+    stand_in = tuple(Symbol(f"{it.name}#index", _INDEX_INT)
+                     if isinstance(it, Symbol) and it.meta.is_python and it.meta.type is int else it
+                     for it in items)
+    return (args[0], stand_in if type(index) is tuple else stand_in[0]) + tuple(args[2:])
 
 
 def _two_world_metas(op, args, kwargs, deps, dims=()):

@@ -27,12 +27,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import UnsupportedOp
+from .errors import BroadcastError, UnsupportedOp
 from .meta import TensorMeta
 from .symbolic import SHADOW_OFFSET, ScalarMeta
 
 __all__ = ["UNBACKED_HINT", "SMALL_SIZES", "UnbackedSource", "UnbackedResult", "RAISES",
-           "is_unbacked", "any_unbacked", "fresh_metas", "small_meta", "agrees"]
+           "is_unbacked", "any_unbacked", "counted_mask", "fresh_metas", "small_meta", "agrees",
+           "broadcast_assumption", "with_sizes"]
 
 #: the trace-time size of every unbacked dim (any size >= 2 would do: the
 #: shadow world and the small worlds check what it cannot)
@@ -89,6 +90,16 @@ def fresh_metas(result: UnbackedResult, k: int):
     return tuple(out) if isinstance(result.metas, tuple) else out[0]
 
 
+def counted_mask(op, args, kwargs):
+    """The name of the boolean mask whose count is the new size of ``op``'s
+    result (``x[mask]``), or None.  Two selections by the same mask have the
+    same count: they share one unbacked dim, so ``x[m] + y[m]`` broadcasts."""
+    from .statement_ir import Symbol
+    if op.name == "getitem" and not kwargs and len(args) == 2 and isinstance(args[1], Symbol):
+        return args[1].name
+    return None
+
+
 def small_meta(result: UnbackedResult, size: int):
     """``result`` in the small world of ``size``."""
     out = []
@@ -112,7 +123,7 @@ RAISES = _Raises()
 def raises_eagerly(error: UnsupportedOp) -> bool:
     """Whether inference failed because NumPy itself raised on the probe
     (so eager raises at those sizes too), rather than a capture limit."""
-    return "NumPy raises" in str(error)
+    return "NumPy raises" in str(error) or isinstance(error, BroadcastError)
 
 
 def agrees(meta, small) -> bool:
@@ -180,3 +191,89 @@ def check_small(op, metas, found, size: int) -> None:
         if not agrees(meta, small):
             raise UnsupportedOp(f"{op.name}: its result ({meta}) depends on a data-dependent size "
                                 f"(which may be {size})")
+
+
+# -- broadcasting against a data-dependent size ------------------------------------
+
+def broadcast_assumption(op, args, kwargs, dims):
+    """``(sizes, merged)`` for operands that do not broadcast at the hint
+    only because of data-dependent sizes, or None.
+
+    ``sizes`` ``{k: n}``: unbacked dims that meet a static size ``n != 1``
+    in NumPy's broadcasting alignment (``sums / counts[:, None]`` with
+    ``counts = np.bincount(labels, minlength=k)``).  Such an op is valid only
+    where dim *k* is ``n`` or 1: at ``n`` it is inferred (the result has the
+    static size), at 1 and 0 the small worlds check it, and at any other size
+    NumPy raises its own broadcasting error when the graph runs the op (the
+    statement stays on NumPy: ``backends/onnx/unbacked``).
+
+    ``merged``: ``(position, {k: k0})`` where only unbacked dims meet, at one
+    position from the end (``np.bincount(inv) / counts``): valid where they
+    are equal or 1, and then the result's size there is one of them, which
+    the caller makes a new unbacked dim.  Only when those dims appear nowhere
+    else in the operands.  None when two sizes are claimed for one dim."""
+    from .statement_ir import symbols_in
+    metas = [s.meta for s in symbols_in((args, kwargs)) if not s.meta.is_python]
+    ndim = max((len(m.shape) for m in metas), default=0)
+    sizes: dict = {}
+    merged = None
+    for pos in range(1, ndim + 1):
+        at = [m for m in metas if len(m.shape) >= pos]
+        static = {m.shape[-pos] for m in at if _static_dim(m, -pos)} - {1}
+        ks = [_unbacked_dim(m, -pos, dims) for m in at]
+        if static:
+            n = next(iter(static))
+            for k in ks:
+                if k is not None and (len(static) > 1 or sizes.get(k, n) != n):
+                    return None
+                if k is not None:
+                    sizes[k] = n
+        elif len({k for k in ks if k is not None}) > 1:
+            others = [m for m, k in zip(at, ks) if k is None and not (_static_dim(m, -pos) and m.shape[-pos] == 1)]
+            if merged is not None or others:
+                return None
+            k0 = min(k for k in ks if k is not None)
+            merged = (pos, {k: k0 for k in ks if k is not None and k != k0})
+    if merged is not None:
+        group = set(merged[1]) | set(merged[1].values())
+        if group & set(sizes) or any(_unbacked_dim(m, -p, dims) in group for m in metas
+                                     for p in range(1, len(m.shape) + 1) if p != merged[0]):
+            return None
+    return (sizes, merged) if sizes or merged else None
+
+
+def _static_dim(meta, axis: int) -> bool:
+    return meta.shadow is None or meta.shadow[axis] == meta.shape[axis]
+
+
+def _unbacked_dim(meta, axis: int, dims):
+    """k when ``meta``'s ``axis`` is exactly unbacked dim k, else None."""
+    if meta.shadow is None or meta.shape[axis] != UNBACKED_HINT:
+        return None
+    k, rest = divmod(meta.shadow[axis] - UNBACKED_HINT, SHADOW_OFFSET)
+    if rest or not 1 <= k <= len(dims) or not isinstance(dims[k - 1], UnbackedSource):
+        return None
+    return k
+
+
+def with_sizes(tree, plan, dims):
+    """``tree`` under a ``broadcast_assumption``: each unbacked dim of its
+    ``sizes`` made that static size, each merged dim made the dim it merges into."""
+    from .statement_ir import Symbol, map_symbols
+    sizes, merged = plan
+    same = merged[1] if merged else {}
+
+    def sized(sym):
+        meta = sym.meta
+        if meta.is_python or meta.shadow is None:
+            return sym
+        shape, shadow = list(meta.shape), list(meta.shadow)
+        for i in range(len(shape)):
+            k = _unbacked_dim(meta, i, dims)
+            if k in sizes:
+                shape[i] = shadow[i] = sizes[k]
+            elif k in same:
+                shadow[i] = UNBACKED_HINT + SHADOW_OFFSET * same[k]
+        shadow = None if shadow == shape else tuple(shadow)
+        return Symbol(sym.name, TensorMeta(tuple(shape), meta.dtype, meta.is_scalar, shadow))
+    return map_symbols(tree, sized)

@@ -391,8 +391,15 @@ def _transpose_perm(st):
     name = st.op.name
     if name == "T":
         return tuple(reversed(range(ndim)))
-    if name == "mT":
+    if name in ("mT", "matrix_transpose"):
         return tuple(range(ndim - 2)) + (ndim - 1, ndim - 2)
+    if name == "rollaxis":  # the permutation NumPy's rollaxis applies (its shape rule already checked it)
+        bound = bind("rollaxis", ("a", "axis", "start"), st.args, st.kwargs, {"a", "axis", "start"})
+        axis, start = bound["axis"] % ndim, bound.get("start", 0)
+        start = start + ndim if start < 0 else start
+        order = [n for n in range(ndim) if n != axis]
+        order.insert(start - 1 if axis < start else start, axis)
+        return tuple(order)
     if name == "transpose":
         axes = st.kwargs.get("axes") if st.kwargs else (st.args[1:] if len(st.args) > 1 else None)
         if isinstance(axes, tuple) and len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
@@ -698,7 +705,7 @@ for _name in ("expand_dims", "atleast_1d", "atleast_2d", "atleast_3d"):
     ARRAY_RULES[("function", _name)] = _lower_reshape_like
 for _key in (("attribute", "T"), ("attribute", "mT"), ("function", "transpose"),
              ("method", "transpose"), ("function", "swapaxes"), ("method", "swapaxes"),
-             ("function", "moveaxis")):
+             ("function", "moveaxis"), ("function", "matrix_transpose"), ("function", "rollaxis")):
     ARRAY_RULES[_key] = _lower_transpose
 ARRAY_RULES[("function", "broadcast_to")] = _lower_broadcast_to
 ARRAY_RULES[("method", "astype")] = ARRAY_RULES[("function", "astype")] = _lower_astype

@@ -52,12 +52,15 @@ class PreboundInputs:
     """``call(values)`` -> the session's outputs (NumPy arrays, copied out of
     onnxruntime), with ``fallback(values)`` used while another call runs."""
 
-    def __init__(self, session, input_names, output_names, fallback):
+    def __init__(self, session, input_names, output_names, fallback, static_shapes=True):
         from onnxruntime import OrtDevice
         binding = session.io_binding()
         for name in output_names:
             binding.bind_output(name, "cpu")
         self._binding = binding._iobinding
+        # a bound output keeps the array of the last run: where a result's
+        # shape may change between calls, it is unbound again before each run
+        self._outputs = None if static_shapes else (binding, list(output_names))
         self._run = session._sess.run_with_iobinding
         self._device = OrtDevice.make("cpu", 0)._get_c_device()
         self._names = list(input_names)
@@ -71,6 +74,11 @@ class PreboundInputs:
         try:
             stale = _C.stale_bindings(values, self._bound, np.ndarray)
             held = [self._bind(i, values[i]) for i in stale]   # copies made for this call live through it
+            if self._outputs is not None:
+                binding, names = self._outputs
+                binding.clear_binding_outputs()
+                for name in names:
+                    binding.bind_output(name, "cpu")
             self._run(self._binding, None)
             del held
             return self._binding.copy_outputs_to_cpu()

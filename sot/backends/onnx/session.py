@@ -179,7 +179,10 @@ class _RunnableSegment:
         self.output_metas = [(b.shape[n], b.dtype[n]) for n in names]
         out_bytes = sum(math.prod(shape) * dtype.itemsize for shape, dtype in self.output_metas)
         cpu = providers == ["CPUExecutionProvider"]
-        self.bind = cpu and out_bytes >= BIND_BYTES
+        # a result with a symbolic dim has its trace-time shape in the
+        # builder: it is bound without a shape, onnxruntime allocates it
+        self.static_shapes = not any(sym.meta.symbolic_axes for sym, _ in seg.exports)
+        self.bind = cpu and out_bytes >= BIND_BYTES and self.static_shapes
         self.outputs = OutputSlots(self.output_metas)
         self._run = _runner(self.session, cpu)
         # functions of the session and names, not bound methods: the segment
@@ -190,7 +193,8 @@ class _RunnableSegment:
             if self.bind else self._call
         self._keeping = False
         if not self.bind and cpu and prebound_available(self.session):   # inputs re-bound only when changed
-            self.call = PreboundInputs(self.session, [n for n, _ in self.inputs], names, self._call)
+            self.call = PreboundInputs(self.session, [n for n, _ in self.inputs], names, self._call,
+                                       self.static_shapes)
         self.device_type = "cpu" if cpu else "cuda"
         #: positions of the results handed to a later onnxruntime segment
         #: only: kept as OrtValues on the device (OnnxCompiledGraph._keep)
@@ -224,13 +228,18 @@ class _RunnableSegment:
         for k, n in enumerate(self.output_names):
             if k in self.kept:
                 binding.bind_output(n, self.device_type, 0)
-            else:
+            elif self.static_shapes:
                 results[k] = _bind_slot(self.outputs, self.output_names, binding, k)
+            else:
+                binding.bind_output(n, "cpu")
         self.session.run_with_iobinding(binding)
         kept = binding.get_outputs()
         for name, i, scalar, dtype in self.exports:
             if i in self.kept:
                 env[name] = kept[i]
+            elif i not in results:
+                r = _as_numpy(kept[i].numpy(), dtype)
+                env[name] = r[()] if scalar else r
             else:
                 r = _as_numpy(results[i], dtype)
                 env[name] = r[()] if scalar else r

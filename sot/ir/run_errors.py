@@ -1,0 +1,102 @@
+"""Which statements cannot raise at run time, whatever their inputs' values.
+
+Inference checks shapes and dtypes, so most captured ops cannot fail when
+the graph runs; some still raise for some *values*: an integer-array index
+out of bounds (``x[idx]``, ``np.add.at``, ``np.put``), a singular matrix
+(``np.linalg.inv``), an integer to a negative power, a boolean assignment
+whose counts differ, anything on object arrays.  Under a floating-point
+state that is not plain (``np.errstate(all="raise")`` around the call), any
+float op may raise too: that is the caller's to check (fp_state).
+
+``cannot_raise(st)`` is a whitelist: True only for statements known not to
+raise under a plain floating-point state; anything else (a new op included)
+counts as "may raise".  The runner asks it for the statements after a
+graph's first write into memory from outside: an error there cannot be
+rerun natively, and the side effects that eager made before it are
+replayed only after the graph (sot/runner.py).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .statement_ir import Statement, symbols_in
+
+__all__ = ["cannot_raise"]
+
+_NUMERIC = frozenset("biufc")
+
+# operators and their in-place forms (ops_write names them "inplace_" + name)
+_OPERATORS = frozenset((
+    "add", "sub", "mul", "truediv", "floordiv", "mod", "neg", "pos", "abs", "invert", "and_", "or_", "xor",
+    "lshift", "rshift", "eq", "ne", "lt", "le", "gt", "ge", "matmul", "pow"))
+_POWERS = frozenset(("pow", "power"))   # integers to a negative power raise ValueError
+_METHODS = frozenset((
+    "all", "any", "argmax", "argmin", "argsort", "astype", "clip", "conj", "conjugate", "copy", "cumprod",
+    "cumsum", "diagonal", "dot", "flatten", "max", "mean", "min", "prod", "ravel", "reshape", "round",
+    "squeeze", "std", "sum", "swapaxes", "trace", "transpose", "var", "view", "fill", "sort", "T", "mT",
+    "real", "imag"))
+_FUNCTIONS = frozenset((
+    "where", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "reshape", "transpose",
+    "swapaxes", "moveaxis", "expand_dims", "squeeze", "broadcast_to", "atleast_1d", "atleast_2d",
+    "atleast_3d", "ravel", "copy", "asarray", "array", "ascontiguousarray", "zeros", "ones", "empty", "full",
+    "zeros_like", "ones_like", "empty_like", "full_like", "arange", "linspace", "eye", "identity", "sum",
+    "mean", "prod", "max", "min", "amax", "amin", "std", "var", "cumsum", "cumprod", "dot", "vdot", "inner",
+    "outer", "tensordot", "einsum", "clip", "copyto", "tril", "triu", "flip", "fliplr", "flipud", "roll",
+    "tile", "sort", "argsort", "argmax", "argmin", "all", "any", "diff", "trace", "diagonal", "average",
+    "nansum", "nanmean", "nanmax", "nanmin", "round", "around", "isclose", "allclose", "array_equal"))
+_UFUNC_METHODS = frozenset(("reduce", "accumulate", "outer"))
+
+
+def _name(st: Statement) -> str:
+    name = st.op.name
+    return name[len("inplace_"):] if name.startswith("inplace_") else name
+
+
+_COMPARISONS = frozenset(("eq", "ne", "lt", "le", "gt", "ge"))
+_EXACT = frozenset(("add", "sub", "mul", "neg", "pos", "abs", "and_", "or_", "xor"))
+
+
+def _numbers_cannot_raise(st: Statement, name: str, numbers: list) -> bool:
+    """A statement on Python numbers (graph inputs or values computed from
+    them): comparisons, and int-only +, -, *, bit ops (exact big ints), or
+    float-only +, -, * cannot raise; a division or power by zero, a negative
+    shift, an int too large for a float or for an array's dtype can."""
+    if st.op.kind != "operator":
+        return False
+    if name in _COMPARISONS:
+        return True
+    if name not in _EXACT or any(not s.meta.is_python for s in symbols_in((st.args, st.kwargs))):
+        return False
+    symbol_kinds = {s.meta.type for s in numbers}
+    const_kinds = {type(a) for a in st.args if not hasattr(a, "meta")}
+    if symbol_kinds | const_kinds <= {int, bool}:
+        return True
+    return symbol_kinds == {float} and const_kinds <= {float, int, bool} and all(
+        abs(a) < 2 ** 53 for a in st.args if type(a) is int)
+
+
+def cannot_raise(st: Statement) -> bool:
+    """True when ``st`` cannot raise for any values of its inputs (see module doc)."""
+    symbols = symbols_in((st.args, st.kwargs)) + list(st.outputs)
+    numbers = [s for s in symbols if s.meta.is_python]
+    if numbers:
+        return _numbers_cannot_raise(st, _name(st), numbers)
+    dtypes = [s.meta.dtype for s in symbols]
+    if any(d.kind not in _NUMERIC for d in dtypes):
+        return False     # object, string, datetime arrays: their values decide
+    op, name = st.op, _name(st)
+    if name in _POWERS or getattr(op.target, "__name__", None) in _POWERS:
+        return all(d.kind in "fc" for d in dtypes)
+    if op.kind == "operator":
+        if name in ("getitem", "setitem"):
+            return not symbols_in(st.args[1])   # no array (or number input) in the index
+        return name in _OPERATORS
+    if op.kind in ("method", "attribute"):
+        return isinstance(op.target, str) and op.target in _METHODS
+    target = op.target
+    if isinstance(target, np.ufunc):
+        return True
+    owner = getattr(target, "__self__", None)
+    if isinstance(owner, np.ufunc):
+        return getattr(target, "__name__", "") in _UFUNC_METHODS
+    return name in _FUNCTIONS and getattr(np, name, None) is target
