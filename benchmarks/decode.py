@@ -16,7 +16,10 @@ governor of each function has decided: its first window runs eager calls,
 and a row would otherwise time them as the backend's; and past any check
 of auto or of a governor that would fall into the row's timed calls: a
 re-check's NumPy or eager calls weigh a third of a 3-call median, where
-over a run they cost a twentieth or less; at most run.WARMUP_MAX calls); eager, numpy,
+over a run they cost a twentieth or less; and then as many calls again of
+the form it settled on, so that auto's onnxruntime session, which its trials
+shared with NumPy, is as warm as the onnxruntime backend's; at most
+run.WARMUP_MAX calls); eager, numpy,
 onnxruntime and auto (each with freeze=True, the weights held as
 constants: ``--no-freeze`` for inputs) are timed round-robin (run.side_by_side).
 The load average is printed with the table: the machine is shared.
@@ -125,12 +128,16 @@ def main(argv=None):
         for k in order:                      # warm-up: translations, auto's trials, the governor's window
             least = 1 if name.endswith("new lengths") else 2 if k == "eager" else 2 * (1 + onnx_auto.TRIALS) + 1
             ahead = repeat + 2   # the calls side_by_side makes next, about
+            settled = 0          # calls since it settled: the form it kept warms up as a fixed backend's did
             for i in range(R.WARMUP_MAX):
                 # (its own governor: another backend's, not called yet, is still measuring)
                 t0 = time.perf_counter()
                 done = R.warm_call(fns[k], [statics[k]] if k != "eager" else [], ahead)
                 ahead = (repeat + 2) * max(1, int(R.BLOCK_SECONDS / max(time.perf_counter() - t0, 1e-7)))
-                if i + 1 >= least and (done or name.endswith("new lengths")):
+                settled = settled + 1 if done else 0
+                if name.endswith("new lengths") and i + 1 >= least:
+                    break
+                if i + 1 >= least and settled >= least:
                     break
         times = R.side_by_side([fns[k] for k in order], (), repeat, R.SETTLE_SECONDS)
         eager = times[0]

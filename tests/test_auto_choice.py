@@ -128,6 +128,27 @@ def test_whole_graph_auto_runs_one_backend_between_checks(monkeypatch):
     assert ran.count("onnxruntime") <= (1 + onnx_auto.TRIALS) + onnx_auto.CHECKS * (1 + onnx_auto.CHECK_CALLS)
 
 
+def test_auto_checks_are_measuring_calls_that_the_governor_does_not_sample(monkeypatch):
+    """Every call of auto's trials and checks counts in measuring_calls; the
+    calls between checks do not (the governor samples only those)."""
+    from sot.backends import measuring_calls
+    g = sot.to_static(grow, backend="auto")
+    x = np.ones((3, 4), np.float32)
+    g(x)
+    compiled = onnx_auto.recent()[-1]
+    measured = 0
+    for _ in range(3000):
+        before, phase = measuring_calls[0], compiled._current
+        g(x)
+        between_checks = phase is onnx_auto._run_winner or (
+            phase is onnx_auto.AutoCompiledGraph._count_down and compiled._current is phase)
+        if measuring_calls[0] != before:
+            measured += 1
+            assert not between_checks
+    assert compiled.checks                      # a check ran, and each of its calls counted
+    assert measured >= 2 * (1 + onnx_auto.TRIALS) - 1 + len(compiled.checks) * onnx_auto.CHECK_CALLS
+
+
 @pytest.mark.parametrize("backend", ["auto", "onnxruntime"])
 def test_a_replaced_entry_is_freed_without_the_collector(no_collector, backend):
     g = sot.to_static(grow, backend=backend, freeze=True)

@@ -239,7 +239,11 @@ class AutoCompiledGraph:
     def _check(self, *inputs):
         """CHECK_CALLS timed calls of the winner (it ran just before), then
         a warm-up call and CHECK_CALLS timed calls of the loser; then the
-        best of each decides."""
+        best of each decides. A measuring call, as the trials' are: the
+        do-no-harm governor takes none of them as the translated form's
+        time (a check's call on the loser timed as the function's speed
+        made the governor run a faster function natively)."""
+        measuring_calls[0] += 1
         self.calls_until_final += 1
         winner, loser = self.chosen, self._loser()
         times = self._check_times
