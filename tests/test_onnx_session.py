@@ -278,6 +278,17 @@ class _Clock:
         return self.now
 
 
+def _count_backend_calls(compiled) -> dict:
+    """Calls of each backend of auto graph `compiled` from now on, counted in the dict returned."""
+    calls = {"numpy": 0, "onnxruntime": 0}
+    for name, graph in (("numpy", compiled.numpy), ("onnxruntime", compiled.onnx)):
+        def counted(*inputs, name=name, real=graph.fn):
+            calls[name] += 1
+            return real(*inputs)
+        graph.fn = counted
+    return calls
+
+
 def _auto_with_costs(monkeypatch, costs, switch_cost=0.0):
     """``switch_cost``: extra cost of an onnxruntime call right after a NumPy one."""
     from sot.backends.onnx import auto as onnx_auto
@@ -335,12 +346,7 @@ def test_auto_checks_cost_a_bounded_share_and_end(monkeypatch):
     from sot.backends.onnx import auto as onnx_auto
     costs = {"numpy": 1.0, "onnxruntime": 3.0}   # slower, but within ABANDON: each check times it
     compiled = _auto_with_costs(monkeypatch, costs)
-    calls = {"numpy": 0, "onnxruntime": 0}
-    for name, graph in (("numpy", compiled.numpy), ("onnxruntime", compiled.onnx)):
-        def counted(*inputs, name=name, real=graph.fn):
-            calls[name] += 1
-            return real(*inputs)
-        graph.fn = counted
+    calls = _count_backend_calls(compiled)
     x_value = f32(4, 8)
     for _ in range(2 * (1 + onnx_auto.TRIALS)):
         compiled(x_value)
@@ -368,12 +374,7 @@ def test_auto_checks_wait_for_the_winners_time_now_and_drop_a_far_slower_loser(m
     from sot.backends.onnx import auto as onnx_auto
     costs = {"numpy": 2.0, "onnxruntime": 1.0}
     compiled = _auto_with_costs(monkeypatch, costs)
-    calls = {"numpy": 0, "onnxruntime": 0}
-    for name, graph in (("numpy", compiled.numpy), ("onnxruntime", compiled.onnx)):
-        def counted(*inputs, name=name, real=graph.fn):
-            calls[name] += 1
-            return real(*inputs)
-        graph.fn = counted
+    calls = _count_backend_calls(compiled)
     x_value = f32(4, 8)
     for _ in range(2 * (1 + onnx_auto.TRIALS)):
         compiled(x_value)

@@ -107,7 +107,7 @@ class FunctionGraph:
         guard: number_branches.py) unless the trace needed its value there
         before; then a DynamicScalarVariable, whose every use breaks."""
         if type(value) in (int, float) and self.numbers is not None and self.numbers.enabled \
-                and tracker not in self.numbers.state.static:
+                and not self.numbers.needs_value(tracker):
             var = self._memo[tracker] = self._number_input(value, tracker)
             return var
         if type(value) in (int, float):

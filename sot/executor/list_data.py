@@ -159,9 +159,10 @@ def source_item(graph, var: ListVariable, index: int):
 
 #: NumPy functions that read their first argument as array data (np.asarray
 #: of it): a list of numbers there is the same as its array
+#: (ufuncs read every operand as data: isinstance(fn, np.ufunc))
 _DATA_FIRST = frozenset(("mean", "sum", "prod", "std", "var", "max", "min", "amax", "amin", "median",
                          "average", "cumsum", "cumprod", "argmax", "argmin", "ptp", "nanmean", "nansum",
-                         "nanmax", "nanmin", "diff", "sort", "argsort", "abs", "square", "sqrt", "exp", "log"))
+                         "nanmax", "nanmin", "diff", "sort", "argsort"))
 
 
 def numpy_data_args(graph, fn, args) -> list:

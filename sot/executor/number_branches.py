@@ -38,9 +38,7 @@ def _steps(ir, symbol: Symbol):
         st = defined.get(sym.name)
         if st is None or st.multi_output or len(st.outputs) != 1 or not st.outputs[0].meta.is_python:
             return False
-        ok = [True]
-        map_symbols((st.args, st.kwargs), lambda s: ok.__setitem__(0, ok[0] and visit(s)) or s)
-        if not ok[0]:
+        if not all(visit(s) for s in st.symbols_used()):
             return False
         seen.add(sym.name)
         steps.append(st)

@@ -70,6 +70,11 @@ class ScalarPolicy:
         self.state.seen[tracker] = (type(value), value)
         return False
 
+    def needs_value(self, tracker) -> bool:
+        """Whether a trace of this code needed this number's value (it stays
+        specialised there)."""
+        return tracker in self.state.static
+
     def specialise(self, sources) -> bool:
         """Keep the numbers among ``sources`` specialised; whether there were any."""
         numbers = {s[1] for s in sources if _is_number_source(s)}
