@@ -18,7 +18,7 @@ from ..guards.tracker import AttrTracker, ConstTracker
 from .. import psdb
 from ..ir import registry
 from . import (attr_presence, builtin_values, classes, copies, iter_tools, contexts, dispatch, exceptions, functional, introspect, list_data, live_iterators,
-               metaclass, numpy_forms, numpy_iteration, records, sets, user_protocols, writes)
+               metaclass, numpy_counts, numpy_forms, numpy_iteration, records, sets, user_protocols, writes)
 from . import collections_models, container_values, functools_models, heapq_bisect, itertools_shared, operator_models   # the stdlib's
 from .generators import GeneratorVariable
 from .dispatch import SEQUENCES, const
@@ -126,7 +126,8 @@ def call_numpy(graph, fn: NumpyCallableVariable, args, kwargs) -> Variable:
     written = writes.call_function(graph, fn, args, kwargs)
     if written is not None:
         return written
-    known = introspect.numpy_call(graph, fn.value, args, kwargs) or numpy_forms.call_form(graph, fn.value, args, kwargs)
+    known = introspect.numpy_call(graph, fn.value, args, kwargs) or numpy_forms.call_form(graph, fn.value, args, kwargs) \
+        or numpy_counts.count_form(graph, fn.value, args, kwargs)
     if known is not None:
         return known
     if fn.op is None:
