@@ -387,6 +387,8 @@ def b_reversed(executor, seq):
         return IteratorVariable(seq.items[::-1], type(reversed(())))
     if isinstance(seq, ConstVariable) and isinstance(seq.value, (range, tuple, str)):
         return IteratorVariable([const(v) for v in reversed(seq.value)])
+    if isinstance(seq, TensorVariable) and (rows := numpy_iteration.reversed_rows(executor.graph, seq)) is not None:
+        return rows
     raise FallbackError(UNSUPPORTED_OBJECT, f"reversed() of {seq.describe()}")
 
 
@@ -531,6 +533,19 @@ def b_bool_like(fn):
     return handler
 
 
+def b_divmod(executor, a, b):
+    """``divmod()`` with an ndarray operand is ``np.divmod`` (``ndarray.__divmod__``
+    / ``__rdivmod__``, which a NumPy scalar defers to); a number pair folds."""
+    operands = (a, b)
+    if any(isinstance(v, TensorVariable) and not v.meta.is_scalar for v in operands) and all(
+            isinstance(v, TensorVariable) or (isinstance(v, ConstVariable) and type(v.value) in (bool, int, float))
+            for v in operands):
+        from .writes_out import multi_output_ufunc
+        if (result := multi_output_ufunc(executor.graph, np.divmod, list(operands), {})) is not None:
+            return result
+    return _python_builtin(divmod)(executor, a, b)
+
+
 BUILTINS = {
     builtins.len: b_len,
     builtins.range: b_range,
@@ -557,7 +572,7 @@ BUILTINS = {
     builtins.bool: b_bool_like(bool),
     builtins.round: _python_builtin(round),
     builtins.slice: _python_builtin(slice),
-    builtins.divmod: _python_builtin(divmod),
+    builtins.divmod: b_divmod,
     builtins.pow: _python_builtin(pow),
     builtins.str: _python_builtin(str),
     builtins.repr: _python_builtin(repr),

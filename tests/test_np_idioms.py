@@ -1,0 +1,70 @@
+"""Python builtins over arrays and NumPy idioms of numerical programs:
+``divmod()`` of arrays (``np.divmod``), ``reversed()`` of an array (its rows
+read from the last), each captured whole and bitwise equal to eager; the
+forms eager rejects raise eager's error."""
+import numpy as np
+import pytest
+
+import sot
+from difftest import assert_captured_whole, assert_same, check
+
+rng = np.random.default_rng(5)
+F = rng.standard_normal((4, 5)) * 10
+I = rng.integers(-20, 20, (4, 5))
+V = rng.standard_normal(6)
+U8 = rng.integers(0, 256, 50).astype(np.uint8)
+
+CASES = {
+    "divmod": (lambda a, b: (divmod(a, 3), divmod(a, b), divmod(7, a + 100), divmod(a[0, 0], b),
+                             divmod(a, 2.5), divmod(b, True)),
+               [(F, F[::-1] + 0.5), (I, I[::-1] * 2 + 1), (F.astype(np.float32), I + 50)]),
+    "reversed_rows": (lambda a: ([r * 2 for r in reversed(a)], [v for v in reversed(a[0])], list(reversed(a[:, 0])),
+                                 type(reversed(a)).__name__, next(reversed(a[1:]))), [(F,), (I,), (V.reshape(2, 3),)]),
+    "reversed_zip": (lambda a: sum(x * y for x, y in zip(reversed(a), a)), [(V,), (F,)]),
+}
+
+
+def _params():
+    for name, (fn, arg_sets) in CASES.items():
+        fn.__name__ = name
+        yield pytest.param(fn, arg_sets, id=name)
+
+
+@pytest.mark.parametrize("fn, arg_sets", list(_params()))
+def test_matches_eager_bitwise(fn, arg_sets):
+    static = check(fn, *arg_sets, calls=2)
+    for args in arg_sets:
+        assert_same(fn(*args), static(*args), bitwise=True)
+
+
+@pytest.mark.parametrize("fn, arg_sets", list(_params()))
+def test_captured_whole(fn, arg_sets):
+    assert_captured_whole(fn, *arg_sets[0])
+
+
+@pytest.mark.parametrize("form", [
+    lambda a: divmod(a, a[:2, :2]),        # shapes do not broadcast: ValueError
+    lambda a: divmod(a + 1j, 2),           # complex: TypeError
+    lambda a: divmod(a, "x"),              # TypeError
+    lambda a: list(reversed(a.sum())),     # a NumPy scalar: TypeError
+    lambda a: list(reversed(a[0, 0, ...])),  # 0-d: TypeError
+])
+def test_invalid_forms_raise_eagers_error(form):
+    check(form, (F,))
+
+
+def test_divmod_by_zero_warns_and_gives_eagers_values():
+    def f(a):
+        return divmod(a, 0), divmod(a.astype(np.int64), 0)
+    with np.errstate(all="ignore"):
+        check(f, (F,))
+
+
+def test_reversed_reads_each_row_at_its_step():
+    def f(a):
+        out = []
+        for r in reversed(a):
+            a[0] += r   # the last row read sees the earlier writes
+            out.append(r.copy())
+        return out, a
+    check(f, (F.copy(),), (I.copy(),))
