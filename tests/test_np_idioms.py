@@ -1,6 +1,7 @@
 """Python builtins over arrays and NumPy idioms of numerical programs:
 ``divmod()`` of arrays (``np.divmod``), ``reversed()`` of an array (its rows
-read from the last), each captured whole and bitwise equal to eager; the
+read from the last), ``np.repeat`` by an array of counts (a data-dependent
+size), each captured whole and bitwise equal to eager; the
 forms eager rejects raise eager's error."""
 import numpy as np
 import pytest
@@ -20,6 +21,11 @@ CASES = {
                [(F, F[::-1] + 0.5), (I, I[::-1] * 2 + 1), (F.astype(np.float32), I + 50)]),
     "reversed_rows": (lambda a: ([r * 2 for r in reversed(a)], [v for v in reversed(a[0])], list(reversed(a[:, 0])),
                                  type(reversed(a)).__name__, next(reversed(a[1:]))), [(F,), (I,), (V.reshape(2, 3),)]),
+    "repeat_by_counts": (lambda a, r: (np.repeat(a[0], r[:5]), np.repeat(a, r[:4], axis=0), a.repeat(r[:5], axis=-1),
+                                       np.repeat(a, r[:1]), np.repeat(a, r[0]), np.repeat(a[0, 0], r[1:2]),
+                                       np.repeat(a, r[:5] > 2, axis=1), np.repeat(a, repeats=r[:20])),
+                         [(F, np.arange(20) % 4), (I, (np.arange(20) % 3).astype(np.int8)), (F, np.zeros(20, int))]),
+    "repeat_unique_counts": (lambda x: np.repeat(*np.unique(x, return_counts=True)) * 2, [(I.ravel() % 5,), (V,)]),
     "reversed_zip": (lambda a: sum(x * y for x, y in zip(reversed(a), a)), [(V,), (F,)]),
 }
 
@@ -47,10 +53,22 @@ def test_captured_whole(fn, arg_sets):
     lambda a: divmod(a + 1j, 2),           # complex: TypeError
     lambda a: divmod(a, "x"),              # TypeError
     lambda a: list(reversed(a.sum())),     # a NumPy scalar: TypeError
+    lambda a: np.repeat(a, (a[0] > 0).astype(np.uint64)),  # counts that do not cast safely: TypeError
+    lambda a: np.repeat(a, a[0] > 0),      # 5 counts for 20 elements: ValueError
+    lambda a: np.repeat(a, a[:, :1] > 0),  # 2-d counts: ValueError
     lambda a: list(reversed(a[0, 0, ...])),  # 0-d: TypeError
 ])
 def test_invalid_forms_raise_eagers_error(form):
     check(form, (F,))
+
+
+def test_negative_counts_raise_as_eager():
+    check(lambda a, r: np.repeat(a, r) + 1, (V, np.array([1, 2, 0, 1, 1, 1])), (V, np.array([1, 2, -1, 1, 1, 1])))
+
+    def after_a_write(a, r):
+        a[0] = 5.0
+        return np.repeat(a, r)
+    check(after_a_write, (V, np.array([1, 2, 0, 1, 1, 1])), (V, np.array([1, 2, -1, 1, 1, 1])))
 
 
 def test_divmod_by_zero_warns_and_gives_eagers_values():
