@@ -1,7 +1,8 @@
 """Python builtins over arrays and NumPy idioms of numerical programs:
 ``divmod()`` of arrays (``np.divmod``), ``reversed()`` of an array (its rows
 read from the last), ``np.repeat`` by an array of counts (a data-dependent
-size), each captured whole and bitwise equal to eager; the
+size), ``np.bincount`` of bools or small unsigned ints with ``minlength``
+past their largest value (a static size), each captured whole and bitwise equal to eager; the
 forms eager rejects raise eager's error."""
 import numpy as np
 import pytest
@@ -26,6 +27,11 @@ CASES = {
                                        np.repeat(a, r[:5] > 2, axis=1), np.repeat(a, repeats=r[:20])),
                          [(F, np.arange(20) % 4), (I, (np.arange(20) % 3).astype(np.int8)), (F, np.zeros(20, int))]),
     "repeat_unique_counts": (lambda x: np.repeat(*np.unique(x, return_counts=True)) * 2, [(I.ravel() % 5,), (V,)]),
+    "bincount_of_pixels": (lambda u: (np.interp(u, np.arange(256), np.bincount(u, minlength=256).cumsum() / u.size),
+                                      np.bincount(u, None, 300), np.bincount(u > 128, minlength=2) + np.arange(2),
+                                      np.bincount(u, minlength=10), np.bincount(u.astype(np.uint16), minlength=2 ** 16)[:4],
+                                      np.bincount(u, weights=u * 0.5, minlength=256)),
+                           [(U8,), (U8[:0],), (np.full(7, 255, np.uint8),)]),
     "reversed_zip": (lambda a: sum(x * y for x, y in zip(reversed(a), a)), [(V,), (F,)]),
 }
 

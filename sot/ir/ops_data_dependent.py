@@ -133,6 +133,10 @@ def _extract_infer(op, args, kwargs):
     return UnbackedResult(meta_of_probe(op, run_probe(op, args, kwargs), (U,)), ((0,),))
 
 
+#: dtype -> one past its largest value, where bincount's minlength= can fix the length
+_BINCOUNT_BOUND = {np.dtype(bool): 2, np.dtype(np.uint8): 2 ** 8, np.dtype(np.uint16): 2 ** 16}
+
+
 def _bincount_infer(op, args, kwargs):
     bound = bind("bincount", ("x", "weights", "minlength"), args, kwargs, {"x", "weights", "minlength"})
     x = _array(bound.get("x"), "bincount's argument")
@@ -141,9 +145,14 @@ def _bincount_infer(op, args, kwargs):
     weights = bound.get("weights")
     if weights is not None and (not isinstance(weights, Symbol) or weights.meta.shape != x.meta.shape):
         raise UnsupportedOp("bincount: weights must be a traced array of the argument's shape")
-    if isinstance(bound.get("minlength"), Symbol):
+    minlength = bound.get("minlength")
+    if isinstance(minlength, Symbol):
         raise UnsupportedOp("bincount: minlength= is a traced value")
-    return UnbackedResult(meta_of_probe(op, run_probe(op, args, kwargs), (U,)), ((0,),))
+    result = run_probe(op, args, kwargs)
+    if type(minlength) is int and minlength >= _BINCOUNT_BOUND.get(x.meta.dtype, minlength + 1):
+        # every value is below minlength (a histogram of uint8 pixels): minlength bins, a static size
+        return meta_of_probe(op, result, (minlength,))
+    return UnbackedResult(meta_of_probe(op, result, (U,)), ((0,),))
 
 
 def _lstsq_infer(op, args, kwargs):
