@@ -2,7 +2,8 @@
 ``divmod()`` of arrays (``np.divmod``), ``reversed()`` of an array (its rows
 read from the last), ``np.repeat`` by an array of counts (a data-dependent
 size), ``np.bincount`` of bools or small unsigned ints with ``minlength``
-past their largest value (a static size), each captured whole and bitwise equal to eager; the
+past their largest value (a static size), quantiles at a traced array of
+``q``, each captured whole and bitwise equal to eager; the
 forms eager rejects raise eager's error."""
 import numpy as np
 import pytest
@@ -32,6 +33,11 @@ CASES = {
                                       np.bincount(u, minlength=10), np.bincount(u.astype(np.uint16), minlength=2 ** 16)[:4],
                                       np.bincount(u, weights=u * 0.5, minlength=256)),
                            [(U8,), (U8[:0],), (np.full(7, 255, np.uint8),)]),
+    "quantile_of_traced_q": (lambda a: (np.quantile(a, np.linspace(0, 1, 5)), np.percentile(a, np.arange(0, 101, 25), axis=0),
+                                        np.nanquantile(a, np.array([[0.1], [0.9]]), axis=1, keepdims=True),
+                                        np.quantile(a, a[0, :2] * 0 + 0.5, method="nearest"),
+                                        np.quantile(a.astype(np.float32), np.float32(0.25) + a[0, :3] * 0)),
+                             [(F,), (I,)]),
     "reversed_zip": (lambda a: sum(x * y for x, y in zip(reversed(a), a)), [(V,), (F,)]),
 }
 
@@ -66,6 +72,10 @@ def test_captured_whole(fn, arg_sets):
 ])
 def test_invalid_forms_raise_eagers_error(form):
     check(form, (F,))
+
+
+def test_a_traced_q_out_of_range_raises_as_eager():
+    check(lambda a, q: np.quantile(a, q * 2) + 1, (F, np.array([0.1, 0.4])), (F, np.array([0.1, 0.6])))
 
 
 def test_negative_counts_raise_as_eager():
