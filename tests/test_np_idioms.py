@@ -3,7 +3,7 @@
 read from the last), ``np.repeat`` by an array of counts (a data-dependent
 size), ``np.bincount`` of bools or small unsigned ints with ``minlength``
 past their largest value (a static size), quantiles at a traced array of
-``q``, each captured whole and bitwise equal to eager; the
+``q``, ``np.insert`` at a traced array of positions, each captured whole and bitwise equal to eager; the
 forms eager rejects raise eager's error."""
 import numpy as np
 import pytest
@@ -38,6 +38,11 @@ CASES = {
                                         np.quantile(a, a[0, :2] * 0 + 0.5, method="nearest"),
                                         np.quantile(a.astype(np.float32), np.float32(0.25) + a[0, :3] * 0)),
                              [(F,), (I,)]),
+    "insert_at_traced_positions": (lambda a, i: (np.insert(a, i, -1.0), np.insert(a, i[:2], a[0, :2]),
+                                                 np.insert(a, i[:3] % 4, a[:3], axis=0), np.insert(a, i[:2], 7, axis=1),
+                                                 np.insert(a, i[:0], 5.0), np.insert(a, [1, 3], [9, 8]),
+                                                 np.insert(a, i[:2], a[:, :1], axis=1), np.insert(a, i[:2], a[0, 0])),
+                                   [(F, np.array([1, 3, -2, 0])), (I, np.array([0, 0, 5, 4], np.int32))]),
     "reversed_zip": (lambda a: sum(x * y for x, y in zip(reversed(a), a)), [(V,), (F,)]),
 }
 
@@ -76,6 +81,18 @@ def test_invalid_forms_raise_eagers_error(form):
 
 def test_a_traced_q_out_of_range_raises_as_eager():
     check(lambda a, q: np.quantile(a, q * 2) + 1, (F, np.array([0.1, 0.4])), (F, np.array([0.1, 0.6])))
+
+
+@pytest.mark.parametrize("form", [
+    lambda a, i: np.insert(a, i, 0.0, axis=0) + 1,        # a position out of bounds: IndexError at run time
+    lambda a, i: np.insert(a, i.astype(float), 0.0),      # float positions: IndexError
+    lambda a, i: np.insert(a, i[:3], a[:2], axis=0),      # values do not broadcast: ValueError
+    lambda a, i: np.insert(a, i[:1], a[:2], axis=0),      # one position takes the values' rows
+    lambda a, i: np.insert(a, i.reshape(2, 2), 0.0),      # 2-d positions: ValueError
+    lambda a, i: np.insert(a, i.astype(np.uint8), 0.0),   # NumPy's own casting error on unsigned positions
+])
+def test_insert_forms_match_eager(form):
+    check(form, (F, np.array([1, 9, 0, 2])), (F, np.array([1, 2, 0, 2])))
 
 
 def test_negative_counts_raise_as_eager():
