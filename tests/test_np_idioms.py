@@ -3,7 +3,8 @@
 read from the last), ``np.repeat`` by an array of counts (a data-dependent
 size), ``np.bincount`` of bools or small unsigned ints with ``minlength``
 past their largest value (a static size), quantiles at a traced array of
-``q``, ``np.insert`` at a traced array of positions, each captured whole and bitwise equal to eager; the
+``q``, ``np.insert`` at a traced array of positions, ``np.mgrid``/``np.ogrid`` with
+a stop that changes between calls, each captured whole and bitwise equal to eager; the
 forms eager rejects raise eager's error."""
 import numpy as np
 import pytest
@@ -93,6 +94,19 @@ def test_a_traced_q_out_of_range_raises_as_eager():
 ])
 def test_insert_forms_match_eager(form):
     check(form, (F, np.array([1, 9, 0, 2])), (F, np.array([1, 2, 0, 2])))
+
+
+def test_grids_with_a_stop_that_changes_between_calls():
+    def f(x, n):
+        return (np.mgrid[0:n, 0:4] * x[0], np.ogrid[1:n:2, 0:3], np.mgrid[0:n], np.ogrid[n:0:-1],
+                np.mgrid[2:n, 5:n:-2].sum(), np.ogrid[0:n][::2])
+    static = sot.to_static(f)
+    for n in (3, 4, 7, 2, 9, 1, 0, -2, 5):
+        check(f, (V, n), static=static, calls=1)
+    before = sot.translation_count(static)
+    for n in (6, 8, 11, 3):   # n is a graph input by now: no translation per value
+        check(f, (V, n), static=static, calls=1)
+    assert sot.translation_count(static) == before
 
 
 def test_negative_counts_raise_as_eager():

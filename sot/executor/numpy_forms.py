@@ -6,9 +6,12 @@ operand (``np.asarray(x)``, ``x.astype(x.dtype, copy=False)``), which is
 that very object, and the identity of arrays the graph allocated."""
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from ..ir import registry
+from ..ir.symbolic import ScalarMeta
 from .variables import ConstVariable, TensorVariable, TupleVariable, Variable
 
 _ATLEAST = (np.atleast_1d, np.atleast_2d, np.atleast_3d)
@@ -127,48 +130,78 @@ def index_trick(graph, obj, key: Variable) -> Variable | None:
     return graph.call_op(registry.lookup_function(np.concatenate), [items], {"axis": ConstVariable(-1)})
 
 
-def _int_slice(v: Variable):
-    """(start, stop, step) of a constant slice of ints (stop given), or None."""
-    s = getattr(v, "value", None) if isinstance(v, ConstVariable) else None
-    if not isinstance(s, slice):
-        return None
-    start, stop, step = 0 if s.start is None else s.start, s.stop, 1 if s.step is None else s.step
-    if not all(type(x) is int for x in (start, stop, step)) or step == 0:
+def _int_slice(graph, v: Variable):
+    """(start, stop, step) of a slice of ints (stop given; a stop that is a
+    Python int computed in the graph, such as a number input, as its
+    Variable), or None."""
+    from .variables import SymScalarVariable, SymSliceVariable
+    if isinstance(v, SymSliceVariable):
+        s = v.value
+        stop = s.stop
+        if not isinstance(getattr(stop, "meta", None), ScalarMeta) or stop.meta.type is not int:
+            return None
+        var = SymScalarVariable(stop, graph.ir.deps(stop))
+        var.graph = weakref.ref(graph)
+        stop = var
+    else:
+        s = getattr(v, "value", None) if isinstance(v, ConstVariable) else None
+        if not isinstance(s, slice):
+            return None
+        stop = s.stop
+        if type(stop) is not int:
+            return None
+    start, step = 0 if s.start is None else s.start, 1 if s.step is None else s.step
+    if not all(type(x) is int for x in (start, step)) or step == 0:
         return None
     return start, stop, step
+
+
+def _grid_size(graph, start: int, stop, step: int):
+    """NumPy's ``ceil((stop - start) / step)``: an int, or a graph value for a
+    stop computed in the graph; None for a negative constant size (NumPy
+    raises, natively)."""
+    if type(stop) is int:
+        n = -(-(stop - start) // step)
+        return None if n < 0 else n
+    from .dispatch import binary_op
+    shift = step - 1 - start if step > 0 else step + 1 - start   # ceil(a / b) as a floor division
+    return binary_op(graph, "floordiv", binary_op(graph, "add", stop, ConstVariable(shift)), ConstVariable(step))
 
 
 def grid_trick(graph, obj, key: Variable) -> Variable | None:
     """``np.mgrid[...]`` / ``np.ogrid[...]`` of int slices, built as NumPy
     builds them (indices or aranges, times step plus start; ogrid's arrays
-    are newaxis views), so values, dtypes and strides agree."""
+    are newaxis views), so values, dtypes and strides agree.  A stop may be
+    a Python int that changes between calls (``np.mgrid[0:n, 0:4]``)."""
     value = getattr(obj, "value", None)
     if value is not np.mgrid and value is not np.ogrid:
         return None
-    if isinstance(key, ConstVariable):
-        bounds = _int_slice(key)
+    if not isinstance(key, TupleVariable):
+        bounds = _int_slice(graph, key)
         if bounds is None:
             return None
-        return graph.call_op(registry.lookup_function(np.arange), [ConstVariable(b) for b in bounds])
-    if not isinstance(key, TupleVariable) or not key.items:
+        return graph.call_op(registry.lookup_function(np.arange),
+                             [b if isinstance(b, Variable) else ConstVariable(b) for b in bounds])
+    if not key.items:
         return None
-    bounds = [_int_slice(k) for k in key.items]
+    bounds = [_int_slice(graph, k) for k in key.items]
     if any(b is None for b in bounds):
         return None
-    sizes = [-(-(stop - start) // step) for start, stop, step in bounds]  # ceil
-    if any(n < 0 for n in sizes):
+    sizes = [_grid_size(graph, *b) for b in bounds]
+    if any(n is None for n in sizes):
         return None
+    sizes = [n if isinstance(n, Variable) else ConstVariable(n) for n in sizes]
     mul, add, getitem = (registry.lookup_operator(n) for n in ("mul", "add", "getitem"))
     k = len(bounds)
     if value is np.mgrid:
-        nn = graph.call_op(registry.lookup_function(np.indices), [ConstVariable(tuple(sizes))])
+        nn = graph.call_op(registry.lookup_function(np.indices), [TupleVariable(sizes)])
         steps = _column([b[2] for b in bounds], k)
         starts = _column([b[0] for b in bounds], k)
         nn = graph.call_op(mul, [nn, steps])
         return graph.call_op(add, [nn, starts])
     out = []
     for axis, ((start, _, step), n) in enumerate(zip(bounds, sizes)):
-        r = graph.call_op(registry.lookup_function(np.arange), [ConstVariable(n)])
+        r = graph.call_op(registry.lookup_function(np.arange), [n])
         r = graph.call_op(add, [graph.call_op(mul, [r, ConstVariable(step)]), ConstVariable(start)])
         index = tuple(slice(None) if i == axis else None for i in range(k))
         out.append(graph.call_op(getitem, [r, ConstVariable(index)]))
