@@ -4,7 +4,8 @@ read from the last), ``np.repeat`` by an array of counts (a data-dependent
 size), ``np.bincount`` of bools or small unsigned ints with ``minlength``
 past their largest value (a static size), quantiles at a traced array of
 ``q``, ``np.insert`` at a traced array of positions, ``np.mgrid``/``np.ogrid`` with
-a stop that changes between calls, each captured whole and bitwise equal to eager; the
+a stop that changes between calls, ``np.choose`` from an array of choices
+(its rows), ``np.compress`` by a condition of any dtype, each captured whole and bitwise equal to eager; the
 forms eager rejects raise eager's error."""
 import numpy as np
 import pytest
@@ -44,6 +45,10 @@ CASES = {
                                                  np.insert(a, i[:0], 5.0), np.insert(a, [1, 3], [9, 8]),
                                                  np.insert(a, i[:2], a[:, :1], axis=1), np.insert(a, i[:2], a[0, 0])),
                                    [(F, np.array([1, 3, -2, 0])), (I, np.array([0, 0, 5, 4], np.int32))]),
+    "choose_rows_and_compress_by_values": (lambda a, i: (i.choose(a), np.choose(i, a * 2), (i > 1).choose(a[:2]),
+                                                         np.choose(i[:, :1], a[:, 0]), a[0].compress(a[1]),
+                                                         np.compress(a[1] * 0.5, a, axis=1), a.compress(i[:, 0] + 0j, 0)),
+                                           [(F[:3], np.abs(I[:3]) % 3), (I[:3] * 1.0, np.abs(I[1:4]) % 3)]),
     "reversed_zip": (lambda a: sum(x * y for x, y in zip(reversed(a), a)), [(V,), (F,)]),
 }
 
@@ -71,6 +76,9 @@ def test_captured_whole(fn, arg_sets):
     lambda a: divmod(a + 1j, 2),           # complex: TypeError
     lambda a: divmod(a, "x"),              # TypeError
     lambda a: list(reversed(a.sum())),     # a NumPy scalar: TypeError
+    lambda a: np.choose((a[:2] > 0).astype(np.uint64), a[:2]),   # uint64 indices: TypeError
+    lambda a: np.choose(np.abs(a[:2]).astype(int) % 5, a[:2]),   # an index past the choices: ValueError
+    lambda a: a[0].compress(a[:, 0] + 1),  # selects past the end: IndexError
     lambda a: np.repeat(a, (a[0] > 0).astype(np.uint64)),  # counts that do not cast safely: TypeError
     lambda a: np.repeat(a, a[0] > 0),      # 5 counts for 20 elements: ValueError
     lambda a: np.repeat(a, a[:, :1] > 0),  # 2-d counts: ValueError

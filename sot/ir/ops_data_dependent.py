@@ -90,8 +90,8 @@ def _compress_infer(op, args, kwargs):
     if isinstance(bound.get("condition"), (list, tuple)):
         return _compress_constant(op, args, kwargs, a, bound)
     condition = _array(bound.get("condition"), "compress's condition")
-    if condition.meta.ndim != 1 or condition.meta.dtype.kind not in "biu":
-        raise UnsupportedOp("compress: the condition must be a 1-d array of bools or ints")
+    if condition.meta.ndim != 1:   # any dtype: NumPy selects where it is nonzero
+        raise UnsupportedOp("compress: the condition must be a 1-d array")
     result = run_probe(op, args, kwargs)
     axis = bound.get("axis")
     if axis is None:

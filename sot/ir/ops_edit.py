@@ -347,16 +347,23 @@ _several("ix_", np.ix_, _ix_shapes)
 # -- choose ------------------------------------------------------------------------------
 
 def _choose_infer(op, args, kwargs):
-    """``np.choose(a, choices)`` / ``a.choose(choices)``: broadcast shapes; the
-    probe picks choice 0 (a probe of ones could be out of range)."""
+    """``np.choose(a, choices)`` / ``a.choose(choices)``: broadcast shapes (an
+    array of choices is the list of its rows); the probe picks choice 0 (a
+    probe of ones could be out of range)."""
     b = bind("choose", ("a", "choices", "out", "mode"), args, kwargs, {"a", "choices", "mode"})
     choices = b.get("choices")
-    if "a" not in b or not isinstance(choices, (list, tuple)) or not choices:
-        raise UnsupportedOp("choose: expects an index array and a list of choices")
+    if isinstance(choices, Symbol) and not choices.meta.is_python and choices.meta.ndim and choices.meta.shape[0]:
+        rows = [shape_of(choices)[1:]]   # an array of choices: its rows are the choices
+    elif isinstance(choices, (list, tuple)) and choices:
+        rows = [shape_of(c) for c in choices]
+    else:
+        raise UnsupportedOp("choose: expects an index array and a list (or an array) of choices")
+    if "a" not in b:
+        raise UnsupportedOp("choose: expects an index array (NumPy raises)")
     a = b["a"]
-    if isinstance(a, Symbol) and (a.meta.is_python or a.meta.dtype.kind not in "iu"):
-        raise UnsupportedOp("choose: the index array must hold integers")
-    shape = broadcast(shape_of(a), *(shape_of(c) for c in choices))
+    if isinstance(a, Symbol) and (a.meta.is_python or not np.can_cast(a.meta.dtype, np.intp, "safe")):
+        raise UnsupportedOp("choose: the index array must hold integers or bools (NumPy raises TypeError)")
+    shape = broadcast(shape_of(a), *rows)
     probe_a = np.zeros(tuple(min(int(d), 1) for d in shape_of(a)), a.meta.dtype if isinstance(a, Symbol) else int)
     probe = dict(b, a=probe_a)
     if op.kind == "method":   # ndarray.choose takes its choices positionally only
