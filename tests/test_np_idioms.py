@@ -5,7 +5,8 @@ size), ``np.bincount`` of bools or small unsigned ints with ``minlength``
 past their largest value (a static size), quantiles at a traced array of
 ``q``, ``np.insert`` at a traced array of positions, ``np.mgrid``/``np.ogrid`` with
 a stop that changes between calls, ``np.choose`` from an array of choices
-(its rows), ``np.compress`` by a condition of any dtype, each captured whole and bitwise equal to eager; the
+(its rows), ``np.compress`` by a condition of any dtype, ``np.gradient`` over
+several axes (one op per axis), each captured whole and bitwise equal to eager; the
 forms eager rejects raise eager's error."""
 import numpy as np
 import pytest
@@ -49,6 +50,9 @@ CASES = {
                                                          np.choose(i[:, :1], a[:, 0]), a[0].compress(a[1]),
                                                          np.compress(a[1] * 0.5, a, axis=1), a.compress(i[:, 0] + 0j, 0)),
                                            [(F[:3], np.abs(I[:3]) % 3), (I[:3] * 1.0, np.abs(I[1:4]) % 3)]),
+    "gradient_axes": (lambda a: (np.gradient(a), np.gradient(a, 0.5), np.gradient(a, axis=(1, 0)), np.gradient(a, axis=(-1,)),
+                                 np.gradient(a, 2.0, np.arange(5.0) ** 2), np.gradient(a, edge_order=2),
+                                 np.gradient(a[None], axis=[2, 1])), [(F,), (I,), (F.astype(np.float32),)]),
     "reversed_zip": (lambda a: sum(x * y for x, y in zip(reversed(a), a)), [(V,), (F,)]),
 }
 
@@ -76,6 +80,9 @@ def test_captured_whole(fn, arg_sets):
     lambda a: divmod(a + 1j, 2),           # complex: TypeError
     lambda a: divmod(a, "x"),              # TypeError
     lambda a: list(reversed(a.sum())),     # a NumPy scalar: TypeError
+    lambda a: np.gradient(a, axis=(0, 0)),  # a repeated axis: ValueError
+    lambda a: np.gradient(a, 1.0, 2.0, 3.0),   # three spacings for two axes: TypeError
+    lambda a: np.gradient(a[:1]),          # one point along an axis: ValueError
     lambda a: np.choose((a[:2] > 0).astype(np.uint64), a[:2]),   # uint64 indices: TypeError
     lambda a: np.choose(np.abs(a[:2]).astype(int) % 5, a[:2]),   # an index past the choices: ValueError
     lambda a: a[0].compress(a[:, 0] + 1),  # selects past the end: IndexError

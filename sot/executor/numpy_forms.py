@@ -1,5 +1,6 @@
 """NumPy call forms that are several graph ops: ``np.atleast_2d(a, b)``
-(a tuple of one result per operand) and the index tricks ``np.r_[a, b]`` /
+(a tuple of one result per operand), ``np.gradient`` over several axes (one
+op per axis) and the index tricks ``np.r_[a, b]`` /
 ``np.c_[a, b]`` of traced arrays (a concatenation); and the forms whose
 answer NumPy fixes without looking at data: a conversion that returns its
 operand (``np.asarray(x)``, ``x.astype(x.dtype, copy=False)``), which is
@@ -27,12 +28,48 @@ def call_form(graph, fn, args, kwargs) -> Variable | None:
     if any(fn is f for f in _ATLEAST) and len(args) > 1 and not kwargs:
         op = registry.lookup_function(fn)
         return TupleVariable([graph.call_op(op, [a]) for a in args])
+    if fn is np.gradient:
+        return _gradient_axes(graph, args, kwargs)
     if (fn is np.asarray or fn is np.asanyarray) and len(args) == 1:
         same = _unchanged(args[0], kwargs, {"dtype": None, "order": ("K", None), "copy": (None, False)})
         if same is not None or not _new_dtype(args[0], kwargs.get("dtype")):
             return same
         return _new(graph.call_op(registry.lookup_function(fn), args, kwargs))
     return None
+
+
+def _gradient_axes(graph, args, kwargs) -> Variable | None:
+    """``np.gradient(f)`` of an n-d array (n > 1) or over a sequence of axes:
+    NumPy computes each axis on its own and returns their tuple (one axis: its
+    array), so this is one single-axis gradient op per axis (spacings: none,
+    one scalar for all, or one per axis).  None for ``axis=int`` and 1-d
+    ``f`` (a registered op) and for what eager rejects."""
+    from numpy.lib.array_utils import normalize_axis_tuple
+    if not args or not isinstance(args[0], TensorVariable) or set(kwargs) - {"axis", "edge_order"}:
+        return None
+    from .variables import ListVariable
+    f, spacing = args[0], list(args[1:])
+    axis = kwargs.get("axis")
+    if isinstance(axis, (TupleVariable, ListVariable)) and all(isinstance(i, ConstVariable) for i in axis.items):
+        axis = [i.value for i in axis.items]
+    elif axis is not None:
+        axis = axis.value if isinstance(axis, ConstVariable) else _MISSING
+    if axis is _MISSING or (axis is None and f.meta.ndim < 2) or type(axis) is int:
+        return None
+    try:
+        axes = normalize_axis_tuple(range(f.meta.ndim) if axis is None else axis, f.meta.ndim)
+    except (TypeError, ValueError):
+        return None   # eager raises
+    if not axes or len(spacing) not in (0, 1, len(axes)):
+        return None
+    if len(spacing) == 1 and not (isinstance(spacing[0], ConstVariable) and np.ndim(spacing[0].value) == 0):
+        return None   # one spacing for several axes: only a scalar
+    op = registry.lookup_function(np.gradient)
+    out = []
+    for k, ax in enumerate(axes):
+        h = spacing if len(spacing) < 2 else [spacing[k]]
+        out.append(graph.call_op(op, [f, *h], dict(kwargs, axis=ConstVariable(ax))))
+    return TupleVariable(out) if len(out) > 1 else out[0]   # one axis in a tuple: its array
 
 
 def _new_dtype(x: Variable, dtype: Variable | None) -> bool:
