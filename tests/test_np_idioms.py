@@ -6,7 +6,8 @@ past their largest value (a static size), quantiles at a traced array of
 ``q``, ``np.insert`` at a traced array of positions, ``np.mgrid``/``np.ogrid`` with
 a stop that changes between calls, ``np.choose`` from an array of choices
 (its rows), ``np.compress`` by a condition of any dtype, ``np.gradient`` over
-several axes (one op per axis), each captured whole and bitwise equal to eager; the
+several axes (one op per axis), ``ufunc.reduceat`` at a traced array of
+indices, each captured whole and bitwise equal to eager; the
 forms eager rejects raise eager's error."""
 import numpy as np
 import pytest
@@ -53,6 +54,10 @@ CASES = {
     "gradient_axes": (lambda a: (np.gradient(a), np.gradient(a, 0.5), np.gradient(a, axis=(1, 0)), np.gradient(a, axis=(-1,)),
                                  np.gradient(a, 2.0, np.arange(5.0) ** 2), np.gradient(a, edge_order=2),
                                  np.gradient(a[None], axis=[2, 1])), [(F,), (I,), (F.astype(np.float32),)]),
+    "reduceat_traced_indices": (lambda a, i: (np.add.reduceat(a, i, axis=1), np.maximum.reduceat(a[0], i[:2]),
+                                              np.multiply.reduceat(a, i[:3] % 4), np.add.reduceat(a[0], i[:0]),
+                                              np.minimum.reduceat(a, i.astype(np.int8), axis=-1)),
+                                [(F, np.array([0, 2, 1, 4])), (I, np.array([4, 3, 0, 0]))]),
     "reversed_zip": (lambda a: sum(x * y for x, y in zip(reversed(a), a)), [(V,), (F,)]),
 }
 
@@ -81,6 +86,8 @@ def test_captured_whole(fn, arg_sets):
     lambda a: divmod(a, "x"),              # TypeError
     lambda a: list(reversed(a.sum())),     # a NumPy scalar: TypeError
     lambda a: np.gradient(a, axis=(0, 0)),  # a repeated axis: ValueError
+    lambda a: np.add.reduceat(a, np.arange(3) * 3) + 1,   # an index out of bounds: IndexError at run time
+    lambda a: np.add.reduceat(a, np.arange(3) * 1.0),     # float indices: TypeError
     lambda a: np.gradient(a, 1.0, 2.0, 3.0),   # three spacings for two axes: TypeError
     lambda a: np.gradient(a[:1]),          # one point along an axis: ValueError
     lambda a: np.choose((a[:2] > 0).astype(np.uint64), a[:2]),   # uint64 indices: TypeError
