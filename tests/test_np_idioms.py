@@ -7,7 +7,7 @@ past their largest value (a static size), quantiles at a traced array of
 a stop that changes between calls, ``np.choose`` from an array of choices
 (its rows), ``np.compress`` by a condition of any dtype, ``np.gradient`` over
 several axes (one op per axis), ``ufunc.reduceat`` at a traced array of
-indices, each captured whole and bitwise equal to eager; the
+indices, ``np.einsum_path`` (planned at trace time), each captured whole and bitwise equal to eager; the
 forms eager rejects raise eager's error."""
 import numpy as np
 import pytest
@@ -129,6 +129,17 @@ def test_grids_with_a_stop_that_changes_between_calls():
     for n in (6, 8, 11, 3):   # n is a graph input by now: no translation per value
         check(f, (V, n), static=static, calls=1)
     assert sot.translation_count(static) == before
+
+
+def test_einsum_path_is_planned_from_shapes():
+    def f(a, b):
+        path, report = np.einsum_path("ij,jk,kl->il", a, b, a, optimize="greedy")
+        out = np.einsum("ij,jk,kl->il", a, b, a, optimize=path)
+        path.append("mutated")   # a new list on every call
+        return out, path, report, np.einsum_path("ii", b[:4, :4])
+    check(f, (F, F.T), (I, I.T * 1.0))
+    assert_captured_whole(f, F, F.T)
+    check(lambda a: np.einsum_path("ij,jk", a, a), (F,))   # shapes that do not match: ValueError
 
 
 def test_negative_counts_raise_as_eager():

@@ -1,6 +1,6 @@
 """NumPy call forms that are several graph ops: ``np.atleast_2d(a, b)``
 (a tuple of one result per operand), ``np.gradient`` over several axes (one
-op per axis) and the index tricks ``np.r_[a, b]`` /
+op per axis), ``np.einsum_path`` (planned from shapes at trace time) and the index tricks ``np.r_[a, b]`` /
 ``np.c_[a, b]`` of traced arrays (a concatenation); and the forms whose
 answer NumPy fixes without looking at data: a conversion that returns its
 operand (``np.asarray(x)``, ``x.astype(x.dtype, copy=False)``), which is
@@ -30,6 +30,8 @@ def call_form(graph, fn, args, kwargs) -> Variable | None:
         return TupleVariable([graph.call_op(op, [a]) for a in args])
     if fn is np.gradient:
         return _gradient_axes(graph, args, kwargs)
+    if fn is np.einsum_path:
+        return _einsum_path(graph, args, kwargs)
     if (fn is np.asarray or fn is np.asanyarray) and len(args) == 1:
         same = _unchanged(args[0], kwargs, {"dtype": None, "order": ("K", None), "copy": (None, False)})
         if same is not None or not _new_dtype(args[0], kwargs.get("dtype")):
@@ -70,6 +72,27 @@ def _gradient_axes(graph, args, kwargs) -> Variable | None:
         h = spacing if len(spacing) < 2 else [spacing[k]]
         out.append(graph.call_op(op, [f, *h], dict(kwargs, axis=ConstVariable(ax))))
     return TupleVariable(out) if len(out) > 1 else out[0]   # one axis in a tuple: its array
+
+
+def _einsum_path(graph, args, kwargs) -> Variable | None:
+    """``np.einsum_path(subscripts, *operands, optimize=...)``: NumPy plans from
+    the operands' shapes alone, so the plan (a new list and its report) is
+    computed at trace time on stand-ins of those shapes, read statically."""
+    from .dispatch import folded
+    if not args or not isinstance(args[0], ConstVariable) or type(args[0].value) is not str \
+            or set(kwargs) - {"optimize"} or not all(isinstance(v, ConstVariable) for v in kwargs.values()):
+        return None
+    operands = args[1:]
+    if not operands or not all(isinstance(a, TensorVariable) and not a.meta.symbolic_axes for a in operands):
+        return None
+    for a in operands:
+        graph.ir.note_static_read(a.symbol, range(a.meta.ndim))
+    stand_ins = [np.broadcast_to(np.zeros((), a.meta.dtype), a.meta.shape) for a in operands]
+    try:
+        plan = np.einsum_path(args[0].value, *stand_ins, **{k: v.value for k, v in kwargs.items()})
+    except Exception:   # noqa: BLE001 - eager raises it: natively
+        return None
+    return folded(plan)
 
 
 def _new_dtype(x: Variable, dtype: Variable | None) -> bool:
