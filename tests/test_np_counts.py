@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import sot
-from difftest import assert_captured_whole, assert_same, check
+from difftest import assert_captured_whole, assert_same, case_params, check, check_case
 
 rng = np.random.default_rng(3)
 F = rng.standard_normal((4, 5))
@@ -43,22 +43,9 @@ CASES = {
 }
 
 
-def _params():
-    for name, (fn, arg_sets) in CASES.items():
-        fn.__name__ = name
-        yield pytest.param(fn, arg_sets, id=name)
-
-
-@pytest.mark.parametrize("fn, arg_sets", list(_params()))
-def test_matches_eager_bitwise(fn, arg_sets):
-    static = check(fn, *arg_sets, calls=2)
-    for args in arg_sets:
-        assert_same(fn(*args), static(*args), bitwise=True)
-
-
-@pytest.mark.parametrize("fn, arg_sets", list(_params()))
-def test_captured_whole(fn, arg_sets):
-    assert_captured_whole(fn, *arg_sets[0])
+@pytest.mark.parametrize("fn, arg_sets", case_params(CASES))
+def test_matches_eager_bitwise_and_is_captured_whole(fn, arg_sets):
+    check_case(fn, arg_sets)
 
 
 def test_a_branch_on_the_answer_breaks_there_and_is_right():
