@@ -36,7 +36,8 @@ CASES = {
                     [(F, F.copy()), (np.ones((4, 5)), np.ones((4, 5))), (I, I), (NAN, NAN)]),
     "allclose": (lambda a, b: (np.allclose(a, b), np.allclose(a, b + 1e-9), np.allclose(a, b, atol=0.5),
                                np.allclose(a, b, rtol=0, atol=0), np.allclose(a, b, equal_nan=True),
-                               np.allclose(a, b[-1:]), np.allclose(a, 0.0 * b)),
+                               np.allclose(a, b[-1:]), np.allclose(a, 0.0 * b), np.allclose(a, 0.1),
+                               np.allclose(1, b, atol=3.0), np.allclose(a.astype(np.float32), 0.1, rtol=0)),
                  [(F, F.copy()), (F, F32), (NAN, NAN.copy()), (I, I), (C, C), (EMPTY, EMPTY)]),
     "fft_round_trip": (lambda x: (np.allclose(np.fft.irfft(np.fft.rfft(x), n=x.size), x),
                                   np.array_equal(np.sort(x), np.sort(np.sort(x)))), [(F[0],), (F32[1],)]),
@@ -107,3 +108,10 @@ def test_other_backends(backend):
     static = sot.to_static(f, backend=backend)
     for args in ((F32, F32.copy()), (F32, F32 + 1), (F32, np.ones((4, 5), np.float32))):
         assert f(*args) == static(*args)
+
+
+def test_save_refuses_what_onnx_cannot_count(tmp_path):
+    def f(x):
+        return x * np.allclose(x, 1.0)
+    with pytest.raises(Exception, match="no exact ONNX lowering"):
+        sot.save(f, tmp_path / "m.onnx", input_spec=[sot.InputSpec((6,), "float32", "x")])

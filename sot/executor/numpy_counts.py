@@ -46,6 +46,10 @@ def _array(v) -> bool:
     return isinstance(v, TensorVariable) and not v.meta.is_python
 
 
+def _number(v) -> bool:
+    return isinstance(v, ConstVariable) and type(v.value) in (bool, int, float)
+
+
 def _count(graph, a: Variable) -> Variable:
     """``np.count_nonzero(a)``: the length of ``np.flatnonzero(a)``."""
     flat = graph.call_op(registry.lookup_function(np.flatnonzero), [a])
@@ -137,9 +141,11 @@ def _array_equiv(graph, args, kwargs):
 
 def _allclose(graph, args, kwargs):
     b = _bind(("a", "b", "rtol", "atol", "equal_nan"), args, kwargs)
-    if b is None or not _array(b.get("a")) or not _array(b.get("b")):
+    operands = (b or {}).get("a"), (b or {}).get("b")
+    if b is None or not any(_array(v) for v in operands) or not all(_array(v) or _number(v) for v in operands):
         return None
-    close = graph.call_op(_fn("isclose"), list(args), kwargs)   # NumPy: all(isclose(a, b, ...))
+    # NumPy: all(isclose(a, b, ...)), a Python number kept as it is (a weak scalar)
+    close = graph.call_op(_fn("isclose"), list(args), kwargs)
     return _none_counted(graph, _call(graph, "logical_not", [close]))
 
 
