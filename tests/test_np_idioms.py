@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import sot
-from difftest import assert_captured_whole, case_params, check, check_case
+from difftest import assert_captured_whole, assert_same, case_params, check, check_case
 
 rng = np.random.default_rng(5)
 F = rng.standard_normal((4, 5)) * 10
@@ -138,11 +138,24 @@ def test_negative_counts_raise_as_eager():
     check(after_a_write, (V, np.array([1, 2, 0, 1, 1, 1])), (V, np.array([1, 2, -1, 1, 1, 1])))
 
 
-def test_divmod_by_zero_warns_and_gives_eagers_values():
+def test_divmod_by_zero_warns_as_eager():
+    import warnings
+
     def f(a):
         return divmod(a, 0), divmod(a.astype(np.int64), 0)
-    with np.errstate(all="ignore"):
-        check(f, (F,))
+
+    def seen(fn):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = fn(F)
+        return out, [(w.category, str(w.message), w.filename, w.lineno) for w in caught]
+    eager, eager_warnings = seen(f)
+    assert eager_warnings
+    static = sot.to_static(f)
+    for _ in range(3):
+        out, got = seen(static)
+        assert_same(eager, out, bitwise=True)
+        assert got == eager_warnings
 
 
 def test_reversed_reads_each_row_at_its_step():
