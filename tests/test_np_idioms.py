@@ -7,7 +7,8 @@ past their largest value (a static size), quantiles at a traced array of
 a stop that changes between calls, ``np.choose`` from an array of choices
 (its rows), ``np.compress`` by a condition of any dtype, ``np.gradient`` over
 several axes (one op per axis), ``ufunc.reduceat`` at a traced array of
-indices, ``np.einsum_path`` (planned at trace time), each captured whole and bitwise equal to eager; the
+indices, ``np.einsum_path`` (planned at trace time), ``round(s, n)`` of a NumPy scalar,
+each captured whole and bitwise equal to eager; the
 forms eager rejects raise eager's error."""
 import numpy as np
 import pytest
@@ -58,6 +59,10 @@ CASES = {
                                               np.multiply.reduceat(a, i[:3] % 4), np.add.reduceat(a[0], i[:0]),
                                               np.minimum.reduceat(a, i.astype(np.int8), axis=-1)),
                                 [(F, np.array([0, 2, 1, 4])), (I, np.array([4, 3, 0, 0]))]),
+    "round_numpy_scalars": (lambda a: (round(a[1, 1], 1), round(a.sum(), -1), round(np.float32(1.25), 1),
+                                       round(a.astype(np.int8)[0, 0], -1), round(a.max(), ndigits=2),
+                                       round(a.astype(np.float16)[2, 2], 2), round(2.675, ndigits=2)),
+                            [(F,), (I * 1.5,)]),
     "reversed_zip": (lambda a: sum(x * y for x, y in zip(reversed(a), a)), [(V,), (F,)]),
 }
 
@@ -73,6 +78,9 @@ def test_matches_eager_bitwise_and_is_captured_whole(fn, arg_sets):
     lambda a: divmod(a, "x"),              # TypeError
     lambda a: list(reversed(a.sum())),     # a NumPy scalar: TypeError
     lambda a: np.gradient(a, axis=(0, 0)),  # a repeated axis: ValueError
+    lambda a: (round(a[0, 0]), round(a.sum(), None)),   # Python ints from the data: natively
+    lambda a: round(a[0, 0] > 0, 1),       # a NumPy bool has no __round__: TypeError
+    lambda a: round(a, 1),                 # an ndarray has no __round__: TypeError
     lambda a: np.add.reduceat(a, np.arange(3) * 3) + 1,   # an index out of bounds: IndexError at run time
     lambda a: np.add.reduceat(a, np.arange(3) * 1.0),     # float indices: TypeError
     lambda a: np.gradient(a, 1.0, 2.0, 3.0),   # three spacings for two axes: TypeError

@@ -546,6 +546,17 @@ def b_divmod(executor, a, b):
     return _python_builtin(divmod)(executor, a, b)
 
 
+def b_round(executor, x, *ndigits, **kwargs):
+    """``round(s, n)`` of a NumPy scalar (not bool) is NumPy's own rounding: a
+    NumPy scalar of s's type, ``np.round(s, n)`` in the graph; ``round(s)``
+    is a Python int from the data (a break)."""
+    n = list(ndigits) + list(kwargs.values())
+    if set(kwargs) <= {"ndigits"} and len(n) == 1 and isinstance(x, TensorVariable) and x.meta.is_scalar \
+            and x.meta.dtype.kind in "iuf" and isinstance(n[0], ConstVariable) and type(n[0].value) is int:
+        return executor.graph.call_op(registry.lookup_function(np.round), [x, n[0]])
+    return _python_builtin(round)(executor, x, *ndigits, **kwargs)
+
+
 BUILTINS = {
     builtins.len: b_len,
     builtins.range: b_range,
@@ -570,7 +581,7 @@ BUILTINS = {
     builtins.float: b_bool_like(float),
     builtins.int: b_bool_like(int),
     builtins.bool: b_bool_like(bool),
-    builtins.round: _python_builtin(round),
+    builtins.round: b_round,
     builtins.slice: _python_builtin(slice),
     builtins.divmod: b_divmod,
     builtins.pow: _python_builtin(pow),
