@@ -1,6 +1,7 @@
 """NumPy breadth: bit packing (sot/ir/ops_bits.py), np.linalg.tensorsolve /
 tensorinv (ops_linalg_api.py), np.setxor1d (ops_combine.py, a data-dependent
-length) and np.poly of real roots (ops_polynomial.py): captured whole and
+length), np.histogramdd (ops_histogramdd.py: its tuple and edges list) and
+np.poly of real roots (ops_polynomial.py): captured whole and
 bitwise equal to eager on the NumPy backend; the forms eager rejects raise
 eager's error, and the forms whose dtype depends on the values still match."""
 import numpy as np
@@ -32,6 +33,10 @@ CASES = {
                              np.linalg.tensorinv(a.reshape(2, 3, 6), ind=2)), [(T,), (T.astype(np.float32),)]),
     "setxor1d": (lambda x, y: (np.setxor1d(x, y), np.setxor1d(x[:3], x[2:], assume_unique=True),
                                np.setxor1d(x, y.astype(np.float32)) * 2), [(I, I[::-1] + 2), (I, I), (I[:0], I)]),
+    "histogramdd": (lambda s, w: (np.histogramdd(s, bins=4), np.histogramdd(s[:, :2], (3, 5), [(-2, 2), (-1, 1)], True),
+                                  np.histogramdd(s, bins=[2, 3, 4], weights=w)[0] * 2,
+                                  np.histogramdd(s.astype(np.float32), 3)[1]),
+                    [(rng.standard_normal((50, 3)), R[:1].repeat(50)), (np.ones((7, 3)), np.arange(7)), (np.zeros((0, 3)), R[:0])]),
     "poly": (lambda r: (np.poly(r), np.poly(r.astype(np.float32)), np.poly(r[:1]), np.poly(r > 0)),
              [(R,), (I,)]),
 }
@@ -53,6 +58,9 @@ def test_matches_eager_bitwise_and_is_captured_whole(fn, arg_sets):
     lambda a: np.linalg.tensorinv(a, 0),             # ValueError
     lambda a: np.linalg.tensorinv(a.reshape(3, 12)),  # not square: LinAlgError
     lambda a: np.poly(a[0, 0, :0]),                  # no roots: the Python float 1.0
+    lambda a: np.histogramdd(a[0] / 0.0),            # a non-finite range from the data: ValueError at run time
+    lambda a: np.histogramdd(a[0], bins=[2, 3]),     # bins for 2 of 6 dims: ValueError
+    lambda a: np.histogramdd(a[0], bins=0),          # ValueError
     lambda a: np.poly(a[0, 0, 0]),                   # a NumPy scalar: NumPy's dispatcher raises TypeError
 ])
 def test_invalid_or_uncaptured_forms_match_eager(form):

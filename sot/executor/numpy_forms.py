@@ -1,6 +1,7 @@
 """NumPy call forms that are several graph ops: ``np.atleast_2d(a, b)``
 (a tuple of one result per operand), ``np.gradient`` over several axes (one
-op per axis), ``np.einsum_path`` (planned from shapes at trace time) and the index tricks ``np.r_[a, b]`` /
+op per axis), ``np.einsum_path`` (planned from shapes at trace time),
+``np.histogramdd`` (its tuple and edges list) and the index tricks ``np.r_[a, b]`` /
 ``np.c_[a, b]`` of traced arrays (a concatenation); and the forms whose
 answer NumPy fixes without looking at data: a conversion that returns its
 operand (``np.asarray(x)``, ``x.astype(x.dtype, copy=False)``), which is
@@ -32,6 +33,11 @@ def call_form(graph, fn, args, kwargs) -> Variable | None:
         return _gradient_axes(graph, args, kwargs)
     if fn is np.einsum_path:
         return _einsum_path(graph, args, kwargs)
+    if fn is np.histogramdd and args and isinstance(args[0], TensorVariable):
+        from ..ir.ops_histogramdd import HISTOGRAMDD
+        from .variables import ListVariable
+        hist, *edges = graph.call_op(HISTOGRAMDD, args, kwargs).items   # NumPy's (hist, [edges...])
+        return TupleVariable([hist, ListVariable(edges)])
     if (fn is np.asarray or fn is np.asanyarray) and len(args) == 1:
         same = _unchanged(args[0], kwargs, {"dtype": None, "order": ("K", None), "copy": (None, False)})
         if same is not None or not _new_dtype(args[0], kwargs.get("dtype")):

@@ -352,4 +352,4 @@ def _load_families():
     from . import (ops_creation, ops_elementwise, ops_indexing,  # noqa: F401
                    ops_linalg, ops_reduction, ops_shape, ops_ufunc_methods, ops_api, ops_linalg_fft,
                    ops_ufunc_multi, ops_data_dependent, ops_numerical, ops_combine, ops_linalg_api,
-                   ops_edit, ops_polynomial, ops_bits)
+                   ops_edit, ops_polynomial, ops_bits, ops_histogramdd)
