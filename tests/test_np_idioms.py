@@ -8,7 +8,7 @@ a stop that changes between calls, ``np.choose`` from an array of choices
 (its rows), ``np.compress`` by a condition of any dtype, ``np.gradient`` over
 several axes (one op per axis), ``ufunc.reduceat`` at a traced array of
 indices, ``np.einsum_path`` (planned at trace time), ``round(s, n)`` of a NumPy scalar,
-each captured whole and bitwise equal to eager; the
+``np.asarray_chkfinite`` (its check when the graph runs), each captured whole and bitwise equal to eager; the
 forms eager rejects raise eager's error."""
 import numpy as np
 import pytest
@@ -135,6 +135,23 @@ def test_einsum_path_is_planned_from_shapes():
     check(f, (F, F.T), (I, I.T * 1.0))
     assert_captured_whole(f, F, F.T)
     check(lambda a: np.einsum_path("ij,jk", a, a), (F,))   # shapes that do not match: ValueError
+
+
+def test_asarray_chkfinite_validates_when_the_graph_runs():
+    def f(x):
+        y = np.asarray_chkfinite(x)
+        return y * 2, np.asarray_chkfinite(x[0], dtype=np.float32), y
+
+    def after_a_write(x):
+        x[0, 0] = 5.0
+        return np.asarray_chkfinite(x) + 1
+    check(f, (F,), (F / 0.0,), (I,))
+    check(after_a_write, (F,), (F / 0.0,))
+    assert_captured_whole(f, F)
+    static = sot.to_static(f)
+    for _ in range(3):
+        x = F.copy()
+        assert static(x)[2] is x   # NumPy returns the array itself
 
 
 def test_negative_counts_raise_as_eager():

@@ -74,6 +74,8 @@ def _array_infer(op, args, kwargs):
 
 register(Op("array", "function", np.array, _array_infer))
 register(Op("asarray", "function", np.asarray, _array_infer))
+# asarray that raises ValueError on an inf or NaN when the graph runs, as eagerly
+register(Op("asarray_chkfinite", "function", np.asarray_chkfinite, _array_infer))
 
 
 def _contiguous_infer(op, args, kwargs):

@@ -112,7 +112,8 @@ ALIASING_OPS = frozenset(
                                  # np.histogram(x, bins=edges) returns the edges array itself
                                  "histogram")]
     # conversions return their operand when it already fits; diag of a 2-d array is a view
-    + [("function", n) for n in ("asarray", "ascontiguousarray", "asfortranarray", "diag", "sliding_window_view")]
+    + [("function", n) for n in ("asarray", "asarray_chkfinite", "ascontiguousarray", "asfortranarray", "diag",
+                                 "sliding_window_view")]
     # np.float32(x) of a float32 array is x; fftn over no axes (a 0-d operand) returns it
     + [("function", n) for n in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
                                  "uint64", "float16", "float32", "float64", "complex64", "complex128",
