@@ -79,6 +79,8 @@ def test_matches_eager_bitwise_and_is_captured_whole(fn, arg_sets):
     lambda a: list(reversed(a.sum())),     # a NumPy scalar: TypeError
     lambda a: np.gradient(a, axis=(0, 0)),  # a repeated axis: ValueError
     lambda a: (round(a[0, 0]), round(a.sum(), None)),   # Python ints from the data: natively
+    lambda a: divmod(a),                   # TypeError (arity)
+    lambda a: round(a[0, 0], 1, 2),        # TypeError (arity)
     lambda a: round(a[0, 0] > 0, 1),       # a NumPy bool has no __round__: TypeError
     lambda a: round(a, 1),                 # an ndarray has no __round__: TypeError
     lambda a: np.add.reduceat(a, np.arange(3) * 3) + 1,   # an index out of bounds: IndexError at run time

@@ -533,28 +533,28 @@ def b_bool_like(fn):
     return handler
 
 
-def b_divmod(executor, a, b):
+def b_divmod(executor, *operands, **kwargs):
     """``divmod()`` with an ndarray operand is ``np.divmod`` (``ndarray.__divmod__``
     / ``__rdivmod__``, which a NumPy scalar defers to); a number pair folds."""
-    operands = (a, b)
-    if any(isinstance(v, TensorVariable) and not v.meta.is_scalar for v in operands) and all(
+    if len(operands) == 2 and not kwargs and any(isinstance(v, TensorVariable) and not v.meta.is_scalar
+                                                 for v in operands) and all(
             isinstance(v, TensorVariable) or (isinstance(v, ConstVariable) and type(v.value) in (bool, int, float))
             for v in operands):
         from .writes_out import multi_output_ufunc
         if (result := multi_output_ufunc(executor.graph, np.divmod, list(operands), {})) is not None:
             return result
-    return _python_builtin(divmod)(executor, a, b)
+    return _python_builtin(divmod)(executor, *operands, **kwargs)
 
 
-def b_round(executor, x, *ndigits, **kwargs):
+def b_round(executor, *args, **kwargs):
     """``round(s, n)`` of a NumPy scalar (not bool) is NumPy's own rounding: a
     NumPy scalar of s's type, ``np.round(s, n)`` in the graph; ``round(s)``
     is a Python int from the data (a break)."""
-    n = list(ndigits) + list(kwargs.values())
+    x, n = (args[0] if args else None), list(args[1:]) + list(kwargs.values())
     if set(kwargs) <= {"ndigits"} and len(n) == 1 and isinstance(x, TensorVariable) and x.meta.is_scalar \
             and x.meta.dtype.kind in "iuf" and isinstance(n[0], ConstVariable) and type(n[0].value) is int:
         return executor.graph.call_op(registry.lookup_function(np.round), [x, n[0]])
-    return _python_builtin(round)(executor, x, *ndigits, **kwargs)
+    return _python_builtin(round)(executor, *args, **kwargs)
 
 
 BUILTINS = {
