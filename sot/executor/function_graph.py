@@ -161,6 +161,11 @@ class FunctionGraph:
         self.add_guard(LenGuard(tracker, value))
         return [self.wrap(v, _item(tracker, i)) for i, v in enumerate(value)]
 
+    def _dict_entries(self, value: dict, tracker) -> dict:
+        """The entries of a dict from outside the frame, guarded: the trace read all of it."""
+        self.add_guard(DictKeysGuard(tracker, value))
+        return {k: self.wrap(v, _item(tracker, k)) for k, v in value.items()}
+
     # -- graph ops ------------------------------------------------------------
     def call_op(self, op, args, kwargs=None, *, inplace: bool = False) -> Variable:
         """Record `op(*args, **kwargs)`; arguments are Variables or nested lists/tuples.

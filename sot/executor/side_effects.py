@@ -207,6 +207,8 @@ class SideEffects:
         for container in self.containers:
             if hasattr(container, "replay"):   # a modelled library container (collections_models.py)
                 lines += container.replay(builder)
+            elif getattr(container, "lazy", None) is not None:   # a dict read key by key (dict_data.py)
+                lines += container.lazy.replay(builder, builder.expr(container))
             else:
                 lines += _replay_list(builder, container) if container.python_type() is list \
                     else _replay_dict(builder, container)
@@ -234,6 +236,9 @@ class SideEffects:
         for c in self.containers:
             if c.python_type() is list and not c.loaded:
                 continue   # only grown
+            if getattr(c, "lazy", None) is not None:
+                c.lazy.check_releases(graph, plain)
+                continue
             if hasattr(c, "released"):   # (before, after) of a modelled library container
                 before, after = c.released()
             else:

@@ -29,7 +29,7 @@ from ...guards.invariants import ClassUnchangedGuard
 from ...guards.tracker import AttrTracker
 from ...ir import TensorMeta, registry
 from ...ir.meta import dtype_is_supported
-from .. import freeze
+from .. import dict_data, freeze
 from ..function_graph import (
     VALUE_GUARDED, _is_builtin, _is_numpy_callable, _is_plain_opaque, _item, function_variable, is_user_class,
 )
@@ -153,11 +153,11 @@ def dict_(graph, value, t, tracker):
     if not all(type(k) in (str, int) for k in value):
         graph.add_guard(IdGuard(tracker, value))
         return OpaqueVariable(value, tracker)
-    graph.add_guard(DictKeysGuard(tracker, value))
-    var = DictVariable({k: graph.wrap(v, _item(tracker, k)) for k, v in value.items()}, tracker)
     if tracker is None:
-        return var
-    var.original = dict(var.entries)
+        return DictVariable({k: graph.wrap(v, None) for k, v in value.items()})
+    graph.add_guard(TypeGuard(tracker, dict))  # keys and values: as the trace reads them (dict_data.py)
+    ref = weakref.ref(graph)
+    var = dict_data.source_dict(graph, value, tracker, lambda: ref()._dict_entries(value, tracker))
     return graph.mutable(var, value)
 
 
