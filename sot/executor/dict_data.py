@@ -326,9 +326,7 @@ def method(obj, name: str, args, kwargs):
             return default
         return v
     if v is ABSENT:   # pop
-        if len(args) > 1:
-            return default
-        raise FallbackError(DATA_DEPENDENT, f"dict.pop of a missing key {k!r} (eager raises)")
+        return default if len(args) > 1 else _python_op({}.pop, k)   # KeyError as eager's
     lazy.delete(k)
     return v
 
