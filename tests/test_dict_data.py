@@ -10,6 +10,7 @@ import collections
 import contextlib
 import copy
 import io
+import logging
 
 import numpy as np
 
@@ -261,3 +262,17 @@ def test_dict_kinds_are_as_before():
     calls = [(collections.defaultdict(int), X), (collections.Counter(a=1), X),
              (collections.OrderedDict(n=1, a=2), X)]
     run_calls(step, calls * 2)
+
+
+def test_a_key_that_appears_is_named_in_the_recompile_log(caplog):
+    def step(d, x):
+        return x * d.get("scale", 1.0)
+    static = sot.to_static(step)
+    sot.set_verbosity(2)
+    try:
+        with caplog.at_level(logging.INFO, logger="sot"):
+            static({}, X)
+            static({"scale": 2.0}, X)
+    finally:
+        sot.set_verbosity(0)
+    assert "d now has the key 'scale'" in caplog.text

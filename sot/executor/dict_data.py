@@ -82,7 +82,7 @@ class LazyDict:
             graph.add_guard(TypeGuard(ItemTracker(self.tracker, key), type(old)))
             state = PRESENT
         else:
-            graph.add_guard(KeyAbsentGuard(self.tracker, key))
+            graph.add_guard(KeyNotInGuard(self.tracker, key))
             state = ABSENT
         self.seen[key] = self.now[key] = state
         return state
@@ -194,6 +194,13 @@ class LazyDict:
             lines.append(f"{target}[{builder.expr(k[1])}] = {builder.expr(k[2])}" if type(k) is tuple
                          else f"{target}[{key(k)}] = {builder.expr(self.now[k])}")
         return lines
+
+
+class KeyNotInGuard(KeyAbsentGuard):
+    """``key not in d`` for a dict the trace found without it."""
+
+    def explain_failure(self, value):
+        return "%s now has the key %r" % (self.tracker.subject(), self.key)
 
 
 def _slot_plain(d, key) -> bool:
