@@ -276,3 +276,15 @@ def test_a_key_that_appears_is_named_in_the_recompile_log(caplog):
     finally:
         sot.set_verbosity(0)
     assert "d now has the key 'scale'" in caplog.text
+
+
+def test_stores_around_a_break_nested_dicts_and_returning_the_dict():
+    def step(d, x):
+        d["a"] = x * 2.0
+        d["h"] += x                 # an array updated in place: the same object stays
+        d["sub"]["n"] = d["sub"].get("n", 0) + 1
+        print("between", d["sub"]["n"])   # a break: the stores are replayed before it
+        d.update(b=1)
+        return d, d["a"].sum(), list(d)
+    calls = [({"h": np.zeros((3, 4)), "sub": {}}, X), ({"h": np.ones((3, 4)), "sub": {"n": 4}, "z": 0}, X)]
+    run_calls(step, calls + calls)

@@ -21,9 +21,10 @@ Writes (``d[k] = v``, ``del d[k]``, ``setdefault``, ``pop``) are kept as the
 final state of each key the trace touched and replayed after the graph with
 the operations eager uses, in eager's order (a key deleted, then stored
 again, goes to the end, as in eager). A store whose key is a Python-number
-graph input (``stats[step] = v`` once ``step`` varied) is replayed with the
-run-time key; after it the trace no longer knows any key's state, so a
-later read of the dict breaks the graph.
+graph input (``stats[step] = v`` once ``step`` varied) or a str the trace
+passes on (``history[name] = v``, str_data.py) is replayed with the
+run-time key; after it the trace no longer knows the state of any key of
+that type, so a later read of one breaks the graph.
 
 Anything else (iteration, ``keys()``, ``==``, ``update``, a copy, a dict
 given to a call the trace does not model) reads `entries`: the whole dict
@@ -42,6 +43,7 @@ from ..guards.guard import Guard, LenGuard, TypeGuard
 from ..guards.invariants import KeyAbsentGuard
 from ..guards.tracker import ItemTracker, Tracker
 from .list_data import LenTracker
+from .str_data import PassStrVariable
 from .variables import ConstVariable, DictVariable, SymScalarVariable, Variable
 
 ABSENT = object()    # the key is not in the dict
@@ -117,8 +119,9 @@ class LazyDict:
         return ConstVariable(n_real + delta, None)
 
     def _check_known(self, what: str, key=None) -> None:
-        """A store with a run-time int key changed an int key the trace cannot name (a str key is another key)."""
-        if self.runtime_writes and type(key) is not str:
+        """A store with a run-time key changed a key of its type the trace
+        cannot name (a str key is not an int key, and the other way)."""
+        if any(key is None or type(key) is _key_type(k) for _, k, _ in self.runtime_writes):
             raise FallbackError(DATA_DEPENDENT, f"{what} of {self.tracker.name()} after a store with a "
                                 "run-time key (which key it replaced is known only when it runs)")
 
@@ -177,9 +180,10 @@ class LazyDict:
         if not self.runtime_writes:
             return
         # a run-time key may be one the trace stored into before, or another stored with one
-        replaced = [v for k, v in self.now.items() if type(k) is int and isinstance(v, Variable)]
+        kinds = {_key_type(k) for _, k, _ in self.runtime_writes}
+        replaced = [v for k, v in self.now.items() if type(k) in kinds and isinstance(v, Variable)]
         if not all(plain(v) for v in replaced + [v for _, _, v in self.runtime_writes]) or \
-                not all(_slot_plain(self.value, k.meta.hint) for _, k, _ in self.runtime_writes):
+                not all(_slot_plain(self.value, _runtime_value(k)) for _, k, _ in self.runtime_writes):
             raise FallbackError(SIDE_EFFECT, f"a value stored into {self.tracker.name()} with a run-time "
                                 "key may run code when replaced")
         for key_tracker, _, _ in self.runtime_writes:   # what it replaces in the real dict
@@ -211,9 +215,9 @@ def _slot_plain(d, key) -> bool:
 
 class SlotPlainGuard(Guard):
     """``_slot_plain(d, key)`` for a dict whose exact type the guards fixed
-    and a key that is an int graph input (its type guarded): a store with
-    that run-time key releases nothing that runs code. The guard program's
-    two-register call op (as OverlapGuard's)."""
+    and a run-time key (an int graph input or a passed-through str, its
+    exact type guarded): a store with that key releases nothing that runs
+    code. The guard program's two-register call op (as OverlapGuard's)."""
 
     def __init__(self, tracker: Tracker, key: Tracker):
         self.tracker, self.other = tracker, key
@@ -292,8 +296,20 @@ def setitem(graph, obj, key: Variable, value: Variable):
     return None
 
 
+def _key_type(key: Variable) -> type:
+    """The exact type of a run-time key (guarded)."""
+    return str if type(key) is PassStrVariable else int
+
+
+def _runtime_value(key: Variable):
+    return key.value if type(key) is PassStrVariable else key.meta.hint
+
+
 def _number_input_tracker(graph, key: Variable):
-    """The tracker of an int graph input used as a key (not one computed from it)."""
+    """The tracker of an int graph input used as a key (not one computed from
+    it), or of a str the trace passes on (str_data.py)."""
+    if type(key) is PassStrVariable:
+        return key.tracker
     if type(key) is not SymScalarVariable or key.meta.type is not int:
         return None
     for tracker, var in graph.inputs:

@@ -60,6 +60,8 @@ GENERATORS = frozenset((types.GeneratorType, types.CoroutineType, types.AsyncGen
 
 
 class FunctionGraph:
+    pass_strs = False   # a str the trace only passes on was wrapped (str_data.py)
+
     def __init__(self, name: str = "graph", shapes=None, freeze: bool = False):
         self.ir = StatementIR(name)
         self.shapes = shapes  # a ShapePolicy (symbolic dims), or None: every dim static

@@ -52,6 +52,7 @@ from ..guards.invariants import SameGuard
 from ..guards.tracker import AttrTracker, ItemTracker, LocalTracker
 from .exceptions import ExceptionVariable
 from .global_stores import GlobalStores
+from .str_data import PassStrVariable
 from .variables import (
     ConstVariable, DictVariable, DynamicScalarVariable, ListVariable, SymScalarVariable, TensorVariable,
     TupleVariable,
@@ -72,7 +73,7 @@ def is_data_descriptor(attr) -> bool:
 
 def plain(var) -> bool:
     """Whether releasing the value of `var` runs no code."""
-    if isinstance(var, (TensorVariable, ConstVariable, SymScalarVariable, DynamicScalarVariable)):
+    if isinstance(var, (TensorVariable, ConstVariable, SymScalarVariable, DynamicScalarVariable, PassStrVariable)):
         return True
     if type(var) in (TupleVariable, ListVariable) and (type(var) is TupleVariable or var.loaded):
         return all(plain(v) for v in var.items)

@@ -29,7 +29,7 @@ from ...guards.invariants import ClassUnchangedGuard
 from ...guards.tracker import AttrTracker
 from ...ir import TensorMeta, registry
 from ...ir.meta import dtype_is_supported
-from .. import dict_data, freeze
+from .. import dict_data, freeze, str_data
 from ..function_graph import (
     VALUE_GUARDED, _is_builtin, _is_numpy_callable, _is_plain_opaque, _item, function_variable, is_user_class,
 )
@@ -116,6 +116,12 @@ def number_input(graph, value, t, tracker):
     if graph.numbers is not None and graph.numbers.is_input(tracker, value):
         return graph._number_input(value, tracker)
     return None
+
+
+@register(25)
+def pass_through_str(graph, value, t, tracker):
+    """A str that varied between calls, which the trace only passes on (executor/str_data.py)."""
+    return str_data.str_input(graph, value, t, tracker)
 
 
 @register(30)
