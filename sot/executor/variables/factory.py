@@ -8,8 +8,9 @@ wins. Kinds are decided on ``type(value)`` (`t`) alone: ``isinstance`` reads
 ``value.__class__``, which runs a user ``__getattribute__``.
 
 Two tiers: builders that choose their own guard (arrays by type/dtype/shape,
-numbers by value or type, tuples by length, lists and dicts by what the trace reads of them, objects by type),
-then, for everything left, the value is pinned by identity (IdGuard) and
+numbers by value or type, tuples by length, lists and dicts by what the
+trace reads of them, objects by type), then, for everything left, the
+value is pinned by identity (IdGuard) and
 the identity builders choose the Variable (modules, functions, builtins,
 classes); what no builder takes is opaque.
 """
