@@ -101,7 +101,28 @@ def _uses():
     def printed(tag, x):
         print("tag", tag)
         return x * 2.0
-    return [eq, member, formatted, methods, made_dict, branch, identity, numpy_arg, attribute, printed]
+    def builtins_on_it(tag, x):
+        return str(tag), repr(tag), hash(tag) == hash("run3"), sorted([tag, "run2"]), max(tag, "run2"), x * 1.0
+    def indexing(tag, x):
+        return tag[-1], tag * 2, "-".join([tag, "a"]), tag.join("ab"), x * 1.0
+    def types(tag, x):
+        return isinstance(tag, str), type(tag).__name__, tag.__class__ is str, tag is None, x * 1.0
+    def set_attribute(tag, x):
+        box = Box()
+        setattr(box, tag, 1)
+        return vars(box), x * 1.0
+    def matched(tag, x):
+        match tag:
+            case "run3":
+                return x * 3.0
+            case str():
+                return x
+    def deleted(tag, x):
+        y = x * 2.0
+        del tag
+        return y
+    return [eq, member, formatted, methods, made_dict, branch, identity, numpy_arg, attribute, printed,
+            builtins_on_it, indexing, types, set_attribute, matched, deleted]
 
 
 @pytest.mark.parametrize("fn", _uses(), ids=lambda f: f.__name__)
