@@ -66,7 +66,7 @@ def test_a_store_over_a_value_whose_release_runs_code():
 
     def step(history, box, name, x):
         history[name] = 1.0
-        box.t = 5
+        box.t += 1   # (replayed before the dict's stores: a release in the replay would see it)
         return x * 2.0
     box = Counter()
     history = {}
