@@ -16,9 +16,9 @@ def breaks_on_print(x):
     return y
 
 
-def breaks_on_float(x):
+def breaks_on_tolist(x):
     y = x * 2
-    v = float(y.sum())
+    v = y.sum().tolist()
     return y + v
 
 
@@ -48,7 +48,7 @@ def runs_natively_with(x):
 
 CASES = [
     (breaks_on_print, (X,), "unsupported-call", 'print("hello")'),
-    (breaks_on_float, (X,), "data-dependent", "v = float(y.sum())"),
+    (breaks_on_tolist, (X,), "data-dependent", "v = y.sum().tolist()"),
     (breaks_on_setattr_store, (X,), "side-effect", "OBJ.count = 1"),
     (breaks_on_random, (X,), "unsupported-call", "return y + np.random.rand()"),
     (runs_natively_with, (X,), "unsupported-object", "with open(__file__):"),

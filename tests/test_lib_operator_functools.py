@@ -190,7 +190,7 @@ def test_captured_without_a_break(fn):
 
 @pytest.mark.parametrize("fn, reason", [
     (index_of_array_breaks, "operator.index() of an array"),
-    (cmp_over_arrays_breaks, "reads its data"),
+    (cmp_over_arrays_breaks, "read from array data"),
     (fsum_of_arrays_breaks, "math.fsum() of values computed in the graph"),
     (text_of_arrays, "repr() of an array reads its data"),
 ])

@@ -124,14 +124,14 @@ def test_resume_functions_and_their_stack_values_are_named_by_source():
     log, report = logged(sot.to_static(normalize), x)
     for text in (log, report):
         assert not INTERNAL.search(text), text
-        # the float from data is a number input of the resume function; the
-        # branch on it is an outcome guard named by its source expression
+        # the float from data stays in the graph; the condition's outcome is
+        # the resume function's stack value, guarded and named by its source expression
         if sys.version_info >= (3, 11):      # column positions: the expression itself
-            assert f"normalize (resumed after `float(m.max())`, line {LINE})" in text
-            assert "the branch on (the value of `float(m.max())` > 100) went False" in text
+            assert f"normalize (resumed after `float(m.max()) > 100`, line {LINE})" in text
+            assert "the value of `float(m.max()) > 100` is False" in text
         else:
             assert f"normalize (resumed at line {LINE})" in text
-            assert f"the branch on (the value computed at line {LINE} > 100) went False" in text
+            assert f"the value computed at line {LINE} is False" in text
 
 
 def test_an_array_condition_is_described_by_dtype_and_shape():

@@ -19,6 +19,7 @@ from .. import psdb
 from ..ir import registry
 from . import (attr_presence, builtin_values, classes, copies, iter_tools, contexts, dispatch, exceptions, functional, introspect, list_data, live_iterators,
                metaclass, numpy_counts, numpy_forms, numpy_iteration, records, sets, user_protocols, writes)
+from . import array_numbers
 from . import collections_models, container_values, dict_data, functools_models, heapq_bisect, itertools_shared, operator_models   # the stdlib's
 from .generators import GeneratorVariable
 from .dispatch import SEQUENCES, const
@@ -148,6 +149,8 @@ def call_method(executor, obj: Variable, name: str, args, kwargs) -> Variable:
     if isinstance(obj, sets.SetVariable):
         return sets.method(obj, name, args, kwargs)
     if isinstance(obj, TensorVariable):
+        if name == "item" and not args and not kwargs and (read := array_numbers.read_number(graph, obj, "item")):
+            return read
         if name in ("item", "tolist", "tobytes"):
             raise FallbackError(DATA_DEPENDENT, f".{name}() reads array data into Python",
                                 hint="keep the value as an array")
@@ -531,6 +534,8 @@ def b_bool_like(fn):
     def handler(executor, *args):
         if len(args) == 1 and isinstance(args[0], SymScalarVariable) and args[0].meta.type is fn:
             return args[0]  # int(n) of an int computed from shapes is n itself
+        if fn is not bool and len(args) == 1 and (read := array_numbers.read_number(executor.graph, args[0], fn)):
+            return read
         if len(args) == 1 and not isinstance(args[0], (ConstVariable, TensorVariable, SymScalarVariable)):
             if fn is bool:
                 return const(user_protocols.truth(executor, args[0]))

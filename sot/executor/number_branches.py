@@ -14,6 +14,7 @@ from ..guards.predicate import PredicateGuard
 from ..guards.tracker import Tracker
 from ..ir.registry import DIM_OP
 from ..ir.statement_ir import Statement, Symbol, map_symbols
+from ..ir.unbacked import any_unbacked
 
 __all__ = ["branch"]
 
@@ -123,6 +124,8 @@ def branch(graph, var) -> bool | None:
     None when it is not computed from one input alone."""
     if not graph.effects.enabled:
         return None   # an export trace: a saved model has no guards (the value is baked, and save says so)
+    if any_unbacked(var.deps):
+        return None   # known only at run time (a count, a float read from data): nothing to guard
     found = _steps(graph.ir, var.symbol)
     if found is None or len(found[1]) != 1:
         return None

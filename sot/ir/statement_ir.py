@@ -320,9 +320,15 @@ class StatementIR:
             if not deps:
                 metas = op.infer(args, kwargs)
             elif python:
+                from .data_numbers import check_python_op   # (it imports the registry, which imports this module)
+                check_python_op(op, args, deps)
                 metas = _python_scalar_meta(op, args, kwargs, deps)
             else:
                 metas = _two_world_metas(op, args, kwargs, deps, self._dims)
+                if ub.any_unbacked(deps):
+                    from .data_numbers import check_array_op
+                    check_array_op(op, args, kwargs, deps, metas, self.deps,
+                                   lambda s, memo: _symbol_in_world(s, True, memo, 0))
         except (SpecializeDims, UnsupportedOp) as e:
             metas = self._broadcast_unbacked(op, args, kwargs, deps, e)
         from .ops_write import WriteOp   # (it imports this module)
@@ -406,6 +412,19 @@ class StatementIR:
                 value = table.get(symbol.name, meta)
                 table[out.name] = value if value is ub.RAISES else value.shape[axis]
         self._statements.append(Statement(DIM_OP, (symbol, axis), {}, (out,)))
+        return out
+
+    def add_data_number(self, op, symbol: Symbol, kind: type) -> Symbol:
+        """``op(symbol)``: a Python ``kind`` (float or int) read from array
+        data, known only when the graph runs (sot/ir/data_numbers.py)."""
+        from . import data_numbers as dn
+        source = dn.DataNumberSource(len(self._dims) + 1, op.name)
+        self._dims.append(source)
+        out = self._new_temp(dn.number_meta(kind, source.k), frozenset([source]))
+        for table in self._small:   # nothing to read where the array is never made
+            if table.get(symbol.name) is ub.RAISES:
+                table[out.name] = ub.RAISES
+        self._statements.append(Statement(op, (symbol,), {}, (out,)))
         return out
 
     def note_static_read(self, symbol: Symbol, axes) -> None:

@@ -142,6 +142,9 @@ class SymScalarVariable(Variable):
         self.specialise("a branch")
 
     def describe(self) -> str:
+        from ...ir.data_numbers import is_data_number
+        if any(is_data_number(s) for s in self.deps):
+            return f"a Python {self.meta.type.__name__} read from array data"
         return f"Python {self.meta.type.__name__} {self.symbol.name} computed from symbolic dims"
 
 
@@ -168,7 +171,7 @@ def _break_if_unbacked(deps, why: str) -> None:
     nothing to guard: needing it in Python breaks the graph there."""
     from ...ir.unbacked import any_unbacked
     if any_unbacked(deps):
-        raise FallbackError(DATA_DEPENDENT, f"{why}, a size known only at run time",
+        raise FallbackError(DATA_DEPENDENT, f"{why}, known only at run time",
                             hint="keep it in array operations, or compute it after the graph")
 
     def describe(self) -> str:

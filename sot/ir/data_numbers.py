@@ -1,0 +1,123 @@
+"""Python numbers read from array data: ``float(x.mean())``, ``x.std().item()``.
+
+Such a number is known only when the graph runs, as a data-dependent size
+is (``sot.ir.unbacked``): its source is an ``UnbackedSource``, so the trace
+goes on over it with nothing to guard, and whatever needs its value in
+Python (a branch, a print, ``range``, a shape, an index) breaks the graph
+there; the resume function takes it as a number input.  The generated code
+calls ``float(x)`` / ``x.item()`` itself, so the value is eager's to the bit
+(-0.0, NaN payloads) and is a real Python ``float``: NumPy treats it as a
+weak scalar (NEP 50) in every op the graph records, as eagerly.
+
+``int(n.sum())`` / ``x.item()`` of an integer array is a Python int the
+same way (``int()`` of a float truncates, or raises on NaN and inf, when
+the graph runs: eager's own conversion).
+
+Inference sees ``HINTS[type]`` (and ``+ SHADOW_OFFSET * k`` in the shadow
+world): an op whose result kind depends on the value breaks, and so does
+an array op whose result's size it decides (``check_array_op``).  A Python
+operator on it must also give a result type that no value can change:
+``x ** 0.5`` of a negative float is complex, so only ``TYPE_STABLE``
+operators enter the graph (the rest break, as before).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import UnsupportedOp
+from .registry import Op
+from .symbolic import SHADOW_OFFSET, ScalarMeta
+from .unbacked import UnbackedSource
+
+__all__ = ["DataNumberSource", "FLOAT_OP", "INT_OP", "ITEM_OP", "number_meta", "check_python_op",
+           "check_array_op", "HINTS"]
+
+#: the trace-time stand-ins of a number read from data: a float neither 0 nor
+#: integral (a division by it, an op taking only integral floats, are decided
+#: as for most values); an int as an unbacked size's (neither 0, 1 nor negative)
+HINTS = {float: 0.5, int: 7}
+
+#: Python operators whose result type is the same for every int or float operand
+#: (+, -, *, /, //, %, comparisons; a division by zero raises at run time, as eagerly)
+TYPE_STABLE = frozenset(("add", "sub", "mul", "truediv", "floordiv", "mod", "neg", "pos", "abs",
+                         "lt", "le", "gt", "ge", "eq", "ne"))
+
+
+@dataclass(frozen=True)
+class DataNumberSource(UnbackedSource):
+    """The source of a Python number read from array data by ``op``."""
+
+    def name(self) -> str:
+        return f"the Python number {self.op} read from array data"
+
+
+def _no_infer(op, args, kwargs):
+    raise UnsupportedOp(f"{op.name} is recorded by StatementIR.add_data_number")
+
+
+#: ``float(x)`` / ``int(x)`` of a 0-d array or NumPy scalar; ``x.item()`` of a one-element array
+FLOAT_OP = Op("float", "operator", float, _no_infer)
+INT_OP = Op("int", "operator", int, _no_infer)
+ITEM_OP = Op("item", "method", "item", _no_infer)
+
+
+def number_meta(kind: type, k: int) -> ScalarMeta:
+    """The meta of data number ``k``, a Python ``kind`` (float or int)."""
+    hint = HINTS[kind]
+    return ScalarMeta(kind, hint, hint + SHADOW_OFFSET * k)
+
+
+def is_data_number(source) -> bool:
+    return isinstance(source, DataNumberSource)
+
+
+def _int_power(op, args) -> bool:
+    """``m ** 2``: a float to a constant int power is a float (or raises) for every float; an
+    int to one is an int (a float for a negative power) for every int."""
+    return op.name == "pow" and len(args) == 2 and type(args[1]) in (int, bool)
+
+
+def check_python_op(op, args, deps) -> None:
+    """UnsupportedOp unless Python operator ``op`` on a data number gives one result type for every value."""
+    if op.name not in TYPE_STABLE and not _int_power(op, args) and any(is_data_number(s) for s in deps):
+        raise UnsupportedOp(f"{op.name} of a Python number read from array data: its result type "
+                            "may depend on the value")
+
+
+def _sizes(found):
+    """The shadow-world dtypes and sizes of an inference result, for comparison."""
+    from .meta import TensorMeta
+    from .unbacked import UnbackedResult
+    if isinstance(found, UnbackedResult):
+        found = found.metas
+    if isinstance(found, tuple):
+        return tuple(_sizes(m) for m in found)
+    if isinstance(found, TensorMeta):
+        return found.dtype, found.is_scalar, found.shadow if found.shadow is not None else found.shape
+    return found
+
+
+def check_array_op(op, args, kwargs, deps, metas, deps_of, shadow_of) -> None:
+    """UnsupportedOp where a data number decides a size of an array op's
+    result (``np.arange(m)``, ``np.linspace(0, 1, n)``): such a size would be
+    symbolic with nothing to check it at 0 or 1 (the small worlds of
+    sot.ir.unbacked know only counts), so the op breaks.  Decided by
+    inferring the shadow world again with every Python number computed from
+    a data number back at its hint: the result must not move.
+    ``deps_of(symbol)``: its sources; ``shadow_of(symbol, memo)``: a symbol
+    as the shadow world sees it."""
+    if not any(is_data_number(s) for s in deps):
+        return
+    from .statement_ir import map_symbols
+    memo: dict = {}
+
+    def pinned(sym):
+        from_data = sym.meta.is_python and any(is_data_number(s) for s in deps_of(sym))
+        return sym.meta.hint if from_data else shadow_of(sym, memo)
+    try:
+        found = op.infer(map_symbols(args, pinned), map_symbols(kwargs, pinned))
+    except UnsupportedOp as e:
+        raise UnsupportedOp(f"{op.name} holds only for some values of a Python number read from array data "
+                            f"({e})") from None
+    if _sizes(found) != _sizes(metas):
+        raise UnsupportedOp(f"{op.name}: a Python number read from array data decides its result's size")
