@@ -151,6 +151,14 @@ def test_int_of_nan_or_inf_raises_eagers_error_when_the_graph_runs():
     check(f, (np.array([np.nan, 1.0]), []), (np.array([np.inf, 2.0]), []), (np.array([-0.5, 3.0]), []))
 
 
+def test_a_division_by_it_raises_eagers_error_when_the_graph_runs():
+    def f(x):
+        m = float(x.mean())
+        return 1.0 / (m - 0.5), x / (m - 0.5), (m - 0.5) ** -1
+    check(f, (np.full(3, 0.5),), (np.arange(4.0),))
+    assert_captured_whole(f, np.arange(4.0), graphs=(1,))
+
+
 @pytest.mark.parametrize("backend", ["onnxruntime", "auto"])
 def test_other_backends(backend):
     def f(x, hist):

@@ -32,10 +32,10 @@ from .unbacked import UnbackedSource
 __all__ = ["DataNumberSource", "FLOAT_OP", "INT_OP", "ITEM_OP", "number_meta", "check_python_op",
            "check_array_op", "HINTS"]
 
-#: the trace-time stand-ins of a number read from data: a float neither 0 nor
-#: integral (a division by it, an op taking only integral floats, are decided
-#: as for most values); an int as an unbacked size's (neither 0, 1 nor negative)
-HINTS = {float: 0.5, int: 7}
+#: the trace-time stand-ins of a number read from data: a float neither 0,
+#: integral nor a round number (``1 / (m - 0.5)`` is decided as for most
+#: values); an int as an unbacked size's (neither 0, 1 nor negative)
+HINTS = {float: 0.6180339887498949, int: 7}
 
 #: Python operators whose result type is the same for every int or float operand
 #: (+, -, *, /, //, %, comparisons; a division by zero raises at run time, as eagerly)
