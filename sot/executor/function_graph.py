@@ -20,7 +20,7 @@ from ..guards.tracker import AttrTracker
 from ..breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
 from ..guards.guard import DictKeysGuard, IdGuard, LenGuard, TypeGuard, ValueGuard
 from ..ir import StatementIR, UnsupportedOp
-from . import freeze
+from . import freeze, local_classes
 from .exceptions import handler_covers
 from .side_effects import SideEffects
 from .variables import (
@@ -250,6 +250,8 @@ def function_variable(fn: types.FunctionType, tracker) -> UserFunctionVariable:
         )
         for cell_var, real in zip(closure, fn.__closure__):
             cell_var.real_cell = real
+        # a method of a class the trace made: over the frame's own cells (local_classes.py)
+        closure = tuple(local_classes.simulated_cell(real) or c for c, real in zip(closure, fn.__closure__))
     return UserFunctionVariable(
         fn.__code__, fn.__globals__, fn.__name__, defaults=fn.__defaults__ or (),
         kwdefaults=fn.__kwdefaults__, closure=closure, value=fn, tracker=tracker,

@@ -1,8 +1,8 @@
 """Loads and stores of constants, locals, cells, globals and attributes."""
 import builtins
 
-from ...breaks.reasons import SIDE_EFFECT, UNSUPPORTED_OPCODE, FallbackError, NewClassStatement
-from .. import cell_writes, classes, dispatch, setters, user_protocols, writes
+from ...breaks.reasons import SIDE_EFFECT, FallbackError
+from .. import cell_writes, classes, dispatch, local_classes, setters, user_protocols, writes
 from ...guards.tracker import AttrTracker
 from ..opcode_table import FACTS
 from ..variables import NULL, CellVariable, ConstVariable, ObjectVariable, Variable
@@ -195,13 +195,12 @@ unsupported("module and class-body name lookups are not simulated",
 
 @handler("LOAD_BUILD_CLASS")
 def load_build_class(ex, instr):
-    # A class statement: its body, decorators, metaclass and __init_subclass__
-    # run user code and make a new class object each call; the break builds it
+    # A class statement: a plain one is made once per translation and kept
+    # private to the trace (local_classes.py); any other breaks, and is built
     # natively, exactly as eager (qualname, module, closure cells, super()).
-    err = FallbackError(UNSUPPORTED_OPCODE, "a class statement is built natively (its body, decorators and "
-                        "metaclass run as eager)")
-    err.reason = NewClassStatement(err.reason.message)
-    raise err
+    ex.push(local_classes.load_build_class(ex, instr))
+
+
 unsupported("super() is not modelled", "LOAD_ZERO_SUPER_ATTR", "LOAD_ZERO_SUPER_METHOD",
             "LOAD_SUPER_METHOD")
 
