@@ -111,8 +111,32 @@ def class_in_a_callee(x):
     return _helper_with_a_class(x) + 1
 
 
+def class_level_counter(x):
+    class K:
+        n = 0
+        scale = 1.0
+
+        def __init__(self):
+            K.n += 1
+            type(self).scale = x * 2
+            self.id = K.n
+    a, b = K(), K()
+    return x * K.n, a.id, b.id, a.n, b.scale + 1
+
+
+def class_level_store_in_a_base_read_from_a_subclass(x):
+    class A:
+        k = 1
+
+    class B(A):
+        pass
+    A.k = 5
+    return x * B.k, B().k
+
+
 CAPTURED = [method_sees_a_local_rebound_after_the_class, method_writes_a_nonlocal, local_subclass_and_super,
-            local_exception_caught, local_context_manager_and_call, class_in_a_callee]
+            local_exception_caught, local_context_manager_and_call, class_in_a_callee, class_level_counter,
+            class_level_store_in_a_base_read_from_a_subclass]
 
 
 @pytest.mark.parametrize("fn", CAPTURED, ids=lambda f: f.__name__)
@@ -304,18 +328,23 @@ def body_reads_a_global(x):
     return x * C.k
 
 
-def class_level_store(x):
-    class K:
-        n = 0
-
-        def __init__(self):
-            K.n += 1
-    K()
-    K()
-    return x * K.n
+def stores_a_new_class_attribute(x):
+    class C:
+        pass
+    C.k = 3
+    return x * C.k
 
 
-NATIVE = [with_a_metaclass, with_a_decorator, body_reads_a_global, class_level_store]
+def stores_a_method_on_the_class(x):
+    class C:
+        def g(self):
+            return 1
+    C.g = 2
+    return x * C.g
+
+
+NATIVE = [with_a_metaclass, with_a_decorator, body_reads_a_global, stores_a_new_class_attribute,
+          stores_a_method_on_the_class]
 
 
 @pytest.mark.parametrize("fn", NATIVE, ids=lambda f: f.__name__)

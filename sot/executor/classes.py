@@ -24,6 +24,7 @@ from .._hook import StaticFunction
 from ..breaks.reasons import UNSUPPORTED_CALL, UNSUPPORTED_OBJECT, FallbackError
 from ..guards.invariants import ClassUnchangedGuard
 from ..guards.tracker import AttrTracker, ConstTracker
+from . import local_classes
 from .function_graph import function_variable, is_user_class
 from .side_effects import is_data_descriptor
 from .variables import (
@@ -124,6 +125,8 @@ def class_level(executor, cls: type, name: str, attr, self_var: Variable | None,
     """`attr`, found on `cls` (or a base) under `name`, bound the way
     attribute lookup binds it: to `self_var` (an instance), or to the class;
     a classmethod to `owner` where the lookup started below `cls` (super())."""
+    if (stored := local_classes.stored_class_attr(cls, name)) is not None:
+        return stored   # set in the trace on a class the trace made
     graph = executor.graph
     graph.add_guard(ClassUnchangedGuard(cls))  # e.g. that `name` stays what it is (no new descriptor)
     tracker = AttrTracker(cls_tracker or ConstTracker(cls), name)

@@ -14,9 +14,11 @@ The prototype is exact only while it stays private to the trace, so:
 - Its methods' closure cells hold a `TraceCell` naming the simulated cell of
   the enclosing frame; `function_graph.function_variable` inlines the method
   over that cell, so a method sees the frame's variable as eager does.
-- Nothing changes it after it is made (class-level stores are refused by the
-  attribute store). The guards the trace puts on it are kept: what it
-  inherits from a class outside the frame may change between calls.
+- Nothing changes it after it is made: a class-level store (`C.n += 1`) of
+  a value to a name its body defined is simulated (`store_class_attr`,
+  read back by `classes.class_level` through `stored_class_attr`); any
+  other is refused. The guards the trace puts on the prototype are kept:
+  what it inherits from a class outside the frame may change between calls.
 - If the class, an instance of it, or anything read from it would leave the
   graph (returned, stored outside, live across a break), output.py raises
   `ClassEscapes`; translate() then marks that class statement and translates
@@ -33,12 +35,15 @@ import weakref
 from .._codemap import CodeMap
 from ..breaks.reasons import UNSUPPORTED_OPCODE, FallbackError, NewClassStatement
 from ..guards.tracker import ConstTracker, GlobalTracker
-from .variables import CellVariable, ClassVariable, ConstVariable, UserFunctionVariable, Variable
+from .variables import CellVariable, ClassVariable, ConstVariable, TensorVariable, UserFunctionVariable, Variable
 from .variables.modelled import ModelledObject
 
 TRACE_CLASSES: "weakref.WeakSet[type]" = weakref.WeakSet()  # prototypes made by translations
 _SITE: "weakref.WeakKeyDictionary[type, tuple]" = weakref.WeakKeyDictionary()  # prototype -> (code, offset)
 _NATIVE = CodeMap()  # code -> offsets of class statements that are built natively (their class escaped)
+# prototype -> {name: Variable} its class-level stores in the trace (one
+# prototype per simulation: each run of the class statement makes its own)
+_STORED: "weakref.WeakKeyDictionary[type, dict]" = weakref.WeakKeyDictionary()
 
 
 class ClassEscapes(Exception):
@@ -120,6 +125,33 @@ def simulated_cell(real_cell) -> CellVariable | None:
     """The frame's simulated cell a prototype method's `real_cell` stands for."""
     contents = _contents(real_cell)
     return contents.var if isinstance(contents, TraceCell) else None
+
+
+# -- class-level stores ---------------------------------------------------------------
+
+def store_class_attr(cls_var: Variable, name: str, value: Variable) -> bool:
+    """`C.name = value` on a prototype, simulated; False where not modelled."""
+    cls = getattr(cls_var, "value", None)
+    if not isinstance(cls, type) or cls not in TRACE_CLASSES or name.startswith("__") or \
+            name not in cls.__dict__ or hasattr(type(cls.__dict__[name]), "__get__"):
+        return False   # a new name, a dunder, a method or descriptor: the statement breaks
+    if not isinstance(value, (ConstVariable, TensorVariable)):
+        return False
+    _STORED.setdefault(cls, {})[name] = value
+    return True
+
+
+def stored_class_attr(cls: type, name: str) -> Variable | None:
+    """What the trace stored as `name` on `cls` or the base it is found on."""
+    if not _STORED:
+        return None
+    for k in cls.__mro__:
+        stored = _STORED.get(k)
+        if stored is not None and name in stored:
+            return stored[name]
+        if name in k.__dict__:
+            return None
+    return None
 
 
 # -- the class statement ----------------------------------------------------------

@@ -173,6 +173,8 @@ def set_attribute(ex, obj: Variable, name: str, value: Variable) -> None:
     if isinstance(obj, ObjectVariable) and obj.tracker is not None:  # replayed after the graph
         ex.graph.effects.store_attr(obj, name, value)
         return
+    if local_classes.store_class_attr(obj, name, value):  # on a class the trace made
+        return
     raise FallbackError(SIDE_EFFECT, f"attribute assignment .{name} on {obj.describe()}")
 
 
