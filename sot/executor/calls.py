@@ -309,6 +309,8 @@ def _python_builtin(fn):
     def handler(executor, *args, **kwargs):
         if fn in (str, repr) and len(args) == 1 and (exc := exceptions.instance(args[0])) is not None:
             return const(fn(exc))
+        if len(args) == 1 and not kwargs and (text := user_protocols.text(executor, fn, args[0])) is not None:
+            return text   # a user class's own __str__/__repr__, inlined
         if fn in (str, repr) and len(args) == 1 and not kwargs and \
                 (plain := container_values.plain_value(args[0])) is not None:
             return const(fn(plain))   # a container of constants: its text is Python's own
