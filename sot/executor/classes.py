@@ -24,7 +24,7 @@ from .._hook import StaticFunction
 from ..breaks.reasons import UNSUPPORTED_CALL, UNSUPPORTED_OBJECT, FallbackError
 from ..guards.invariants import ClassUnchangedGuard
 from ..guards.tracker import AttrTracker, ConstTracker
-from . import local_classes
+from . import local_classes, user_descriptors
 from .function_graph import function_variable, is_user_class
 from .side_effects import is_data_descriptor
 from .variables import (
@@ -145,6 +145,8 @@ def class_level(executor, cls: type, name: str, attr, self_var: Variable | None,
         fn = graph.wrap(attr, tracker)
         return BoundMethodVariable(fn, self_var) if self_var is not None else fn
     if hasattr(type(attr), "__get__"):
+        if (got := user_descriptors.get(executor, cls, name, self_var)) is not None:
+            return got   # a descriptor written in Python, inlined
         raise FallbackError(UNSUPPORTED_OBJECT, f"descriptor {name} of {cls.__qualname__} is not modelled")
     return graph.wrap(attr, tracker)
 

@@ -2,7 +2,7 @@
 import builtins
 
 from ...breaks.reasons import SIDE_EFFECT, FallbackError
-from .. import cell_writes, classes, dispatch, local_classes, setters, user_protocols, writes
+from .. import cell_writes, classes, dispatch, local_classes, setters, user_descriptors, user_protocols, writes
 from ...guards.tracker import AttrTracker
 from ..opcode_table import FACTS
 from ..variables import NULL, CellVariable, ConstVariable, ObjectVariable, Variable
@@ -165,7 +165,8 @@ def set_attribute(ex, obj: Variable, name: str, value: Variable) -> None:
         setters.inline_setter(ex, obj, cls, name, value)   # a property setter: inlined
         return
     if isinstance(obj, classes.NewObjectVariable):  # made in the trace: no side effect outside
-        classes.store_attr(obj, name, value)
+        if not user_descriptors.store(ex, obj, name, value):   # (a data descriptor in Python: inlined)
+            classes.store_attr(obj, name, value)
         return
     if isinstance(obj, ObjectVariable) and type(obj.value).__setattr__ is object.__setattr__ and \
             obj.tracker is not None and writes.stores_back(value, AttrTracker(obj.tracker, name)):
