@@ -64,7 +64,7 @@ def _rebuild(cls, names, values):
 
 def can_create(cls: type) -> str | None:
     """None if instances of `cls` can be made in the trace, else why not."""
-    if not is_user_class(cls) or type(cls) is not type:
+    if not is_user_class(cls, python_getattr(cls) is not None) or type(cls) is not type:
         return "its class is not a plain Python class"
     if cls.__new__ is not object.__new__:
         return "its class defines __new__"
@@ -115,9 +115,22 @@ def new_object_getattr(executor, obj: NewObjectVariable, name: str) -> Variable:
     slot = isinstance(class_attr, types.MemberDescriptorType)
     if name in obj.attrs and (slot or not (in_class and is_data_descriptor(class_attr))):
         return obj.attrs[name]
+    hook = python_getattr(obj.cls)
     if not in_class or slot:
+        if hook is not None:   # not found: type(obj).__getattr__(obj, name), inlined
+            fn = executor.graph.wrap(hook, AttrTracker(ConstTracker(obj.cls), "__getattr__"))
+            return executor.call_function(BoundMethodVariable(fn, obj), [ConstVariable(name)], {})
         raise FallbackError(UNSUPPORTED_OBJECT, f"{obj.describe()} has no attribute {name!r} (eager raises)")
+    if hook is not None and not binds_like_function(class_attr) and hasattr(type(class_attr), "__get__"):
+        raise FallbackError(UNSUPPORTED_OBJECT, f"descriptor {name} of a class with __getattr__ (an "
+                            "AttributeError it raises would go to __getattr__)")
     return class_level(executor, obj.cls, name, class_attr, obj)
+
+
+def python_getattr(cls: type):
+    """cls.__getattr__ where it is a Python function, else None."""
+    hook = getattr(cls, "__getattr__", None)
+    return hook if isinstance(hook, types.FunctionType) else None
 
 
 def class_level(executor, cls: type, name: str, attr, self_var: Variable | None,
