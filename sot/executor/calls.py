@@ -408,7 +408,9 @@ def b_next(executor, it, *default):
 
 
 def b_set(executor, iterable=None):
-    return sets.SetVariable() if iterable is None else sets.build(dispatch.get_iter(executor.graph, iterable).items)
+    if iterable is None:
+        return sets.SetVariable(history=[])
+    return sets.build(dispatch.get_iter(executor.graph, iterable).items, sets.one_at_a_time(iterable))
 
 
 def b_frozenset(executor, iterable=None):

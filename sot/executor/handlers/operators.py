@@ -294,7 +294,7 @@ def set_add(ex, instr):
 @handler("SET_UPDATE")
 def set_update(ex, instr):
     seq = ex.pop()
-    sets.add_all(ex.peek(instr.arg), dispatch.get_iter(ex.graph, seq).items)
+    sets.add_all(ex.peek(instr.arg), dispatch.get_iter(ex.graph, seq).items, sets.one_at_a_time(seq), seq)
 
 
 @handler("DELETE_SUBSCR")
