@@ -32,7 +32,7 @@ from .variables import (
 )
 from .function_graph import function_variable
 from .variables.modelled import ask
-from . import container_values, functools_models, operator_models
+from . import container_values, function_attrs, functools_models, operator_models
 from . import (introspect, live_iterators, number_branches, numpy_forms, numpy_iteration, records, setters,
                user_protocols, writes)
 
@@ -466,6 +466,8 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
     if (r := operator_models.class_attribute(obj, name)) is not None:   # dict.fromkeys, chain.from_iterable
         return r
     if (r := functools_models.function_attribute(obj, name)) is not None:   # set by functools.wraps
+        return r
+    if (r := function_attrs.attribute(executor, obj, name)) is not None:   # f.__name__, m.__self__
         return r
     if isinstance(obj, TensorVariable):
         meta = obj.meta
