@@ -32,7 +32,7 @@ from .variables import (
 )
 from .function_graph import function_variable
 from .variables.modelled import ask
-from . import container_values, function_attrs, functools_models, operator_models
+from . import container_values, dict_views, function_attrs, functools_models, operator_models
 from . import (introspect, live_iterators, number_branches, numpy_forms, numpy_iteration, records, setters,
                user_protocols, writes)
 
@@ -340,6 +340,8 @@ def contains_op(graph, item: Variable, container: Variable) -> bool:
         return r
     if isinstance(container, sets.SetVariable):
         return sets.contains(item, container)
+    if isinstance(container, DictViewVariable):
+        return dict_views.contains(graph, item, container)
     item = as_dict_key(container, item)
     if isinstance(container, DictVariable) and isinstance(item, ConstVariable):
         if pyidentity.identity_decides(item.value):
