@@ -3,6 +3,7 @@ adds, in eager's order, so its iteration order is eager's (not just its
 members); a set whose history is not only adds (a removal, an operator, made
 from another set or a dict, holding a NaN) is not rebuilt and runs as eager."""
 import copy
+import sys
 
 import numpy as np
 import pytest
@@ -38,7 +39,8 @@ def _orders(result):
 def test_rebuilt_set_has_eagers_members_and_order(fn):
     static = sot.to_static(fn, min_graph_size=0)
     check(fn, (X,), static=static)
-    assert_captured_whole(fn, X)
+    if fn is not comprehension or sys.version_info >= (3, 12):   # (before, a comprehension is a function
+        assert_captured_whole(fn, X)                             # over an iterator argument: a break)
     eager, traced = fn(X), static(X)
     assert _orders(eager) == _orders(traced)
     assert all(a is not b for a, b in zip(static(X), traced) if isinstance(a, set))   # a new set each call

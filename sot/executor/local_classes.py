@@ -179,6 +179,9 @@ def _check_body(code) -> set[str] | str:
         elif ins.opname == "LOAD_NAME":
             if ins.argval not in stored and ins.argval != "__name__":
                 return f"its body reads {ins.argval!r} from outside"
+        elif ins.opname == "LOAD_FAST":   # 3.13: a cell pushed for a closure (LOAD_CLOSURE before)
+            if ins.argval not in code.co_cellvars + code.co_freevars:
+                return f"its body reads the local {ins.argval!r}"
         elif ins.opname in _OUTER_READS:
             if ins.argval not in code.co_freevars:
                 return f"its body reads {ins.argval!r} from its own cell"
