@@ -20,6 +20,7 @@ from ..ir import registry
 from . import (attr_presence, builtin_values, classes, copies, iter_tools, contexts, dispatch, exceptions, functional, introspect, list_data, live_iterators,
                metaclass, numpy_forms, numpy_iteration, records, sets, user_protocols, writes)
 from . import collections_models, container_values, functools_models, heapq_bisect, itertools_shared, operator_models   # the stdlib's
+from . import instance_dicts
 from .generators import GeneratorVariable
 from .dispatch import SEQUENCES, const
 from .variables.base import RealObjectVariable
@@ -583,6 +584,7 @@ iter_tools.register(BUILTINS)
 collections_models.register(BUILTINS)
 operator_models.register(BUILTINS)
 itertools_shared.register(BUILTINS)
+instance_dicts.register(BUILTINS)
 functools_models.register(BUILTINS)
 heapq_bisect.register(BUILTINS)
 BUILTINS[builtins.super] = classes.b_super

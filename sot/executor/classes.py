@@ -24,7 +24,7 @@ from .._hook import StaticFunction
 from ..breaks.reasons import UNSUPPORTED_CALL, UNSUPPORTED_OBJECT, FallbackError
 from ..guards.invariants import ClassUnchangedGuard
 from ..guards.tracker import AttrTracker, ConstTracker
-from . import local_classes, user_descriptors
+from . import instance_dicts, local_classes, user_descriptors
 from .function_graph import function_variable, is_user_class
 from .side_effects import is_data_descriptor
 from .variables import (
@@ -51,6 +51,8 @@ class NewObjectVariable(Variable):
 
     def rebuild(self, builder) -> str:
         """An expression building the object as eager left it (see output.py)."""
+        if any(type(k) is not str for k in self.attrs):   # put there through its __dict__
+            raise FallbackError(UNSUPPORTED_OBJECT, f"{self.describe()} has attribute names that are not str")
         values = "".join(builder.expr(v) + ", " for v in self.attrs.values())
         return f"{builder._bind(_rebuild)}({builder._bind(self.cls)}, {builder._bind(tuple(self.attrs))}, ({values}))"
 
@@ -115,6 +117,8 @@ def new_object_getattr(executor, obj: NewObjectVariable, name: str) -> Variable:
     slot = isinstance(class_attr, types.MemberDescriptorType)
     if name in obj.attrs and (slot or not (in_class and is_data_descriptor(class_attr))):
         return obj.attrs[name]
+    if name == "__dict__" and instance_dicts.is_plain_dict_attr(class_attr):
+        return instance_dicts.instance_dict(obj)
     hook = python_getattr(obj.cls)
     if not in_class or slot:
         if hook is not None:   # not found: type(obj).__getattr__(obj, name), inlined
