@@ -8,6 +8,7 @@ import pytest
 
 import sot
 from difftest import assert_captured_whole, check
+from peer_cases.corners import Lazy   # a property raising AttributeError, and __getattr__
 
 X = np.arange(6, dtype=np.float32).reshape(2, 3)
 
@@ -30,15 +31,6 @@ class Strict:
         if name.startswith("ok"):
             return name
         raise AttributeError(name)
-
-
-class Lazy:
-    @property
-    def p(self):
-        raise AttributeError("no p")
-
-    def __getattr__(self, name):
-        return "fallback-" + name
 
 
 def missing_names_go_to_getattr(x):
