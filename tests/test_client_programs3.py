@@ -137,3 +137,47 @@ def test_closures_sharing_a_cell_see_each_others_writes():
             args = (b1, r1) if pairing == "same" else (b1, r2)
             results.append([fn(*args, x), fn(*args, x), r1(), r2()])
         assert_same(results[0], results[1], pairing, bitwise=True)
+
+
+# -- each code decoded once per translation, copied per use ---------------------------------
+
+def _branchy(xs):
+    total = 0
+    for x in xs:
+        try:
+            if x > 2:
+                continue
+            total += 1 / x
+        except ZeroDivisionError:
+            total -= 1
+    return total
+
+
+def test_a_copied_bytecode_builds_the_same_code_and_shares_no_item():
+    from bytecode import Bytecode
+    from sot.breaks.abstract_cache import copy
+    original = Bytecode.from_code(_branchy.__code__)
+    copied = copy(original)
+    assert copied.to_code().co_code == original.to_code().co_code
+    assert not {id(i) for i in original} & {id(i) for i in copied}
+    lines = list(original.to_code().co_lines())
+    for i in copied:   # what is set on the copy (resume.py sets line numbers) stays there
+        if type(i).__name__ == "Instr":
+            i.location = None
+            i.lineno = 1
+    assert list(original.to_code().co_lines()) == lines != list(copied.to_code().co_lines())
+
+
+def test_recent_codes_keep_the_latest_by_identity():
+    from sot._codemap import RecentCodes
+    kept = RecentCodes(2)
+    codes = [compile(f"x = {k}", "<same>", "exec") for k in range(3)]
+    calls = []
+    for c in codes[:2] + codes[:2]:
+        kept.get(c, lambda c=c: calls.append(c) or c.co_consts)
+    assert calls == codes[:2]
+    kept.get(codes[2], lambda: calls.append(codes[2]))
+    kept.get(codes[0], lambda: calls.append(codes[0]))   # the oldest went
+    assert calls == codes + [codes[0]]
+    twin = compile("x = 1", "<same>", "exec")   # == codes[1], another object
+    assert twin == codes[1] and kept.get(twin, lambda: "twin") == "twin"

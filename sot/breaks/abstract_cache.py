@@ -13,20 +13,15 @@ from __future__ import annotations
 from bytecode import Bytecode, Instr, Label
 from bytecode.instr import SetLineno, TryBegin, TryEnd
 
-_KEPT: dict = {}     # (id(code), flag) -> (code, bytecode, where): the latest codes, alive while here
-_KEPT_MAX = 32
+from .._codemap import RecentCodes
+
+_KEPT = RecentCodes(32)
 
 
 def cached(code, flag, decode):
     """``decode()``'s ``(bytecode, where)`` for (code, flag), as a fresh copy."""
-    key = (id(code), flag)
-    hit = _KEPT.get(key)
-    if hit is None or hit[0] is not code:
-        if len(_KEPT) >= _KEPT_MAX:
-            del _KEPT[next(iter(_KEPT))]
-        bc, where = decode()
-        hit = _KEPT[key] = (code, copy(bc), dict(where))
-    return copy(hit[1]), dict(hit[2])
+    bc, where = _KEPT.get(code, decode, flag)   # kept as decoded: only copies leave
+    return copy(bc), dict(where)
 
 
 def copy(bc: Bytecode) -> Bytecode:

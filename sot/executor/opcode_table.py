@@ -9,6 +9,8 @@ import dis
 import sys
 from dataclasses import dataclass
 
+from .._codemap import RecentCodes
+
 PY = sys.version_info[:2]
 
 
@@ -125,20 +127,14 @@ def compare_op_name(instr: dis.Instruction) -> str:
     return COMPARE_SYMBOLS[instr.argval]
 
 
-_DECODED: dict = {}     # id(code) -> (code, its instructions): the latest codes, kept alive while here
-_DECODED_MAX = 64
+_DECODED = RecentCodes(64)
 
 
 def instructions(code) -> list[dis.Instruction]:
     """``dis.get_instructions(code)`` as a new list. Decoded once per code
     for the latest codes: planning one break decodes its code a dozen times
     (a third of a first call's time went to dis)."""
-    hit = _DECODED.get(id(code))
-    if hit is None or hit[0] is not code:
-        if len(_DECODED) >= _DECODED_MAX:
-            del _DECODED[next(iter(_DECODED))]
-        hit = _DECODED[id(code)] = (code, tuple(dis.get_instructions(code)))
-    return list(hit[1])
+    return list(_DECODED.get(code, lambda: tuple(dis.get_instructions(code))))
 
 
 def line_table(code) -> dict[int, int]:
