@@ -19,7 +19,7 @@ from .. import psdb
 from ..ir import registry
 from . import (attr_presence, builtin_values, classes, copies, iter_tools, contexts, dispatch, exceptions, functional, introspect, list_data, live_iterators,
                metaclass, numpy_forms, numpy_iteration, records, sets, user_protocols, writes)
-from . import collections_models, container_values, functools_models, heapq_bisect, itertools_shared, operator_models   # the stdlib's
+from . import collections_models, container_values, dict_data, functools_models, heapq_bisect, itertools_shared, operator_models   # the stdlib's
 from .generators import GeneratorVariable
 from .dispatch import SEQUENCES, const
 from .variables.base import RealObjectVariable
@@ -162,6 +162,9 @@ def call_method(executor, obj: Variable, name: str, args, kwargs) -> Variable:
     if isinstance(obj, ListVariable):
         return _list_method(executor, obj, name, args, kwargs)
     if isinstance(obj, DictVariable):
+        if (r := dict_data.method(obj, name, [dispatch.as_dict_key(obj, a) for a in args[:1]] + list(args[1:]),
+                                  kwargs)) is not dict_data.NO:
+            return r
         return _dict_method(obj, name, args, kwargs)
     if type(obj) is TupleVariable and name in builtin_values.TUPLE_METHODS and not kwargs:
         return builtin_values.tuple_method(obj, name, list(args))
@@ -291,6 +294,8 @@ def b_len(executor, obj):
         return const(n) if type(n) is int else n
     if isinstance(obj, (TupleVariable, ListVariable)):
         return const(len(obj.items))
+    if (n := dict_data.length(executor.graph, obj)) is not dict_data.NO:
+        return n
     if isinstance(obj, DictVariable):
         return const(len(obj.entries))
     if isinstance(obj, DictViewVariable):

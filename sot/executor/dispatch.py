@@ -32,7 +32,7 @@ from .variables import (
 )
 from .function_graph import function_variable
 from .variables.modelled import ask
-from . import container_values, functools_models, operator_models
+from . import container_values, dict_data, functools_models, operator_models
 from . import (introspect, live_iterators, number_branches, numpy_forms, numpy_iteration, records, setters,
                user_protocols, writes)
 
@@ -347,6 +347,8 @@ def contains_op(graph, item: Variable, container: Variable) -> bool:
     if isinstance(container, sets.SetVariable):
         return sets.contains(item, container)
     item = as_dict_key(container, item)
+    if (r := dict_data.contains(container, item)) is not dict_data.NO:
+        return r
     if isinstance(container, DictVariable) and isinstance(item, ConstVariable):
         if pyidentity.identity_decides(item.value):
             raise FallbackError(UNSUPPORTED_OBJECT, "`in` of a NaN in a dict depends on object identity")
@@ -409,6 +411,8 @@ def getitem(graph, obj: Variable, key: Variable) -> Variable:
             return python_op(operator.getitem, obj.items if isinstance(obj, ListVariable) else tuple(obj.items),
                              key.value)
     key = as_dict_key(obj, key)
+    if (r := dict_data.getitem(obj, key)) is not dict_data.NO:
+        return r
     if isinstance(obj, DictVariable) and isinstance(key, ConstVariable):
         return python_op(operator.getitem, obj.entries, key.value)  # the keys are guarded: KeyError as eager
     if isinstance(obj, ConstVariable) and isinstance(key, ConstVariable):
@@ -428,6 +432,8 @@ def delitem(graph, obj: Variable, key: Variable) -> None:
         python_op(operator.delitem, obj.items, key.value)
         return
     key = as_dict_key(obj, key)
+    if dict_data.delitem(obj, key) is not dict_data.NO:
+        return
     if isinstance(obj, DictVariable) and isinstance(key, ConstVariable) and container_values.plain_key(key) is not None:
         obj.check_mutable("item deletion")
         python_op(operator.delitem, obj.entries, key.value)
@@ -451,6 +457,8 @@ def setitem(graph, obj: Variable, key: Variable, value: Variable) -> None:
         python_op(operator.setitem, obj.items, key.value, items)
         return
     key = as_dict_key(obj, key)
+    if dict_data.setitem(graph, obj, key, value) is not dict_data.NO:
+        return
     if isinstance(obj, DictVariable) and isinstance(key, ConstVariable) and container_values.plain_key(key) is not None:
         obj.check_mutable("item assignment")
         obj.entries[key.value] = value

@@ -60,6 +60,8 @@ GENERATORS = frozenset((types.GeneratorType, types.CoroutineType, types.AsyncGen
 
 
 class FunctionGraph:
+    pass_strs = False   # a str the trace only passes on was wrapped (str_data.py)
+
     def __init__(self, name: str = "graph", shapes=None, freeze: bool = False):
         self.ir = StatementIR(name)
         self.shapes = shapes  # a ShapePolicy (symbolic dims), or None: every dim static
@@ -160,6 +162,11 @@ class FunctionGraph:
         The simulation runs no user code, so `value` is as it was when wrapped."""
         self.add_guard(LenGuard(tracker, value))
         return [self.wrap(v, _item(tracker, i)) for i, v in enumerate(value)]
+
+    def _dict_entries(self, value: dict, tracker) -> dict:
+        """The entries of a dict from outside the frame, guarded: the trace read all of it."""
+        self.add_guard(DictKeysGuard(tracker, value))
+        return {k: self.wrap(v, _item(tracker, k)) for k, v in value.items()}
 
     # -- graph ops ------------------------------------------------------------
     def call_op(self, op, args, kwargs=None, *, inplace: bool = False) -> Variable:
