@@ -273,7 +273,7 @@ def is_op(a: Variable, b: Variable, graph=None) -> bool:
     va, vb = _identity_value(a), _identity_value(b)
     if va is not _UNKNOWN and vb is not _UNKNOWN:
         same = va is vb
-        if isinstance(a, ObjectVariable) or isinstance(b, ObjectVariable):
+        if isinstance(a, ObjectVariable) or isinstance(b, ObjectVariable) or _by_code(a) or _by_code(b):
             _guard_identity(graph, a, b, same)
         return same
     # A None/True/False singleton against a value of another kind; an Enum
@@ -290,10 +290,11 @@ _UNKNOWN = object()
 
 
 def _types_differ(a: Variable, b: Variable) -> bool:
-    """A user object (its exact type guarded) and a Variable of another type
-    cannot be one object (a list is never a sentinel instance)."""
+    """A user object (its exact type guarded), or a closure guarded by its
+    code (its type guarded), and a Variable of another type cannot be one
+    object (a list is never a sentinel instance, a function never None)."""
     for x, y in ((a, b), (b, a)):
-        if isinstance(x, ObjectVariable) and is_user_class(type(x.value)):
+        if isinstance(x, ObjectVariable) and is_user_class(type(x.value)) or _by_code(x):
             try:
                 return y.python_type() is not type(x.value)
             except FallbackError:
@@ -320,6 +321,11 @@ def _guard_identity(graph, a: Variable, b: Variable, same: bool) -> None:
         ta, tb = tb, ta  # a guard is kept only when its own tracker reads the frame
     if not isinstance(ta, ConstTracker):
         graph.add_guard(SameGuard(ta, tb, same))
+
+
+def _by_code(v) -> bool:
+    """A closure guarded by its code: which object it is is not pinned (closures.py)."""
+    return isinstance(v, UserFunctionVariable) and v.by_code
 
 
 def _identity_value(v):
