@@ -194,11 +194,12 @@ def _check_body(code) -> set[str] | str:
 def _base_ok(base, tracker) -> str | None:
     if not isinstance(base, type) or type(base) is not type:
         return "a base is not a plain class"
-    if base not in TRACE_CLASSES and base.__module__ != "builtins" and type(_root(tracker)) is not GlobalTracker:
-        # the prototype is one more subclass of its bases for good: only of
-        # a module's classes, whose __subclasses__() eagerly also hold
-        # the classes of earlier calls until the garbage collector runs
-        return "a base is not a class of a module"
+    if base not in TRACE_CLASSES and base.__module__ != "builtins":
+        # the prototype would be one more subclass of the base for as long
+        # as the cache entry lives: Base.__subclasses__() (a plugin registry)
+        # would list it after eager's classes are collected, and calling its
+        # methods natively would read the trace's cell markers
+        return "a base is a class from outside the frame (its __subclasses__() would list the trace's class)"
     if any("__init_subclass__" in k.__dict__ for k in base.__mro__[:-1]):
         return "a base defines __init_subclass__"
     if not (base.__module__ == "builtins" or base in TRACE_CLASSES or
