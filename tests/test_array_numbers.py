@@ -48,9 +48,9 @@ def returned(x):
 
 
 def ints(x, mask):
-    """``int()`` / ``.item()`` to a Python int: exact (a uint64 past int64, truncation of a float)."""
+    """``int()`` / ``.item()`` to a Python int: exact (a uint64 past int64)."""
     n = int(mask.sum())
-    k = int(x[0, 0])
+    k = int(x.astype(np.int64)[0, 0])
     u = x.astype(np.uint64).max().item()
     j = x.astype(np.int32)[1:2, :1].item()
     return (x * n, n // 2, n / 3, n ** 2, n - 1, -n, n % 3, k, k * 1.5, u, j + n, x.astype(np.float32) * k,
@@ -144,11 +144,15 @@ def test_a_float_index_raises_eagers_error():
     check(as_index, (F,))
 
 
-def test_int_of_nan_or_inf_raises_eagers_error_when_the_graph_runs():
+def test_int_of_a_float_breaks_there():
+    """int(nan) raises: it stays where the user's line raises it, after the graph."""
     def f(x, hist):
         hist.append(float(x[1]))
-        return x * 2, int(x[0])
+        x *= 2
+        return x, int(x[0])
     check(f, (np.array([np.nan, 1.0]), []), (np.array([np.inf, 2.0]), []), (np.array([-0.5, 3.0]), []))
+    report = sot.explain(sot.to_static(f, min_graph_size=0), np.array([-0.5, 3.0]), [])
+    assert [b.source for b in report.breaks] == ["return x, int(x[0])"], [str(b) for b in report.breaks]
 
 
 def test_a_division_by_it_raises_eagers_error_when_the_graph_runs():

@@ -9,7 +9,8 @@ needs its value (a branch, a print, ``range``, a shape) the graph breaks
 there, as it did at the read, and the resume function takes it as a number
 input.  Forms with another result or a warning eagerly stay breaks:
 ``float()`` / ``int()`` of an array with dimensions (deprecated in NumPy 2)
-or of a complex value; ``.item()`` of a bool, long double or complex array.
+or of a complex value, ``int()`` of a float (it may raise); ``.item()`` of a
+bool, long double or complex array.
 """
 from __future__ import annotations
 
@@ -20,8 +21,10 @@ from .variables import SymScalarVariable, TensorVariable
 
 __all__ = ["read_number"]
 
-#: dtype kinds that float() / int() convert without a warning
-_REAL_KINDS = frozenset("biuf")
+#: dtype kinds that float() / int() convert without a warning or an error: int() of a
+#: float (NaN, inf) may raise when the graph runs, maybe after it wrote into its
+#: arguments, where the error could not come from the user's own line: a break
+_KINDS = {float: frozenset("biuf"), int: frozenset("biu")}
 _CONVERSIONS = {float: data_numbers.FLOAT_OP, int: data_numbers.INT_OP}
 
 
@@ -41,7 +44,7 @@ def read_number(graph, x, how):
         return None
     meta = x.meta
     if how in _CONVERSIONS:
-        if meta.ndim != 0 or meta.dtype.kind not in _REAL_KINDS:
+        if meta.ndim != 0 or meta.dtype.kind not in _KINDS[how]:
             return None
         op, kind = _CONVERSIONS[how], how
     else:
@@ -49,7 +52,9 @@ def read_number(graph, x, how):
         if any(d != 1 for d in meta.shape) or kind is None:
             return None
         op = data_numbers.ITEM_OP
+    first = len(graph.ir)
     symbol = graph.ir.add_data_number(op, x.symbol, kind)
+    graph.locate(first)   # int(nan) raises when the graph runs: from the user's line
     var = SymScalarVariable(symbol, graph.ir.deps(symbol))
     var.graph = weakref.ref(graph)
     return var

@@ -182,13 +182,7 @@ class FunctionGraph:
             out = self.ir.add_op(op, ir_args, ir_kwargs)
         except UnsupportedOp as e:
             raise FallbackError(UNSUPPORTED_OBJECT, f"{op.name}: {e}") from None
-        if self.frames:
-            where = tuple(ex.location() for ex in reversed(self.frames))
-            handled = any(handler_covers(ex) for ex in self.frames)
-            for st in self.ir._statements[first:]:
-                st.where = where
-                if handled:
-                    self.handled.add(id(st))
+        self.locate(first)
         fresh = not op.aliases
         if not fresh and not inplace:  # the result may be a view: in-place updates of the inputs now fall back
             for a in list(args) + list((kwargs or {}).values()):
@@ -201,6 +195,17 @@ class FunctionGraph:
             var.graph = weakref.ref(self)
             return var
         return TensorVariable(out, fresh=fresh)
+
+    def locate(self, first: int) -> None:
+        """Give the statements recorded from index ``first`` on the user's
+        lines now simulated (an error when the graph runs is raised there)."""
+        if self.frames:
+            where = tuple(ex.location() for ex in reversed(self.frames))
+            handled = any(handler_covers(ex) for ex in self.frames)
+            for st in self.ir._statements[first:]:
+                st.where = where
+                if handled:
+                    self.handled.add(id(st))
 
     def dim(self, var: TensorVariable, axis: int) -> Variable:
         """``var.shape[axis]``: a constant, or a graph value for a symbolic dim."""

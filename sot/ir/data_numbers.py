@@ -9,9 +9,8 @@ calls ``float(x)`` / ``x.item()`` itself, so the value is eager's to the bit
 (-0.0, NaN payloads) and is a real Python ``float``: NumPy treats it as a
 weak scalar (NEP 50) in every op the graph records, as eagerly.
 
-``int(n.sum())`` / ``x.item()`` of an integer array is a Python int the
-same way (``int()`` of a float truncates, or raises on NaN and inf, when
-the graph runs: eager's own conversion).
+``int(n.sum())`` / ``x.item()`` of an integer (or bool) array is a Python
+int the same way (exact: a Python int holds every int64 and uint64).
 
 Inference sees ``HINTS[type]`` (and ``+ SHADOW_OFFSET * k`` in the shadow
 world): an op whose result kind depends on the value breaks, and so does
