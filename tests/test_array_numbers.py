@@ -182,3 +182,13 @@ def test_save_refuses_a_float_read_from_data(tmp_path):
         return x * float(x.mean())
     with pytest.raises(Exception, match="float"):
         sot.save(f, tmp_path / "m.onnx", input_spec=[sot.InputSpec((6,), "float32", "x")])
+
+
+def test_an_int_that_decides_a_size_breaks_even_where_both_worlds_agree():
+    """x[:n] with n past the end at trace time (and in the shadow world) must not bake in len(x)."""
+    def f(x, mask):
+        n = int(mask.sum())
+        k = n % 3
+        return x[:n].shape[0], x[-n:], x[n:n + 100].shape, np.ones(k)
+    check(f, (np.arange(5.0), np.ones(2, bool)), (np.arange(5.0), np.ones(9, bool)),
+          (np.arange(5.0), np.zeros(3, bool)))

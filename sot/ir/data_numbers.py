@@ -83,40 +83,44 @@ def check_python_op(op, args, deps) -> None:
                             "may depend on the value")
 
 
-def _sizes(found):
-    """The shadow-world dtypes and sizes of an inference result, for comparison."""
+def _shapes(found):
+    """The hint-world ranks and sizes of an inference result, for comparison."""
     from .meta import TensorMeta
     from .unbacked import UnbackedResult
     if isinstance(found, UnbackedResult):
         found = found.metas
-    if isinstance(found, tuple):
-        return tuple(_sizes(m) for m in found)
+    if isinstance(found, (tuple, list)):
+        return tuple(_shapes(m) for m in found)
     if isinstance(found, TensorMeta):
-        return found.dtype, found.is_scalar, found.shadow if found.shadow is not None else found.shape
-    return found
+        return found.is_scalar, found.shape
+    return type(found)
 
 
-def check_array_op(op, args, kwargs, deps, metas, deps_of, shadow_of) -> None:
-    """UnsupportedOp where a data number decides a size of an array op's
-    result (``np.arange(m)``, ``np.linspace(0, 1, n)``): such a size would be
-    symbolic with nothing to check it at 0 or 1 (the small worlds of
-    sot.ir.unbacked know only counts), so the op breaks.  Decided by
-    inferring the shadow world again with every Python number computed from
-    a data number back at its hint: the result must not move.
-    ``deps_of(symbol)``: its sources; ``shadow_of(symbol, memo)``: a symbol
-    as the shadow world sees it."""
+def check_array_op(op, args, kwargs, deps, metas, deps_of) -> None:
+    """UnsupportedOp where a data number may decide a size of an array op's
+    result (``np.arange(m)``, ``x[:n]``, ``np.ones(n % 3)``): such a size
+    would be taken as the traced one, or be symbolic with nothing to check
+    it at 0 or 1, so the op breaks.  Decided by inferring the op again with
+    every Python number computed from a data number as a NumPy scalar of
+    its type, whose value inference cannot read: where that is rejected
+    (a size, a slice bound) or gives other sizes, the value takes part.
+    ``deps_of(symbol)``: its sources."""
     if not any(is_data_number(s) for s in deps):
         return
-    from .statement_ir import map_symbols
-    memo: dict = {}
+    import numpy as np
+    from .meta import TensorMeta
+    from .statement_ir import Symbol, map_symbols
 
-    def pinned(sym):
-        from_data = sym.meta.is_python and any(is_data_number(s) for s in deps_of(sym))
-        return sym.meta.hint if from_data else shadow_of(sym, memo)
+    def stand_in(sym):
+        if not sym.meta.is_python:
+            return sym
+        if any(is_data_number(s) for s in deps_of(sym)):
+            return Symbol(f"{sym.name}#data", TensorMeta((), np.dtype(sym.meta.type), True))
+        return sym.meta.hint
     try:
-        found = op.infer(map_symbols(args, pinned), map_symbols(kwargs, pinned))
-    except UnsupportedOp as e:
-        raise UnsupportedOp(f"{op.name} holds only for some values of a Python number read from array data "
-                            f"({e})") from None
-    if _sizes(found) != _sizes(metas):
+        found = op.infer(map_symbols(args, stand_in), map_symbols(kwargs, stand_in))
+    except Exception as e:  # noqa: BLE001 - an inference that needs the value
+        raise UnsupportedOp(f"{op.name} may depend on the value of a Python number read from array data "
+                            f"({type(e).__name__}: {e})") from None
+    if _shapes(found) != _shapes(metas):
         raise UnsupportedOp(f"{op.name}: a Python number read from array data decides its result's size")

@@ -327,8 +327,7 @@ class StatementIR:
                 metas = _two_world_metas(op, args, kwargs, deps, self._dims)
                 if ub.any_unbacked(deps):
                     from .data_numbers import check_array_op
-                    check_array_op(op, args, kwargs, deps, metas, self.deps,
-                                   lambda s, memo: _symbol_in_world(s, True, memo, 0))
+                    check_array_op(op, args, kwargs, deps, metas, self.deps)
         except (SpecializeDims, UnsupportedOp) as e:
             metas = self._broadcast_unbacked(op, args, kwargs, deps, e)
         from .ops_write import WriteOp   # (it imports this module)
