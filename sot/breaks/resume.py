@@ -402,7 +402,9 @@ def loop_region_code(original: types.CodeType, plan: BreakPlan, runner, used_cel
         # "try": directly after the instruction, before any label there (no other path reaches it)
         at = where[plan.instr.offset] + 1 if plan.kind == "try" else where[plan.resume_offset]
         exit_at = _position(items, bc[at])
-        items[exit_at:exit_at] = _splice_lines(_exit_resume(plan, resume, n, local_names), bc[at].lineno)
+        # bc[at] may be a pseudo-instruction (a TryEnd ending the range): the break's own line then
+        line = getattr(bc[at], "lineno", None) or bc[where[plan.instr.offset]].lineno
+        items[exit_at:exit_at] = _splice_lines(_exit_resume(plan, resume, n, local_names), line)
     head = Label()
     k = _position(items, entry)
     while plan.kind == "try" and isinstance(items[k - 1], Instr) and items[k - 1].name in CALL_PREAMBLE:
