@@ -1383,3 +1383,628 @@ def p3_with_break_exception_passes_exit(x):
     except ValueError:
         log.append("caught")
     return log
+
+
+# -- reduction and scalar result types -------------------------------------------------
+
+@case()
+def p3_reduction_result_dtypes(x):
+    i8 = (x * 4).astype(np.int8)
+    u8 = np.abs(x * 4).astype(np.uint8)
+    h = x.astype(np.float16)
+    b = x > 0
+    out = [i8.sum(), u8.sum(), u8.prod(), h.sum(), h.mean(), b.sum(), b.cumsum(), i8.mean(),
+           u8.max(), i8.cumprod(), h.var(), b.mean(), x.argmax(), np.add.reduce(i8),
+           np.multiply.reduce(u8, axis=0), x.std(dtype=np.float64), i8.astype(np.int32).sum()]
+    return [(type(v).__name__, np.asarray(v).dtype.name, v) for v in out]
+
+
+@case()
+def p3_scalar_from_graph_mixed_with_python(x):
+    s = x.sum()          # float32 scalar from the graph
+    m = x.argmax()       # intp scalar
+    i8 = x.astype(np.int8)[0, 0]
+    out = [s + 1, s * 2.5, 2 ** s, s // 1, s % 0.7, -s, abs(s), s + m, m + 1, m * 1.5, m // 2,
+           m ** 2, i8 + 1, i8 * 3.0, i8 - 200 if False else i8 + 100, s + True, m + True,
+           s + np.float64(1), m + np.int8(1), s.astype(np.float16) + 1]
+    return [(type(v).__name__, v) for v in out]
+
+
+@case()
+def p3_scalar_complex_and_int_mix(x):
+    s = x.mean()
+    c = s + 1j
+    return type(c).__name__, c, (x + 0j).dtype, np.abs(c), type(s * (1 + 2j)).__name__
+
+
+@case()
+def p3_scalar_comparison_types(x):
+    s = x.max()
+    return type(s > 0).__name__, type(s == s).__name__, (s > 0) + 1, type(x.shape[0] > s).__name__
+
+
+@case()
+def p3_int_scalar_division_by_zero_warns(x):
+    m = x.argmax()
+    with np.errstate(all="ignore"):
+        a = m // 0
+        b = m % 0
+        c = m / 0
+    return a, b, c, type(c).__name__
+
+
+@case()
+def p3_float32_scalar_overflow_warns(x):
+    s = np.float32(3e38) * (x.max() + 1)
+    return s, type(s).__name__
+
+
+@case()
+def p3_float32_scalar_python_float_precision(x):
+    s = x.sum()
+    return s + 0.1, s * 1e-8, s + 1e40 if False else s - 1e20, float(s) + 0.1
+
+
+@case(np.arange(6, dtype=np.int32).reshape(2, 3))
+def p3_int32_array_python_int_mix(i):
+    return (i + 1).dtype, (i * 2 ** 31 if False else i * 2).dtype, (i // 2.0).dtype, (i ** 2).dtype, \
+        (i / i.max()).dtype, (i + np.int64(1)).dtype, (i + np.uint32(1)).dtype, i.sum().dtype
+
+
+@case(np.arange(6, dtype=np.int32).reshape(2, 3))
+def p3_int32_array_huge_python_int_raises(i):
+    return i + 2 ** 40
+
+
+@case(np.arange(4, dtype=np.uint8))
+def p3_uint8_negative_python_int_raises(u):
+    return u - (-1)
+
+
+@case(np.arange(4, dtype=np.uint8))
+def p3_uint8_minus_python_int_wraps(u):
+    return u - 1, (u - 1).dtype
+
+
+@case(np.arange(4, dtype=np.uint8))
+def p3_uint8_scalar_with_int64_scalar(u):
+    return (u[1] + np.int64(3)).dtype, (u + np.int64(3)).dtype, (u[1] * 300).dtype if False else (u[1] + 3).dtype
+
+
+@case()
+def p3_bool_scalar_arith(x):
+    b = x.max() > 0
+    return b + b, b * 3, b - False if False else b & True, ~b, -(b * 1), type(b + b).__name__
+
+
+@case()
+def p3_power_corner_types(x):
+    i = np.arange(4)
+    return i ** 2, i ** 2.0, (i ** 0.5).dtype, np.float32(2) ** 3, 2 ** np.arange(3), np.power(2.0, i).dtype
+
+
+@case()
+def p3_round_of_scalars(x):
+    s = x.mean()
+    return round(s), round(s, 2), type(round(s)).__name__, type(round(s, 2)).__name__, np.round(s, 1)
+
+
+@case()
+def p3_int_of_scalars_and_index(x):
+    m = x.argmax()
+    return int(m), operator.index(m), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11][m], hex(m), bin(int(m))
+
+
+@case()
+def p3_min_max_builtin_mixed(x):
+    s = x.sum()
+    return max(s, 0), min(s, 0.5), type(max(s, 0)).__name__, max(1, 2.0), max([x.max(), 3])
+
+
+# -- graph breaks (print) in the middle of user constructs --------------------------------
+
+@case()
+def p3_brk_nonlocal_then_print(x):
+    n = 0
+
+    def bump(v):
+        nonlocal n
+        n += 1
+        print("bump", n)
+        return v + n
+    a = bump(x)
+    b = bump(a)
+    return a, b, n
+
+
+@case()
+def p3_brk_closure_mutated_list_after_print(x):
+    acc = [x]
+
+    def add(v):
+        acc.append(v)
+        print(len(acc))
+        acc.append(v * 2)
+    add(x + 1)
+    return acc
+
+
+@case()
+def p3_brk_generator_print_inside(x):
+    def gen():
+        for r in x:
+            print("row", r.shape)
+            yield r * 2
+    return list(gen())
+
+
+@case()
+def p3_brk_generator_partially_consumed(x):
+    def gen():
+        yield x + 1
+        print("between")
+        yield x + 2
+        yield x + 3
+    g = gen()
+    a = next(g)
+    print("outside")
+    b = next(g)
+    return a, b, list(g)
+
+
+@case()
+def p3_brk_print_in_comprehension(x):
+    return [print(i) or r * i for i, r in enumerate(x)]
+
+
+@case()
+def p3_brk_print_in_except_then_reraise(x):
+    try:
+        try:
+            raise ValueError("v")
+        except ValueError as e:
+            print("handling", e)
+            raise RuntimeError("r") from e
+    except RuntimeError as e:
+        return x + 1, str(e.__cause__), type(e.__context__).__name__
+
+
+@case()
+def p3_brk_print_in_finally_after_return(x):
+    log = []
+
+    def f():
+        try:
+            return x * 2
+        finally:
+            print("finally")
+            log.append(1)
+    return f(), log
+
+
+@case()
+def p3_brk_print_in_with_body_user_cm(x):
+    log = []
+
+    @contextlib.contextmanager
+    def cm():
+        log.append("in")
+        yield x + 1
+        log.append("out")
+    with cm() as y:
+        print("body")
+        z = y * 2
+    return z, log
+
+
+@case()
+def p3_brk_print_in_decorated_call(x):
+    calls = []
+
+    def deco(fn):
+        @functools.wraps(fn)
+        def w(*a, **k):
+            calls.append(fn.__name__)
+            r = fn(*a, **k)
+            calls.append("done")
+            return r
+        return w
+
+    @deco
+    def f(v, k=2):
+        print("in f")
+        return v * k
+    return f(x, k=3), calls
+
+
+@case()
+def p3_brk_print_in_recursion(x):
+    def r(v, n):
+        if n == 0:
+            print("bottom")
+            return v
+        return r(v + n, n - 1) * 1
+    return r(x, 3)
+
+
+@case()
+def p3_brk_print_in_property(x):
+    class P:
+        def __init__(self, v):
+            self.v = v
+
+        @property
+        def twice(self):
+            print("prop")
+            return self.v * 2
+    p = P(x)
+    return p.twice + p.twice
+
+
+@case()
+def p3_brk_global_mutated_around_print(x):
+    global _P3_SCALE
+    old = _P3_SCALE
+    _P3_SCALE = 5.0
+    print("set")
+    r = _p3_uses_global(x)
+    _P3_SCALE = old
+    return r, _P3_SCALE
+
+
+@case()
+def p3_brk_print_in_loop_with_inplace_view(x):
+    y = x.copy()
+    v = y[0]
+    for i in range(3):
+        v += i
+        print(i)
+    return y, v
+
+
+@case()
+def p3_brk_print_in_while_with_break(x):
+    i = 0
+    acc = x * 0
+    while True:
+        acc = acc + x
+        i += 1
+        if i == 2:
+            print("two")
+        if i >= 3:
+            break
+    return acc, i
+
+
+@case()
+def p3_brk_print_between_errstate(x):
+    with np.errstate(divide="ignore"):
+        a = x / 0
+        print("inside errstate")
+        b = np.log(x * 0)
+    return a, b
+
+
+@case()
+def p3_brk_kwargs_forwarding_with_print(x):
+    def inner(a, *, scale=1, **rest):
+        print(sorted(rest))
+        return a * scale, rest
+
+    def outer(*args, **kwargs):
+        return inner(*args, **kwargs)
+    return outer(x, scale=2, tag="t", n=1)
+
+
+@case()
+def p3_brk_partial_with_print(x):
+    def f(a, b, c=0):
+        print(a.shape, b, c)
+        return a * b + c
+    g = functools.partial(f, c=1)
+    return g(x, 2), g(x, 3, c=4)
+
+
+@case()
+def p3_brk_dict_mutation_around_print(x):
+    d = {"a": x}
+    d["b"] = x + 1
+    print(list(d))
+    d["a"] += 1
+    del d["b"]
+    d["c"] = d.pop("a") * 2
+    return d
+
+
+@case()
+def p3_brk_exception_from_inlined_after_side_effects(x):
+    log = []
+
+    def f(v):
+        log.append("before")
+        print("f")
+        log.append("after")
+        raise KeyError("k")
+    try:
+        f(x)
+    except KeyError as e:
+        log.append(repr(e))
+    return log, x + 1
+
+
+# -- error messages of Python-level operations ------------------------------------------
+
+@case()
+def p3_err_unpack_shape_too_few(x):
+    a, b, c = x.shape
+    return a
+
+
+@case()
+def p3_err_unpack_shape_too_many(x):
+    (a,) = x.shape
+    return a
+
+
+@case()
+def p3_err_shape_index_out_of_range(x):
+    return x.shape[2]
+
+
+@case()
+def p3_err_array_missing_attribute(x):
+    return x.foo
+
+
+@case()
+def p3_err_str_plus_shape(x):
+    return "shape: " + x.shape
+
+
+@case()
+def p3_err_call_numpy_bad_kwarg(x):
+    return np.sum(x, axs=0)
+
+
+@case()
+def p3_err_user_fn_missing_arg(x):
+    def f(a, b):
+        return a + b
+    return f(x)
+
+
+@case()
+def p3_err_user_fn_unexpected_kw(x):
+    def f(a, b=1):
+        return a + b
+    return f(x, c=2)
+
+
+@case()
+def p3_err_not_callable(x):
+    return x.shape(0)
+
+
+@case()
+def p3_err_dict_missing_key_tuple(x):
+    d = {(3, 4): x}
+    return d[(4, 3)]
+
+
+@case()
+def p3_err_int_of_array(x):
+    return int(x)
+
+
+@case()
+def p3_err_len_of_scalar(x):
+    return len(x.sum())
+
+
+@case()
+def p3_err_iterate_scalar(x):
+    for v in x.sum():
+        return v
+
+
+@case()
+def p3_err_index_with_float(x):
+    return x[1.0]
+
+
+@case()
+def p3_err_reshape_negative_twice(x):
+    return x.reshape(-1, -1)
+
+
+@case()
+def p3_err_concat_dim_mismatch(x):
+    return np.concatenate([x, x[:, :2]], axis=0)
+
+
+# -- array attribute assignment and in-place methods --------------------------------------
+
+@case()
+def p3_set_shape_attribute_local(x):
+    y = x.copy()
+    y.shape = (4, 3)
+    return y, y.shape
+
+
+@case()
+def p3_set_shape_attribute_argument(x):
+    x.shape = (2, 6)
+    return x.sum(axis=1)
+
+
+@case()
+def p3_inplace_sort_on_view(x):
+    y = x[::-1].copy()
+    y[0].sort()
+    y[:, 1:3].sort(axis=0)
+    return y
+
+
+@case()
+def p3_inplace_fill_and_copyto(x):
+    y = np.empty_like(x)
+    y.fill(3)
+    np.copyto(y[1], x[0])
+    np.copyto(y, 0, where=x < 0)
+    return y
+
+
+@case()
+def p3_add_at_repeated_indices(x):
+    y = np.zeros(4, dtype=x.dtype)
+    np.add.at(y, [0, 0, 1, 3, 3, 3], 1)
+    y[[0, 0, 2]] += 5
+    return y
+
+
+@case()
+def p3_flat_assign_and_read(x):
+    y = x.copy()
+    y.flat[::5] = 9
+    return y, y.flat[3], y.flat[[1, 2]]
+
+
+@case()
+def p3_chained_aliases_inplace(x):
+    a = b = x
+    a += 1
+    c = a
+    c *= 2
+    return b is x, x, a is c
+
+
+@case()
+def p3_inplace_square_with_transpose_overlap(x):
+    s = x[:, :3].copy()
+    s += s.T
+    return s
+
+
+@case()
+def p3_out_overlapping_input_view(x):
+    y = x.copy()
+    np.add(y[:, :-1], y[:, 1:], out=y[:, 1:])
+    return y
+
+
+@case()
+def p3_obj_attr_inplace(x):
+    class H:
+        pass
+    h = H()
+    h.w = x
+    h.w += 1
+    h.w = h.w * 2
+    return h.w, x
+
+
+@case()
+def p3_dtype_view_reinterpret(x):
+    y = x.copy()
+    i = y.view(np.int32)
+    i[0, 0] = 0
+    return y, i.dtype, y.view(np.uint8).shape
+
+
+# -- warnings from array ops, errstate forms ------------------------------------------------
+
+@case()
+def p3_warn_log_negative_in_helper(x):
+    def helper(v):
+        return np.log(v)
+    return helper(x), helper(x + 10)
+
+
+@case()
+def p3_warn_cast_nan_to_int(x):
+    return (x / 0).astype(np.int64)
+
+
+@case()
+def p3_warn_in_loop_each_time(x):
+    out = []
+    for k in range(3):
+        out.append(np.sqrt(x - k))
+    return out
+
+
+@case()
+def p3_errstate_as_decorator(x):
+    @np.errstate(divide="ignore", invalid="ignore")
+    def safe_div(a, b):
+        return a / b
+    return safe_div(x, x * 0), np.geterr()["divide"]
+
+
+@case()
+def p3_warnings_warn_user(x):
+    import warnings
+    if x.shape[0] > 1:
+        warnings.warn("many rows", UserWarning)
+    return x + 1
+
+
+@case()
+def p3_warnings_catch_inside(x):
+    import warnings
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        y = np.log(x)
+    return y, [str(i.message) for i in w]
+
+
+@case()
+def p3_warnings_filter_error_inside(x):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        try:
+            y = np.log(x)
+        except RuntimeWarning as e:
+            y = str(e)
+    return y
+
+
+# -- introspection users write -------------------------------------------------------------
+
+@case()
+def p3_locals_snapshot(x):
+    a = x + 1
+    b = 2
+    names = sorted(locals())
+    return a * b, names
+
+
+@case()
+def p3_function_metadata(x):
+    def helper(v, k=3):
+        """Doc."""
+        return v * k
+    return helper.__name__, helper.__qualname__.split(".")[-1], helper.__doc__, \
+        helper.__defaults__, helper.__code__.co_argcount, helper(x)
+
+
+@case()
+def p3_format_attribute_and_index_fields(x):
+    return "{0.shape}|{0.dtype}|{1[0]}|{a.ndim}".format(x, x.shape, a=x), \
+        "%(n)d rows" % {"n": x.shape[0]}
+
+
+@case()
+def p3_eval_simple_expression(x):
+    return eval("v * 2", {"v": x}), eval("1 + 2")
+
+
+@case()
+def p3_vars_of_simple_object(x):
+    class O:
+        def __init__(self):
+            self.a = x
+            self.b = 1
+    o = O()
+    return sorted(vars(o)), vars(o)["a"] is x
