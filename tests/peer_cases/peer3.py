@@ -2008,3 +2008,292 @@ def p3_vars_of_simple_object(x):
             self.b = 1
     o = O()
     return sorted(vars(o)), vars(o)["a"] is x
+
+
+# -- state that changes between calls (guards) ------------------------------------------
+# The runner interleaves eager and traced calls (eager, traced, eager, traced);
+# each case bumps a counter per call and reads `count // 2`, so the traced
+# function's second call sees what eager's second call saw: a changed value
+# the cached translation must notice.
+
+_P3_TICK = {"n": 0}
+_P3_MODE = 0
+_P3_TABLE = [np.float32(1.0)]
+_P3_ARR = {"a": np.ones(3, dtype=np.float32)}
+
+
+def _p3_phase():
+    _P3_TICK["n"] += 1
+    return (_P3_TICK["n"] - 1) // 2 % 2
+
+
+@case()
+def p3_guard_global_int_in_branch(x):
+    global _P3_MODE
+    _P3_MODE = _p3_phase()
+    if _P3_MODE == 1:
+        return x + 1
+    return x - 1
+
+
+@case()
+def p3_guard_global_int_as_multiplier(x):
+    global _P3_MODE
+    _P3_MODE = _p3_phase()
+    return x * (_P3_MODE + 2), _P3_MODE
+
+
+def _p3_plus(v):
+    return v + 1
+
+
+def _p3_minus(v):
+    return v - 1
+
+
+_P3_IMPL = _p3_plus
+
+
+@case()
+def p3_guard_global_function_rebound(x):
+    global _P3_IMPL
+    _P3_IMPL = _p3_minus if _p3_phase() else _p3_plus
+    return _P3_IMPL(x)
+
+
+@case()
+def p3_guard_mutable_default_grows(x, cache=[]):  # noqa: B006
+    cache.append(1)
+    k = (len(cache) + 1) // 2
+    return x * k, k
+
+
+@case()
+def p3_guard_list_element_scalar(x):
+    _P3_TABLE[0] = np.float32(1.0 + _p3_phase())
+    return x * _P3_TABLE[0]
+
+
+@case()
+def p3_guard_global_array_shape_changes(x):
+    n = 3 + _p3_phase()
+    _P3_ARR["a"] = np.ones(n, dtype=np.float32)
+    a = _P3_ARR["a"]
+    return a.shape[0] * x, a.sum()
+
+
+@case()
+def p3_guard_global_array_dtype_changes(x):
+    dt = np.float64 if _p3_phase() else np.float32
+    _P3_ARR["a"] = np.ones(3, dtype=dt)
+    return (x[0, :3] + _P3_ARR["a"]).dtype, x[0, :3] + _P3_ARR["a"]
+
+
+@case()
+def p3_guard_function_attribute_changes(x):
+    f = p3_guard_function_attribute_changes
+    f.scale = 1 + _p3_phase()
+    return x * f.scale
+
+
+@case()
+def p3_guard_closure_cell_changes(x):
+    return _P3_CLOSED(x)
+
+
+def _p3_make_closed():
+    k = [0]
+
+    def g(v):
+        k[0] += 1
+        m = (k[0] - 1) // 2 % 2
+        return v * (m + 1), m
+    return g
+
+
+_P3_CLOSED = _p3_make_closed()
+
+
+class _P3Config:
+    flag = False
+
+
+@case()
+def p3_guard_class_attribute_flag(x):
+    _P3Config.flag = bool(_p3_phase())
+    if _P3Config.flag:
+        return x.sum(axis=0)
+    return x.sum(axis=1)
+
+
+_P3_CFG = {"act": "relu"}
+
+
+@case()
+def p3_guard_config_string_dispatch(x):
+    _P3_CFG["act"] = "tanh" if _p3_phase() else "relu"
+    if _P3_CFG["act"] == "relu":
+        return np.maximum(x, 0)
+    return np.tanh(x)
+
+
+@case()
+def p3_guard_dict_key_added(x):
+    d = _P3_ARR
+    if _p3_phase():
+        d["extra"] = 1
+    else:
+        d.pop("extra", None)
+    return x + len(d), "extra" in d
+
+
+# -- array construction and indexing the way users write them -------------------------------
+
+@case()
+def p3_stack_of_generator_raises(x):
+    return np.stack(r for r in x)
+
+
+@case()
+def p3_np_sum_of_generator(x):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return np.sum(r for r in x)
+
+
+@case()
+def p3_np_array_of_generator_is_object(x):
+    a = np.array(r for r in x)
+    return a.dtype, a.shape
+
+
+@case()
+def p3_fromiter_and_asarray_python_floats(x):
+    a = np.fromiter((float(v) for v in range(4)), dtype=np.float32)
+    b = np.asarray([1.0, 2.5])
+    c = np.asarray([1, 2], dtype=x.dtype)
+    return a, b.dtype, c.dtype, x[0] + a
+
+
+@case()
+def p3_scalar_type_called_on_array(x):
+    a = np.float64(x)
+    b = np.float32(x[0, 0])
+    c = np.int64(x.sum())
+    return type(a).__name__, a.dtype, type(b).__name__, type(c).__name__, c
+
+
+@case()
+def p3_bool_of_empty_array(x):
+    return bool(x[:0])
+
+
+@case()
+def p3_bool_of_single_element_array(x):
+    return bool(x[:1, :1] < 0), "yes" if x[0, :1] else "no"
+
+
+@case()
+def p3_newaxis_and_ellipsis_forms(x):
+    return x[None].shape, x[..., None].shape, x[np.newaxis, :, None].shape, x[..., 0], x[1, ...]
+
+
+@case()
+def p3_bool_list_and_int_list_index(x):
+    return x[[True, False, True]], x[[0, 2]][:, [1, 1]], x[x.shape[0] - 1], x[-1:-4:-1], x[1:1].shape
+
+
+@case()
+def p3_reduction_kwargs_forms(x):
+    return (x.sum(axis=(0, 1)), x.sum(axis=-1, keepdims=True), x.max(initial=100.0),
+            x.sum(where=x > 0), np.mean(x, axis=0, dtype=np.float64), x.min(axis=1, keepdims=True))
+
+
+@case()
+def p3_clip_forms(x):
+    return x.clip(min=0), np.clip(x, None, 1), x.clip(-0.5, 0.5), np.clip(x, x[0], 1.0)
+
+
+@case()
+def p3_ufunc_methods(x):
+    v = x[0]
+    return (np.maximum.accumulate(v), np.add.outer(v, v[:2]), np.minimum.reduceat(v, [0, 2]),
+            np.multiply.reduce(v), np.add.accumulate(x, axis=1))
+
+
+@case()
+def p3_einsum_and_matmul_forms(x):
+    return np.einsum("ij,kj->ik", x, x), x @ x.T, np.dot(x[0], x[1]), np.tensordot(x, x, axes=([1], [1])), np.inner(x, x)
+
+
+@case()
+def p3_user_class_with_array_method(x):
+    class Wrapped:
+        def __init__(self, a):
+            self.a = a
+
+        def __array__(self, dtype=None, copy=None):
+            return self.a
+    w = Wrapped(x * 2)
+    return np.asarray(w), np.sum(w), np.add(w, 1)
+
+
+@case()
+def p3_round_float32_decimals(x):
+    return x.round(1), np.round(x * 3.3, 2), np.around(x, -1)
+
+
+@case()
+def p3_item_and_len_shape(x):
+    return x[1, 2].item(), x.item(5), len(x.shape), np.shape(5), np.ndim([[1, 2]]), np.size(x, 1)
+
+
+# -- dataflow users write with dicts/lists of arrays -------------------------------------------
+
+@case()
+def p3_params_dict_update_loop(x):
+    params = {"w": x, "b": x[0] * 0}
+    grads = {"w": x * 0.1, "b": x[0] * 0.2}
+    lr = 0.5
+    for k in params:
+        params[k] = params[k] - lr * grads[k]
+    return params
+
+
+@case()
+def p3_params_inplace_update_loop(x):
+    params = {"w": x.copy(), "b": x[0].copy()}
+    for name, p in params.items():
+        p -= 0.1 * np.sign(p)
+    return params
+
+
+@case()
+def p3_layers_list_forward(x):
+    ws = [np.eye(4, dtype=x.dtype) * (i + 1) for i in range(3)]
+    h = x
+    acts = []
+    for i, w in enumerate(ws):
+        h = h @ w
+        if i < len(ws) - 1:
+            h = np.maximum(h, 0)
+        acts.append(h.shape)
+    return h, acts
+
+
+@case()
+def p3_history_append_and_stack(x):
+    hist = []
+    h = x[0]
+    for t in range(4):
+        h = np.tanh(h + t)
+        hist.append(h)
+    return np.stack(hist), np.stack(hist, axis=1).shape, np.vstack(hist[:2])
+
+
+@case()
+def p3_zip_dict_items_to_arrays(x):
+    names = ["a", "b", "c"]
+    d = dict(zip(names, x))
+    return {k: v.sum() for k, v in d.items()}, list(d)[::-1]
