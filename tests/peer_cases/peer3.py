@@ -2297,3 +2297,140 @@ def p3_zip_dict_items_to_arrays(x):
     names = ["a", "b", "c"]
     d = dict(zip(names, x))
     return {k: v.sum() for k, v in d.items()}, list(d)[::-1]
+
+
+# -- raise forms inside nested try statements, on an in-place-updated 0-d array -----------
+
+Z0 = np.array(0.25, dtype=np.float32)
+
+
+@case(Z0)
+def p3_raise_bare_without_active_exception(x):
+    try:
+        x += 1
+        raise  # noqa: PLE0704
+    except RuntimeError as e:
+        x -= 3
+        msg = str(e)
+    x *= 4
+    return x, msg
+
+
+@case(Z0)
+def p3_raise_bare_reraises_zero_division(x):
+    x += 1
+    try:
+        try:
+            x += 2
+            10 / 0
+        except ZeroDivisionError:
+            x += 3
+            raise
+    except:  # noqa: E722
+        x += 4
+    return x + 5
+
+
+@case(Z0)
+def p3_raise_in_else_caught_outside(x):
+    x += 1
+    try:
+        try:
+            x += 2
+        except:  # noqa: E722
+            x += 3
+        else:
+            x += 4
+            raise NotImplementedError
+    except:  # noqa: E722
+        x += 6
+    return x + 7
+
+
+@case(Z0)
+def p3_raise_from_none_in_finally(x):
+    x -= 10
+    try:
+        try:
+            x -= 300
+        finally:
+            x -= 400
+            raise ValueError from None
+    except ValueError as e:
+        x -= 500
+        sup = e.__suppress_context__
+    return x - 600, sup
+
+
+@case(Z0)
+def p3_raise_chain_name_error_to_timeout(x):
+    try:
+        x += 1
+        try:
+            x /= 2
+            raise NameError
+        except NameError as e:
+            x -= 4
+            raise TimeoutError("TESTING") from e
+    except Exception as e:  # noqa: BLE001
+        x /= 5
+        kinds = (type(e).__name__, type(e.__cause__).__name__)
+    return x + 6, kinds
+
+
+@case(Z0)
+def p3_raise_unmatched_tuple_then_matched(x):
+    try:
+        try:
+            x -= 1
+            raise ValueError("TESTING")
+        except NotImplementedError:
+            x /= 3
+            raise
+    except (KeyError, IndexError):
+        x *= 4
+    except ValueError:
+        x += 5
+    return x
+
+
+@case(Z0)
+def p3_raise_unmatched_propagates_with_message(x):
+    y = x + 3
+    try:
+        x = x + 1
+        raise ValueError("TESTING!")
+    except KeyError:
+        y = x * 2
+    return y + 3
+
+
+@case(Z0)
+def p3_return_in_finally_overrides(x):
+    def f(v):
+        try:
+            v = v + 1
+            raise KeyError("lost")
+        finally:
+            return v * 2  # noqa: B012
+    return f(x)
+
+
+@case(Z0)
+def p3_builtin_exception_objects_created(x):
+    def identity(e):
+        return e
+    x += 1
+    errs = [ValueError(), TypeError(""), KeyError(""), Exception("m"),
+            UnicodeTranslateError("", -1, -1, ""), StopIteration(3)]
+    for e in errs:
+        identity(e)
+        x += 1
+    return x, [type(e).__name__ for e in errs], errs[-1].value, str(errs[2])
+
+
+@case(Z0)
+def p3_exception_args_and_repr(x):
+    e = KeyError("a", 1)
+    f = OSError(2, "No such file")
+    return e.args, repr(e), str(f), f.errno, f.strerror, type(f).__name__, x + 1
