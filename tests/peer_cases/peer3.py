@@ -2434,3 +2434,183 @@ def p3_exception_args_and_repr(x):
     e = KeyError("a", 1)
     f = OSError(2, "No such file")
     return e.args, repr(e), str(f), f.errno, f.strerror, type(f).__name__, x + 1
+
+
+# -- context managers that flip global state, generator protocol corners ----------------------
+
+_P3_FLAG = {"on": False}
+
+
+class _P3Flag:
+    def __init__(self, value):
+        self.value = value
+
+    def __enter__(self):
+        self.prev = _P3_FLAG["on"]
+        _P3_FLAG["on"] = self.value
+        return self
+
+    def __exit__(self, *exc):
+        _P3_FLAG["on"] = self.prev
+        return False
+
+
+def _p3_flagged(v):
+    return v * 2 if _P3_FLAG["on"] else v - 2
+
+
+@case()
+def p3_ctx_global_flag_read_inside(x):
+    a = _p3_flagged(x)
+    with _P3Flag(True):
+        b = _p3_flagged(x)
+        with _P3Flag(False):
+            c = _p3_flagged(x)
+        d = _p3_flagged(x)
+    return a, b, c, d, _P3_FLAG["on"]
+
+
+@case()
+def p3_ctx_flag_restored_on_exception(x):
+    try:
+        with _P3Flag(True):
+            y = _p3_flagged(x)
+            raise ValueError("inside")
+    except ValueError:
+        pass
+    return y, _P3_FLAG["on"], _p3_flagged(x)
+
+
+@case()
+def p3_ctx_return_inside_nested_with(x):
+    log = []
+
+    @contextlib.contextmanager
+    def cm(n):
+        log.append(f"+{n}")
+        yield n
+        log.append(f"-{n}")
+
+    def f():
+        with cm(1) as a, cm(2) as b:
+            return x * (a + b)
+    return f(), log
+
+
+@case()
+def p3_ctx_exit_raises_replaces(x):
+    class Bad:
+        def __enter__(self):
+            return x + 1
+
+        def __exit__(self, *exc):
+            raise KeyError("from exit")
+    try:
+        with Bad() as y:
+            z = y * 2
+    except KeyError as e:
+        return z, str(e)
+
+
+@case()
+def p3_ctx_suppress_in_loop(x):
+    out = []
+    for k in (1, 0, 2):
+        with contextlib.suppress(ZeroDivisionError):
+            out.append(x / k if k else 1 // k)
+    return out
+
+
+@case()
+def p3_ctx_closing_and_nullcontext_value(x):
+    class Res:
+        closed = False
+
+        def close(self):
+            Res.closed = True
+    with contextlib.closing(Res()) as r:
+        y = x + 1
+    with contextlib.nullcontext(x * 2) as z:
+        pass
+    return y, z, r.closed
+
+
+@case()
+def p3_gen_throw_caught_inside(x):
+    def g():
+        total = x * 0
+        while True:
+            try:
+                v = yield total
+                total = total + v
+            except KeyError:
+                total = total - 100
+    it = g()
+    next(it)
+    it.send(x)
+    r = it.throw(KeyError("k"))
+    s = it.send(1)
+    return r, s
+
+
+@case()
+def p3_gen_close_catches_and_yields_raises(x):
+    def g():
+        try:
+            yield x
+        except GeneratorExit:
+            yield x + 1
+    it = g()
+    next(it)
+    try:
+        it.close()
+    except RuntimeError as e:
+        return str(e)
+
+
+@case()
+def p3_gen_exhausted_next_raises_caught(x):
+    it = iter([x])
+    next(it)
+    try:
+        next(it)
+    except StopIteration as e:
+        return e.value, x + 1
+
+
+@case()
+def p3_gen_yield_from_list_and_return(x):
+    def inner():
+        yield from [x, x + 1]
+        return 5
+
+    def outer():
+        n = yield from inner()
+        yield n * x
+    return list(outer())
+
+
+@case()
+def p3_iter_callable_sentinel(x):
+    vals = [3, 2, 1, 0, 5]
+    it = iter(vals.pop, 1)
+    return list(it), vals, x * len(vals)
+
+
+@case()
+def p3_itertools_tee_and_groupby_key(x):
+    a, b = itertools.tee(iter(range(5)))
+    next(a)
+    g = [(k, len(list(v))) for k, v in itertools.groupby([1, 1, 2, 3, 3, 3], key=lambda v: v % 2)]
+    return list(a), list(b), g, x.sum(axis=0)
+
+
+@case()
+def p3_gen_state_across_calls_in_loop(x):
+    def chunks(a, n):
+        for i in range(0, a.shape[0], n):
+            yield i, a[i:i + n]
+    out = {}
+    for i, c in chunks(x, 2):
+        out[i] = c.sum(axis=0)
+    return out
