@@ -5,7 +5,9 @@ the traced `n` and its far-away shadow) or a number whose two values
 coincide (`(n - 1) // 2 % 2`). The size must not be baked into the trace
 as a constant: the op is probed with the number moved (ir/number_probe.py)
 and the trace redone with the number specialised. Before, `.shape[0]` of
-such a result was the traced size on every later call (wrong answer)."""
+such a result was the traced size on every later call (wrong answer).
+A dim made from such a number has no `size >= 2` guard: `x[:n].squeeze()`
+with `n` 1 drops it, which the trace now checks with those dims at 1."""
 import numpy as np
 import pytest
 
@@ -36,6 +38,10 @@ def coincident_expand(x):
     return np.expand_dims(x, k).shape
 
 
+def squeeze_rows(x):
+    return x[:STATE["n"]].squeeze().shape, np.ones((STATE["n"], 2)).squeeze() * 2
+
+
 def scaled(x):
     return x * STATE["n"] - STATE["n"] // 3
 
@@ -45,6 +51,7 @@ def scaled(x):
     (coincident_ones, (1, 2, 3, 4, 5, 6, 7, 8)),
     (coincident_reshape, (1, 2, 3, 4, 5, 6, 7, 8)),
     (coincident_expand, (1, 2, 3, 4, 5, 6, 7, 8)),
+    (squeeze_rows, (2, 3, 1, 5, 1, 4)),
 ])
 def test_size_steered_by_a_changing_number_matches_eager(fn, values):
     static = sot.to_static(fn, min_graph_size=0)

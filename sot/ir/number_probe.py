@@ -16,6 +16,12 @@ worlds left static, or the result's dtype or rank, moves with it, the op
 relies on the value, and ``SpecializeDims`` redoes the trace with that
 number (or the dims it came from) specialised. A probe NumPy rejects proves
 nothing (at run time NumPy raises there as eagerly) and is skipped.
+
+A symbolic dim made from such a number (``x[:n]``, ``np.ones((n, 3))``) has
+no ``size >= 2`` guard, unlike an input's: at run time it may be 1, where
+squeezing and broadcasting decide differently (``x[:n].squeeze()`` drops
+it). An op given an array with such dims is inferred once more with them
+all 1; a difference there specialises the numbers behind them as well.
 """
 from __future__ import annotations
 
@@ -23,7 +29,7 @@ from .meta import TensorMeta
 from .statement_ir import Symbol, map_symbols
 from .symbolic import SpecializeDims
 
-__all__ = ["check_numbers_steer"]
+__all__ = ["check_numbers_steer", "check_size_one"]
 
 
 def _probes(value) -> tuple:
@@ -72,3 +78,29 @@ def check_numbers_steer(op, args, kwargs, metas, numbers, deps_of) -> None:
                     any(_moves_static(m, p) for m, p in zip(merged, probed)):
                 raise SpecializeDims(deps_of(number), f"{op.name}: a result size depends on the "
                                                       "value of a number that changes between calls")
+
+
+def check_size_one(op, args, kwargs, metas, arrays, sources) -> None:
+    """Raise SpecializeDims(``sources``) when ``metas`` (the two-world result
+    of ``op``) differs in kind or in a static dim once the symbolic dims of
+    ``arrays`` (Symbols whose dims come from changing numbers) are 1."""
+    merged = _metas(metas)
+    if merged is None:
+        return
+    names = {a.name for a in arrays}
+
+    def world(sym: Symbol):
+        if sym.meta.is_python:
+            return sym.meta.hint
+        if sym.name not in names:
+            return sym
+        meta = sym.meta
+        shape = tuple(1 if axis in meta.symbolic_axes else n for axis, n in enumerate(meta.shape))
+        return Symbol(sym.name, TensorMeta(shape, meta.dtype, meta.is_scalar))
+    try:
+        probed = _metas(op.infer(map_symbols(args, world), map_symbols(kwargs, world)))
+    except Exception:  # noqa: BLE001 - NumPy rejects size 1 here: it raises there at run time too
+        return
+    if probed is None or len(probed) != len(merged) or any(_moves_static(m, p) for m, p in zip(merged, probed)):
+        raise SpecializeDims(sources, f"{op.name}: a size made from a number that changes between "
+                                      "calls decides differently when it is 1")

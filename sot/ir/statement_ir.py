@@ -366,20 +366,26 @@ class StatementIR:
 
     def _check_numbers_steer(self, op, args, kwargs, metas, used) -> None:
         """SpecializeDims where a result size the two worlds left static
-        moves with a Python number that changes between calls (ir/number_probe.py)."""
-        # only numbers computed from number inputs alone, that no other
-        # argument shares a source with: moving one of them alone is a
-        # value it can take (`x.shape[0]` moves with x's dim, not alone)
-        numbers = {}
-        for s in used:
-            deps = self._deps.get(s.name)
-            if s.meta.is_python and deps and deps <= self._number_sources and not any(
-                    o.name != s.name and deps & self._deps.get(o.name, frozenset()) for o in used):
-                numbers[s.name] = s
+        moves with a Python number that changes between calls, or with a
+        dim made from one being 1 (ir/number_probe.py)."""
+        if not self._number_sources:
+            return
+        # numbers computed from number inputs alone, that no other argument
+        # shares a source with: moving one of them alone is a value it can
+        # take (`x.shape[0]` moves with x's dim, not alone)
+        numbers = [s for s in used if s.meta.is_python and self._deps.get(s.name)
+                   and self._deps[s.name] <= self._number_sources
+                   and not any(o.name != s.name and self._deps[s.name] & self._deps.get(o.name, frozenset())
+                               for o in used)]
+        arrays = [s for s in used if not s.meta.is_python and s.meta.symbolic_axes
+                  and self._deps.get(s.name, frozenset()) & self._number_sources]
+        from .number_probe import check_numbers_steer, check_size_one  # (it imports this module)
         if numbers:
-            from .number_probe import check_numbers_steer  # (it imports this module)
-            check_numbers_steer(op, args, kwargs, metas, list(numbers.values()),
+            check_numbers_steer(op, args, kwargs, metas, list({s.name: s for s in numbers}.values()),
                                 lambda s: self._deps[s.name])
+        if arrays:
+            sources = frozenset().union(*(self._deps[s.name] & self._number_sources for s in arrays))
+            check_size_one(op, args, kwargs, metas, arrays, sources)
 
     def _broadcast_unbacked(self, op, args, kwargs, deps, error):
         """The metas of an op that broadcasts a data-dependent size against a
