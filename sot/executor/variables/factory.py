@@ -205,6 +205,13 @@ def named_tuple(graph, value, t, tracker):
     return NamedTupleVariable([graph.wrap(v, _item(tracker, i)) for i, v in enumerate(value)], tracker, cls=t)
 
 
+@register(95)
+def closure(graph, value, t, tracker):
+    """A closure of user code, by its code (closures.py)."""
+    from ..closures import closure_input
+    return closure_input(graph, value, t, tracker)
+
+
 @register(100)
 def user_object(graph, value, t, tracker):
     if not is_user_class(t):
