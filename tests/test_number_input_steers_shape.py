@@ -7,7 +7,9 @@ as a constant: the op is probed with the number moved (ir/number_probe.py)
 and the trace redone with the number specialised. Before, `.shape[0]` of
 such a result was the traced size on every later call (wrong answer).
 A dim made from such a number has no `size >= 2` guard: `x[:n].squeeze()`
-with `n` 1 drops it, which the trace now checks with those dims at 1."""
+with `n` 1 drops it; an op that decides differently with those dims at 1
+breaks the graph (NumPy runs it on the real sizes) instead of
+specialising the number, which would translate once per value."""
 import numpy as np
 import pytest
 
@@ -66,3 +68,17 @@ def test_a_number_used_as_data_stays_one_input():
         STATE["n"] = n
         assert_same(scaled(X.copy()), static(X.copy()))
     assert sot.translation_count(static) == 2   # the first value specialised, then one entry
+
+
+def squeeze_scores(x):
+    s = x[:1] @ x[:STATE["n"]].T     # (1, n): a decode step's scores
+    return s.squeeze().shape, s.sum()
+
+
+def test_squeeze_of_a_dim_made_from_a_number_breaks_instead_of_translating_per_value():
+    static = sot.to_static(squeeze_scores, min_graph_size=0)
+    values = (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 1, 1, 5, 1, 3)
+    for n in values:
+        STATE["n"] = n
+        assert_same(squeeze_scores(X.copy()), static(X.copy()))
+    assert sot.translation_count(static) <= 5   # not one per value (11 of them)

@@ -21,12 +21,15 @@ A symbolic dim made from such a number (``x[:n]``, ``np.ones((n, 3))``) has
 no ``size >= 2`` guard, unlike an input's: at run time it may be 1, where
 squeezing and broadcasting decide differently (``x[:n].squeeze()`` drops
 it). An op given an array with such dims is inferred once more with them
-all 1; a difference there specialises the numbers behind them as well.
+all 1; where that differs the op is not captured (the graph breaks there
+and NumPy runs it on the real sizes), rather than specialising the number:
+a decode loop's `scores[:pos].squeeze()` would translate once per `pos`.
 """
 from __future__ import annotations
 
 from .meta import TensorMeta
 from .statement_ir import Symbol, map_symbols
+from .errors import UnsupportedOp
 from .symbolic import SpecializeDims
 
 __all__ = ["check_numbers_steer", "check_size_one"]
@@ -80,10 +83,10 @@ def check_numbers_steer(op, args, kwargs, metas, numbers, deps_of) -> None:
                                                       "value of a number that changes between calls")
 
 
-def check_size_one(op, args, kwargs, metas, arrays, sources) -> None:
-    """Raise SpecializeDims(``sources``) when ``metas`` (the two-world result
-    of ``op``) differs in kind or in a static dim once the symbolic dims of
-    ``arrays`` (Symbols whose dims come from changing numbers) are 1."""
+def check_size_one(op, args, kwargs, metas, arrays) -> None:
+    """Raise UnsupportedOp when ``metas`` (the two-world result of ``op``)
+    differs in kind or in a static dim once the symbolic dims of ``arrays``
+    (Symbols whose dims come from changing numbers) are 1."""
     merged = _metas(metas)
     if merged is None:
         return
@@ -102,5 +105,5 @@ def check_size_one(op, args, kwargs, metas, arrays, sources) -> None:
     except Exception:  # noqa: BLE001 - NumPy rejects size 1 here: it raises there at run time too
         return
     if probed is None or len(probed) != len(merged) or any(_moves_static(m, p) for m, p in zip(merged, probed)):
-        raise SpecializeDims(sources, f"{op.name}: a size made from a number that changes between "
-                                      "calls decides differently when it is 1")
+        raise UnsupportedOp(f"{op.name}: a size made from a number that changes between "
+                            "calls decides differently when it is 1")

@@ -384,8 +384,7 @@ class StatementIR:
             check_numbers_steer(op, args, kwargs, metas, list({s.name: s for s in numbers}.values()),
                                 lambda s: self._deps[s.name])
         if arrays:
-            sources = frozenset().union(*(self._deps[s.name] & self._number_sources for s in arrays))
-            check_size_one(op, args, kwargs, metas, arrays, sources)
+            check_size_one(op, args, kwargs, metas, arrays)
 
     def _broadcast_unbacked(self, op, args, kwargs, deps, error):
         """The metas of an op that broadcasts a data-dependent size against a
