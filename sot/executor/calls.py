@@ -20,6 +20,7 @@ from ..ir import registry
 from . import (attr_presence, builtin_values, classes, copies, iter_tools, contexts, dispatch, exceptions, functional, introspect, list_data, live_iterators,
                metaclass, numpy_counts, numpy_forms, numpy_iteration, records, sets, user_protocols, writes)
 from . import collections_models, container_values, dict_data, functools_models, heapq_bisect, itertools_shared, operator_models   # the stdlib's
+from . import instance_dicts
 from .generators import GeneratorVariable
 from .dispatch import SEQUENCES, const
 from .variables.base import RealObjectVariable
@@ -315,6 +316,8 @@ def _python_builtin(fn):
     def handler(executor, *args, **kwargs):
         if fn in (str, repr) and len(args) == 1 and (exc := exceptions.instance(args[0])) is not None:
             return const(fn(exc))
+        if len(args) == 1 and not kwargs and (text := user_protocols.text(executor, fn, args[0])) is not None:
+            return text   # a user class's own __str__/__repr__, inlined
         if fn in (str, repr) and len(args) == 1 and not kwargs and \
                 (plain := container_values.plain_value(args[0])) is not None:
             return const(fn(plain))   # a container of constants: its text is Python's own
@@ -414,7 +417,9 @@ def b_next(executor, it, *default):
 
 
 def b_set(executor, iterable=None):
-    return sets.SetVariable() if iterable is None else sets.build(dispatch.get_iter(executor.graph, iterable).items)
+    if iterable is None:
+        return sets.SetVariable(history=[])
+    return sets.build(dispatch.get_iter(executor.graph, iterable).items, sets.one_at_a_time(iterable))
 
 
 def b_frozenset(executor, iterable=None):
@@ -611,6 +616,7 @@ iter_tools.register(BUILTINS)
 collections_models.register(BUILTINS)
 operator_models.register(BUILTINS)
 itertools_shared.register(BUILTINS)
+instance_dicts.register(BUILTINS)
 functools_models.register(BUILTINS)
 heapq_bisect.register(BUILTINS)
 BUILTINS[builtins.super] = classes.b_super

@@ -32,7 +32,7 @@ from .variables import (
 )
 from .function_graph import function_variable
 from .variables.modelled import ask
-from . import container_values, dict_data, functools_models, operator_models
+from . import container_values, dict_data, dict_views, function_attrs, functools_models, operator_models
 from . import (introspect, live_iterators, number_branches, numpy_forms, numpy_iteration, records, setters,
                user_protocols, writes)
 
@@ -346,6 +346,8 @@ def contains_op(graph, item: Variable, container: Variable) -> bool:
         return r
     if isinstance(container, sets.SetVariable):
         return sets.contains(item, container)
+    if isinstance(container, DictViewVariable):
+        return dict_views.contains(graph, item, container)
     item = as_dict_key(container, item)
     if (r := dict_data.contains(container, item)) is not dict_data.NO:
         return r
@@ -480,6 +482,8 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
     if (r := operator_models.class_attribute(obj, name)) is not None:   # dict.fromkeys, chain.from_iterable
         return r
     if (r := functools_models.function_attribute(obj, name)) is not None:   # set by functools.wraps
+        return r
+    if (r := function_attrs.attribute(executor, obj, name)) is not None:   # f.__name__, m.__self__
         return r
     if isinstance(obj, TensorVariable):
         meta = obj.meta
