@@ -28,6 +28,7 @@ from .entry import PHASES, EntryInfo, Options, phase  # noqa: F401 - PHASES, Opt
 from .executor import cell_writes, freeze
 from .executor.codegen import make_calling_code
 from .executor.frame_entry import number_inputs, simulate
+from .executor.generators import check_left_open
 from .executor.function_graph import FunctionGraph
 from .executor.output import OutputBuilder
 from .executor.scalar_policy import ScalarPolicy
@@ -213,6 +214,7 @@ def translate(frame, info: EntryInfo, options: Options, allow_break: bool = True
     try:
         with phase(info, "simulate"):
             result = simulate(frame, graph).run()
+            check_left_open(graph)
         with phase(info, "codegen"):
             builder = OutputBuilder([t for t, _ in graph.inputs])
             ret = builder.expr(result)
