@@ -135,3 +135,27 @@ def test_generators_with_nothing_left_to_clean_up_stay_captured(fn):
     check(fn, (np.arange(3.0), []))
     report = sot.explain(sot.to_static(fn, min_graph_size=0), np.arange(3.0), [])
     assert not report.breaks and not report.fallbacks and report.graph_count == 1
+
+
+def _delegating(x, log):
+    yield from _cleanup_gen(x, log)
+
+
+def _delegate_dropped(x, log):
+    g = _delegating(x, log)
+    return next(g) * 2
+
+
+def _delegate_to_plain(x, log):
+    g = (lambda: (yield from _plain_gen(x, log)))()
+    return next(g) * 2
+
+
+def test_generator_delegated_to_runs_its_cleanup_as_eager():
+    check(_delegate_dropped, (np.arange(3.0), []))
+
+
+def test_delegating_to_a_generator_with_nothing_to_clean_up_stays_captured():
+    check(_delegate_to_plain, (np.arange(3.0), []))
+    report = sot.explain(sot.to_static(_delegate_to_plain, min_graph_size=0), np.arange(3.0), [])
+    assert not report.breaks and not report.fallbacks and report.graph_count == 1

@@ -153,16 +153,22 @@ class GeneratorVariable(LazyIteratorVariable):
     def closing_runs_code(self) -> bool:
         """Whether closing it now runs its own code: paused at a yield that
         a `try`/`with` handler covers (not 3.12's implicit one that turns a
-        StopIteration into RuntimeError)."""
+        StopIteration into RuntimeError). A generator it delegates to is
+        one of the trace's too: checked on its own."""
         ex = self.executor
         if not self._started or self._done or not handler_covers(ex):
             return False
         if not FACTS.exception_table:
             return True
         offset = ex.current.offset
-        entry = next(e for e in ex._exception_entries if e.start <= offset < e.end)
-        target = ex.instrs[ex.index_of[entry.target]]
-        return not (target.opname == "CALL_INTRINSIC_1" and target.argrepr == INTRINSIC_STOPITERATION_ERROR)
+        while True:
+            entry = next((e for e in ex._exception_entries if e.start <= offset < e.end), None)
+            if entry is None:
+                return False
+            target = ex.instrs[ex.index_of[entry.target]]
+            if target.opname != "CLEANUP_THROW":   # `yield from`'s: it passes GeneratorExit on
+                return not (target.opname == "CALL_INTRINSIC_1" and target.argrepr == INTRINSIC_STOPITERATION_ERROR)
+            offset = target.offset
 
 
 def check_left_open(graph) -> None:
