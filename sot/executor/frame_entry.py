@@ -3,6 +3,7 @@ lazily wrapped locals, its cells, and which Python numbers become inputs."""
 from __future__ import annotations
 
 from ..breaks import resume as breaks
+from ..breaks.loop_body import LOOP_BODIES
 from ..guards.tracker import CellTracker, LocalTracker
 from . import cell_writes
 from .codegen import uniform_arg_names
@@ -24,6 +25,9 @@ def simulate(frame, graph: FunctionGraph, break_at=None) -> OpcodeExecutor:
         cell.real_cell = real
         cells[name] = cell
     cell_writes.register(graph, cells)
+    # a resume function's frame holds the only references to its arguments (the
+    # frame it resumes is gone); a loop body's caller, the native loop, keeps its own
+    graph.effects.args_owned = code in breaks.RESUME_ORIGIN and code not in LOOP_BODIES
     if not FACTS.cells_made_by_instruction:
         for name in code.co_cellvars:
             value = None

@@ -42,6 +42,7 @@ again.
 """
 from __future__ import annotations
 
+import enum
 import inspect
 
 import numpy as np
@@ -96,6 +97,7 @@ class SideEffects:
         self._alive: list = []               # the objects: their ids stay theirs while tracing
         self.dropped: str | None = None      # a value whose release may run code, dropped by the trace
         self.enabled = True                  # False: every side effect fails (export: a model has none)
+        self.args_owned = False              # the frame's arguments are its own (a resume function's: drop)
 
     def __bool__(self) -> bool:
         return bool(self.attrs or self.containers or self.globals)
@@ -113,17 +115,28 @@ class SideEffects:
             raise FallbackError(SIDE_EFFECT, f"{var.describe()} was mutated through another path in this call")
         others.append(var)
 
-    def drop(self, var=None, value=_MISSING, tracker=None) -> None:
+    def drop(self, var=None, value=_MISSING, tracker=None, last=True) -> None:
         """The trace drops a local's reference (``var``, or a never-loaded
-        argument ``value`` reached through ``tracker``)."""
+        argument ``value`` reached through ``tracker``); ``last``: the
+        frame it translates held no other (stack item, local). A decorated
+        function's caller holds its arguments, but a resume function's
+        frame holds the only reference to what it was passed: dropping one
+        of those breaks the graph there (`args_owned`)."""
         if var is not None:
             if plain(var) or (var.tracker is not None and not isinstance(var.tracker, LocalTracker)):
                 return   # held by the object it was read from (a store over it is checked in finish)
             what = var.describe()
-        elif type(value) in PLAIN_TYPES or value is _MISSING:
-            return
+            real = var.tracker is not None
+        elif type(value) in PLAIN_TYPES or value is _MISSING or isinstance(value, enum.Enum):
+            return   # (an enum member, loop_body.UNBOUND too, is held by its class)
         else:
             what = tracker.name()
+            real = True
+        if real and last and self.args_owned:
+            # the frame held the only reference: its finalizer (__del__, weakref.finalize,
+            # a generator's finally) runs here and may change what the rest of the trace reads
+            raise FallbackError(SIDE_EFFECT, f"the reference to {what} is dropped (eagerly, its release may "
+                                "run code that what follows sees)")
         if self.dropped is None:
             self.dropped = what
 
