@@ -23,9 +23,9 @@ run.WARMUP_MAX calls); eager, numpy,
 onnxruntime and auto (each with freeze=True, the weights held as
 constants: ``--no-freeze`` for inputs) are timed round-robin (run.side_by_side).
 The load average is printed with the table: the machine is shared.
-``--pairs N`` adds, under each row, the median ratio auto / onnxruntime
-over N interleaved pairs of calls (the table's 3 calls per backend are
-too few to tell a 10 % difference on a loaded machine).
+Each row is the median of 7 calls per backend (5 for new lengths;
+``--repeat``). ``--pairs N`` adds, under each row, the median ratio auto /
+onnxruntime over N interleaved pairs of calls.
 """
 from __future__ import annotations
 
@@ -87,7 +87,10 @@ def main(argv=None):
                         help="after each row, N interleaved onnxruntime/auto pairs: the median of auto/onnxruntime")
     args = parser.parse_args(argv)
     from sot.backends.onnx import auto as onnx_auto
-    repeat = args.repeat or (5 if args.quick else 3)
+    # every GPT-2 row takes longer than a timed block (run.BLOCK_SECONDS), so each
+    # block is one call and a row is the median of `repeat` calls per backend:
+    # 3 cannot tell 10 % on this shared machine; a new-lengths call takes seconds
+    repeat = args.repeat or 7
     layers, d, heads, vocab = ((2, 128, 4, 1000) if args.quick else (12, 256, 8, 8192) if args.medium
                                else (12, 768, 12, 50257))
     model = GPT2(layers=layers, d=d, heads=heads, vocab=vocab, ctx=1024)
@@ -139,7 +142,8 @@ def main(argv=None):
                     break
                 if i + 1 >= least and settled >= least:
                     break
-        times = R.side_by_side([fns[k] for k in order], (), repeat, R.SETTLE_SECONDS)
+        times = R.side_by_side([fns[k] for k in order], (), min(repeat, 5) if name.endswith("new lengths")
+                               else repeat, R.SETTLE_SECONDS)
         eager = times[0]
         cells = "".join(f" {R._fmt(t):>11} {t / eager:>6.2f}" for t in times[1:])
         print(f"{name:<32} {R._fmt(eager):>10}{cells} {R.auto_choice(before):>10}", flush=True)

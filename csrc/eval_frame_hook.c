@@ -53,6 +53,7 @@
 #include "hook_types.h"
 #include "array_binding.h"
 #include "stack_guard.h"
+#include "thread_owner.h"
 
 /* frames kept free below the recursion limit: closer, frames run natively */
 #define SOT_RECURSION_MARGIN 40
@@ -641,59 +642,24 @@ thread_swap_callback(sot_thread_state *ts, PyObject *next)
     return prev;
 }
 
-/* A ThreadOwner lives in the thread-state dict of each thread that ever set
- * a callback. CPython clears that dict when the thread ends (in that thread,
- * with the GIL), so a thread that exits with its callback still set releases
- * it and no longer keeps the hook installed. */
-typedef struct {
-    PyObject_HEAD
-    sot_thread_state *ts;
-    unsigned long ident;     /* the thread whose tls_state ts points to */
-} ThreadOwner;
-
+/* Runs in the thread as it ends (thread_owner.c): a thread that exits with
+ * its callback still set releases it and no longer keeps the hook installed. */
 static void
-threadowner_dealloc(ThreadOwner *self)
+thread_exit(void *state)
 {
-    /* Another thread clears the dict only at interpreter finalisation; the
-     * owner thread's TLS must not be touched from there. */
-    if (self->ts != NULL && PyThread_get_thread_ident() == self->ident) {
-        sot_thread_state *ts = self->ts;
-        ts->has_owner = 0;
-        Py_XDECREF(thread_swap_callback(ts, NULL));
-    }
-    PyObject_Free(self);
+    sot_thread_state *ts = (sot_thread_state *)state;
+    ts->has_owner = 0;
+    Py_XDECREF(thread_swap_callback(ts, NULL));
 }
-
-static PyTypeObject ThreadOwner_Type = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "sot._C.ThreadOwner",
-    .tp_basicsize = sizeof(ThreadOwner),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_dealloc = (destructor)threadowner_dealloc,
-};
 
 static int
 thread_register_owner(sot_thread_state *ts)
 {
-    PyObject *dict = PyThreadState_GetDict();
-    if (dict == NULL) {
-        return 0;  /* nowhere to hook thread exit; not an error */
-    }
-    ThreadOwner *owner = PyObject_New(ThreadOwner, &ThreadOwner_Type);
-    if (owner == NULL) {
-        return -1;
-    }
-    owner->ts = ts;
-    owner->ident = PyThread_get_thread_ident();
-    int rc = PyDict_SetItemString(dict, "sot._C.thread_owner", (PyObject *)owner);
-    if (rc < 0) {
-        owner->ts = NULL;  /* not registered: its dealloc must do nothing */
-    }
-    else {
+    int rc = sot_thread_owner_register(thread_exit, ts);
+    if (rc > 0) {
         ts->has_owner = 1;
     }
-    Py_DECREF(owner);
-    return rc;
+    return rc < 0 ? -1 : 0;
 }
 
 static PyObject *
@@ -795,7 +761,7 @@ PyInit__C(void)
     if (sot_code_state_init() < 0) {
         return NULL;
     }
-    if (PyType_Ready(&FrameInfo_Type) < 0 || PyType_Ready(&ThreadOwner_Type) < 0 ||
+    if (PyType_Ready(&FrameInfo_Type) < 0 || PyType_Ready(&sot_ThreadOwnerType) < 0 ||
         PyType_Ready(&sot_ResumeType) < 0 || sot_guard_program_init() < 0 ||
         sot_static_function_init() < 0) {
         return NULL;
