@@ -4,9 +4,11 @@ reads what that code changed. The trace modelled the drop as nothing
 happening: a later side effect broke the graph (side_effects.py), but a
 later *read* (a class counter, a log list) saw the value from before the
 release, silently. Typically the object was made natively before a graph
-break and reached the resume function as an argument, its only reference.
+break and reached the resume function as an argument (a local, or a value
+on the stack that `make().attr` consumes), its only reference.
 A resume function dropping an object it was passed now breaks the graph at
-the drop, which runs natively. (A decorated function's own arguments are
+the drop, which runs natively; one passed a stack value whose release runs
+code runs natively. (A decorated function's own arguments are
 held by its caller through the decorator, as through any wrapper: dropping
 one frees nothing.)"""
 from __future__ import annotations
@@ -33,6 +35,16 @@ class Plain:
     pass
 
 
+class Tagged(Counted):
+    def __init__(self, tag):
+        super().__init__()
+        self.tag = tag
+
+
+def _make(tag):
+    return Tagged(tag)
+
+
 def _rebind_list_then_read_counter(x):
     items = [Counted() for _ in range(3)]   # runs natively (a class with __del__): the rest resumes
     before = Counted.alive
@@ -53,7 +65,19 @@ def _finalize_then_read_log(x, log):
     return x + 1, list(log)
 
 
-@pytest.mark.parametrize("fn", [_rebind_list_then_read_counter, _del_then_read_counter])
+def _temporary_then_read_counter(x):
+    tag = Tagged(3).tag                     # the temporary goes once its attribute is read
+    return x * tag, Counted.alive
+
+
+def _temporary_after_a_print(x):
+    print("made")
+    tag = _make(2).tag + 1
+    return x * tag, Counted.alive
+
+
+@pytest.mark.parametrize("fn", [_rebind_list_then_read_counter, _del_then_read_counter,
+                                _temporary_then_read_counter, _temporary_after_a_print])
 def test_a_read_after_a_release_sees_what_the_finalizer_did(fn):
     for g in (fn, sot.to_static(fn)):
         results = [g(np.arange(3.0)) for _ in range(3)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..breaks import resume as breaks
 from ..breaks.loop_body import LOOP_BODIES
+from ..breaks.reasons import SIDE_EFFECT, FallbackError
 from ..guards.tracker import CellTracker, LocalTracker
 from . import cell_writes
 from .codegen import uniform_arg_names
@@ -11,6 +12,7 @@ from .executor import OpcodeExecutor
 from .function_graph import FunctionGraph
 from .opcode_table import FACTS
 from .scalar_policy import ScalarPolicy
+from .side_effects import release_runs_code
 from .variables import CellVariable
 
 
@@ -28,6 +30,8 @@ def simulate(frame, graph: FunctionGraph, break_at=None) -> OpcodeExecutor:
     # a resume function's frame holds the only references to its arguments (the
     # frame it resumes is gone); a loop body's caller, the native loop, keeps its own
     graph.effects.args_owned = code in breaks.RESUME_ORIGIN and code not in LOOP_BODIES
+    if graph.effects.args_owned:
+        _check_stack_arguments(lazy)
     if not FACTS.cells_made_by_instruction:
         for name in code.co_cellvars:
             value = None
@@ -37,6 +41,17 @@ def simulate(frame, graph: FunctionGraph, break_at=None) -> OpcodeExecutor:
             cells[name] = CellVariable(value)
     return OpcodeExecutor(code, graph, frame.f_globals, lazy_locals=lazy, cells=cells, break_at=break_at,
                           dynamic_names=breaks.RESUME_DYNAMIC.get(code, frozenset()))
+
+
+def _check_stack_arguments(lazy) -> None:
+    """A resume function's stack values are its only references to them, and
+    the instruction that consumes one (``make().value``) releases it, which
+    the trace does not model: one whose release runs code (a finalizer a
+    later read would see) makes the resume function run natively."""
+    for name, (value, _) in lazy.items():
+        if name.startswith(breaks.STACK_PREFIX) and release_runs_code(value):
+            raise FallbackError(SIDE_EFFECT, f"a value on the stack at the graph break ({type(value).__name__}) "
+                                "runs code when it is released")
 
 
 def number_inputs(code, options, shapes):

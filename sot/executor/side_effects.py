@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import enum
 import inspect
+import weakref
 
 import numpy as np
 
@@ -58,7 +59,7 @@ from .variables import (
     TupleVariable,
 )
 
-__all__ = ["SideEffects", "is_data_descriptor"]
+__all__ = ["SideEffects", "is_data_descriptor", "release_runs_code"]
 
 
 #: types whose objects run no Python code when released
@@ -84,6 +85,19 @@ def plain(var) -> bool:
         # running, unless it came out of an inlined call (whose locals it keeps alive)
         return not var.left_a_call and all(plain(v) for v in var.args)
     return False
+
+
+_HEAP_TYPE = 1 << 9   # Py_TPFLAGS_HEAPTYPE: a class made by a class statement
+
+
+def release_runs_code(value) -> bool:
+    """Whether dropping the last reference to ``value`` runs code: its class
+    finalizes (``__del__``, a generator's ``finally``, a file's close), or,
+    for an instance of a class statement's class, a weakref (a
+    ``weakref.finalize`` callback) points at it."""
+    t = type(value)
+    return getattr(t, "__del__", None) is not None or bool(
+        t.__flags__ & _HEAP_TYPE and t.__weakrefoffset__ and weakref.getweakrefcount(value))
 
 
 class SideEffects:
