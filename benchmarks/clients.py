@@ -4,6 +4,7 @@
     python benchmarks/clients.py --quick     # the test sizes, for CI
     python benchmarks/clients.py -v          # also every graph break's reason
     python benchmarks/clients.py --set 2     # the second set (client_programs2.py)
+    python benchmarks/clients.py --set 3     # the third set (client_programs3.py)
 
 Each row is one program: its functions decorated with ``sot.to_static`` as a
 user decorates them (backend numpy, backend auto) against the same program
@@ -15,7 +16,9 @@ Ratios are decorated / eager: LOWER IS BETTER. ``same`` says whether the
 numpy backend's results (and what the program did to its arguments) are
 bitwise eager's and their stdout eager's, ``close`` whether the auto
 backend's are within float tolerance of eager's; ``breaks`` counts graph breaks and fallbacks over those
-first calls, ``graphs`` the graphs compiled.
+first calls, ``graphs`` the graphs compiled, ``1st`` is the first decorated
+call (numpy backend, translation included) / eager's first call: what a
+program run once pays.
 """
 from __future__ import annotations
 
@@ -41,7 +44,7 @@ from sot import translate  # noqa: E402
 from sot.explain import ExplainReport  # noqa: E402
 
 
-SETS = {"1": "client_programs", "2": "client_programs2"}
+SETS = {"1": "client_programs", "2": "client_programs2", "3": "client_programs3"}
 
 
 def load_programs(tag: str, module_name: str = "client_programs"):
@@ -50,6 +53,7 @@ def load_programs(tag: str, module_name: str = "client_programs"):
     (the cache lives on the code object)."""
     spec = importlib.util.spec_from_file_location(f"{module_name}_{tag}", os.path.join(HERE, f"{module_name}.py"))
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # a dataclass looks its module up there
     spec.loader.exec_module(module)
     return module.PROGRAMS
 
@@ -72,12 +76,19 @@ def run_capturing(main, args):
     return result, out.getvalue()
 
 
-def same(eager_main, static_main, inputs, n, seeds=(0, 1)) -> bool:
+def same(eager_main, static_main, inputs, n, seeds=(0, 1), first=None) -> bool:
+    """Results, arguments and stdout bitwise eager's; ``first`` (a list)
+    gets the seconds of the first call of each, translation included."""
     for seed in seeds:
         a = inputs(n, seed)
         b = copy.deepcopy(a)
         try:
-            (e, e_out), (t, t_out) = run_capturing(eager_main, a), run_capturing(static_main, b)
+            t0 = time.perf_counter()
+            e, e_out = run_capturing(eager_main, a)
+            t1 = time.perf_counter()
+            t, t_out = run_capturing(static_main, b)
+            if first is not None and not first:
+                first += [t1 - t0, time.perf_counter() - t1]
             assert_same(comparable(e), comparable(t), bitwise=True)
             assert_same(comparable(a), comparable(b), "arguments", bitwise=True)
             assert e_out == t_out, f"stdout {e_out!r} != {t_out!r}"
@@ -159,7 +170,7 @@ def main(argv=None):
     identity = lambda f: f  # noqa: E731
 
     print(f"{'program':<13}{'size':>8}{'eager':>11}{'numpy':>11}{'ratio':>7}{'auto':>11}{'ratio':>7}"
-          f"{'same':>6}{'close':>6}{'breaks':>7}{'graphs':>7}")
+          f"{'same':>6}{'close':>6}{'breaks':>7}{'graphs':>7}{'1st':>7}")
     for name, (build, inputs, sizes, bench) in eager_programs.items():
         if args.only and args.only not in name:
             continue
@@ -169,7 +180,8 @@ def main(argv=None):
         report = ExplainReport()
         translate._recorders.append(report.entries)
         try:  # the first calls translate: their breaks are recorded
-            ok = same(eager, statics["numpy"], inputs, n)
+            first = []
+            ok = same(eager, statics["numpy"], inputs, n, first=first)
         finally:
             translate._recorders.remove(report.entries)
         ok_auto = close(eager, statics["auto"], inputs, n)
@@ -177,7 +189,7 @@ def main(argv=None):
                                         args.warmup, repeat)
         print(f"{name:<13}{n:>8}{t_eager * 1e3:>9.3f}ms{t_np * 1e3:>9.3f}ms{t_np / t_eager:>7.2f}"
               f"{t_auto * 1e3:>9.3f}ms{t_auto / t_eager:>7.2f}{'yes' if ok else 'NO':>6}{'yes' if ok_auto else 'NO':>6}"
-              f"{len(report.breaks):>7}{report.graph_count:>7}", flush=True)
+              f"{len(report.breaks):>7}{report.graph_count:>7}{first[1] / first[0]:>7.1f}", flush=True)
         if args.verbose:
             for reason in report.breaks:
                 print("      " + str(reason).splitlines()[0])

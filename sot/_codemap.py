@@ -40,3 +40,23 @@ class CodeMap:
 
     def __len__(self) -> int:
         return len(self._items)
+
+
+class RecentCodes:
+    """What was computed from the latest `size` codes (and a key), by code
+    identity: a cache of decodings that does not keep every code alive.
+    An entry holds its code, so its id is not reused while it is here."""
+    __slots__ = ("_items", "_size")
+
+    def __init__(self, size: int):
+        self._items: dict = {}
+        self._size = size
+
+    def get(self, code, compute, key=None):
+        """The value for (code, key), made by ``compute()`` the first time."""
+        item = self._items.get((id(code), key))
+        if item is None or item[0] is not code:
+            if len(self._items) >= self._size:
+                del self._items[next(iter(self._items))]
+            item = self._items[(id(code), key)] = (code, compute())
+        return item[1]

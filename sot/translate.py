@@ -25,7 +25,7 @@ from .breaks import describe, resume as breaks
 from .breaks.reasons import BreakReason, FallbackError, InternalError
 from .breaks.split import at_call_site, make_break
 from .entry import PHASES, EntryInfo, Options, phase  # noqa: F401 - PHASES, Options: sot.api, sot.explain
-from .executor import cell_writes, freeze
+from .executor import cell_writes, freeze, local_classes
 from .executor.codegen import make_calling_code
 from .executor.frame_entry import number_inputs, simulate
 from .executor.generators import check_left_open
@@ -208,6 +208,16 @@ def _recompile_reason(code, frame) -> str | None:
 def translate(frame, info: EntryInfo, options: Options, allow_break: bool = True, shapes=None):
     """(replacement code or None, the FunctionGraph whose guards select it).
     `shapes`: the ShapePolicy choosing symbolic dims (None: all static)."""
+    while True:
+        try:
+            return _translate_once(frame, info, options, allow_break, shapes)
+        except local_classes.ClassEscapes as e:  # that class statement breaks from now on: again
+            local_classes.build_natively(e.site)
+            info.__dict__.update(EntryInfo(info.code_name, info.filename, info.firstlineno,
+                                           recompile_reason=info.recompile_reason).__dict__)
+
+
+def _translate_once(frame, info: EntryInfo, options: Options, allow_break: bool, shapes):
     code = frame.f_code
     graph = FunctionGraph(f"{code.co_name}_graph", shapes, options.freeze)
     graph.numbers = number_inputs(code, options, shapes)

@@ -102,6 +102,27 @@ def assert_captured_whole(fn, *args, graphs=(0, 1)):
     return report
 
 
+def case_params(cases: dict) -> list:
+    """pytest params ``(fn, arg_sets)`` of a ``{name: (fn, arg_sets)}`` table,
+    each ``fn`` named (and its test id) for its case."""
+    import pytest
+    out = []
+    for name, (fn, arg_sets) in cases.items():
+        fn.__name__ = name
+        out.append(pytest.param(fn, arg_sets, id=name))
+    return out
+
+
+def check_case(fn, arg_sets):
+    """`fn` matches eager on every argument set (bitwise on the NumPy
+    backend) and runs in one graph with no break on the first (traced
+    first, before other shapes make dims symbolic)."""
+    assert_captured_whole(fn, *arg_sets[0])
+    static = check(fn, *arg_sets, calls=2)
+    for args in arg_sets:
+        assert_same(fn(*args), static(*args), bitwise=True)
+
+
 def python_env() -> dict:
     """Environment for a subprocess started outside the source tree: the
     installed sot (CI), or the in-place build named by a relative PYTHONPATH."""

@@ -84,7 +84,8 @@ def test_extra_ops_refuse_what_they_cannot_capture():
     assert_unsupported(F(np.nan_to_num), x, copy=False)
     assert_unsupported(F(np.diff), x, prepend=np.zeros((3, 2)), axis=0)   # off-axis dims differ: NumPy raises
     assert_unsupported(F(np.repeat), x, [1, 2], axis=0)   # a count per element, but 2 for 3 rows: NumPy raises
-    assert_unsupported(F(np.repeat), x, np.int64(2))
+    assert_unsupported(F(np.repeat), x, np.float64(2))   # traced counts (a data-dependent size) must cast to intp
+    assert_unsupported(F(np.repeat), x, np.arange(2), axis=0)   # 2 traced counts for 3 rows: NumPy raises
     assert_unsupported(F(np.roll), x, np.int64(1))
     assert_unsupported(F(np.atleast_1d), x, x)
     assert_unsupported(F(np.sort), sample((3,), np.float32), order="x")

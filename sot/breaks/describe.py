@@ -10,11 +10,11 @@ positions; on 3.10, which has none, the line).
 """
 from __future__ import annotations
 
-import dis
 import linecache
 import re
 import types
 
+from ..executor.opcode_table import instructions
 from . import loop_body
 from .resume import RESUME_ORIGIN, STACK_PREFIX
 
@@ -25,7 +25,7 @@ _SKIP = {"CACHE", "EXTENDED_ARG", "NOP"}
 def _producer(code: types.CodeType):
     """The instruction (copied from the original code) that ran just before
     the resume point: the prologue's jump leads to the resume point."""
-    instrs = [i for i in dis.get_instructions(code) if i.opname not in _SKIP]
+    instrs = [i for i in instructions(code) if i.opname not in _SKIP]
     jump = next((i for i in instrs if i.opname == "JUMP_FORWARD"), None)
     if jump is None:
         return None

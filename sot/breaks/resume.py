@@ -45,7 +45,7 @@ from ..executor.opcode_table import (
     instructions, local_names_of, loop_ranges,
 )
 from .._codemap import CodeMap
-from . import explicit_super, loop_body
+from . import abstract_cache, explicit_super, loop_body
 from .regions import _ALWAYS_JUMPS, _ENDS, _is_jump
 from .reasons import DataDependent
 
@@ -215,7 +215,12 @@ def _method_call_310(instr, stack_nulls: list[bool]) -> bool:
 
 def _abstract(code: types.CodeType, keep_handler_depths: bool = False):
     """Bytecode.from_code(code) and, for each dis offset, its Instr's position.
-    `keep_handler_depths`: the exception table's stack depths as they are (see _to_code)."""
+    `keep_handler_depths`: the exception table's stack depths as they are (see _to_code).
+    Decoded once per code (abstract_cache.py): each call gets a copy of its own."""
+    return abstract_cache.cached(code, keep_handler_depths, lambda: _decode(code, keep_handler_depths))
+
+
+def _decode(code: types.CodeType, keep_handler_depths: bool):
     bc = Bytecode.from_code(code, conserve_exception_block_stackdepth=keep_handler_depths)
     real = [i for i in instructions(code) if i.opname not in ("EXTENDED_ARG", "CACHE")]
     positions = [k for k, item in enumerate(bc) if isinstance(item, Instr)]

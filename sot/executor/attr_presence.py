@@ -33,8 +33,8 @@ def is_missing(executor, obj: Variable, name: str) -> bool | None:
     if isinstance(obj, NewObjectVariable):
         if name in obj.attrs:
             return None          # present, unless a data descriptor wins: the lookup decides
-        if any(name in vars(k) for k in obj.cls.__mro__):   # what instance lookup searches
-            return None
+        if any(name in vars(k) for k in obj.cls.__mro__) or hasattr(obj.cls, "__getattr__"):
+            return None   # what instance lookup searches, or what __getattr__ answers
         executor.graph.add_guard(ClassUnchangedGuard(obj.cls))  # no such name is added later
         return True
     return None

@@ -18,8 +18,9 @@ from ..guards.tracker import AttrTracker, ConstTracker
 from .. import psdb
 from ..ir import registry
 from . import (attr_presence, builtin_values, classes, copies, iter_tools, contexts, dispatch, exceptions, functional, introspect, list_data, live_iterators,
-               metaclass, numpy_forms, numpy_iteration, records, sets, user_protocols, writes)
-from . import collections_models, container_values, functools_models, heapq_bisect, itertools_shared, operator_models   # the stdlib's
+               metaclass, numpy_counts, numpy_forms, numpy_iteration, records, sets, user_protocols, writes)
+from . import collections_models, container_values, dict_data, functools_models, heapq_bisect, itertools_shared, operator_models   # the stdlib's
+from . import instance_dicts
 from .generators import GeneratorVariable
 from .dispatch import SEQUENCES, const
 from .variables.base import RealObjectVariable
@@ -126,7 +127,8 @@ def call_numpy(graph, fn: NumpyCallableVariable, args, kwargs) -> Variable:
     written = writes.call_function(graph, fn, args, kwargs)
     if written is not None:
         return written
-    known = introspect.numpy_call(graph, fn.value, args, kwargs) or numpy_forms.call_form(graph, fn.value, args, kwargs)
+    known = introspect.numpy_call(graph, fn.value, args, kwargs) or numpy_forms.call_form(graph, fn.value, args, kwargs) \
+        or numpy_counts.count_form(graph, fn.value, args, kwargs)
     if known is not None:
         return known
     if fn.op is None:
@@ -162,6 +164,9 @@ def call_method(executor, obj: Variable, name: str, args, kwargs) -> Variable:
     if isinstance(obj, ListVariable):
         return _list_method(executor, obj, name, args, kwargs)
     if isinstance(obj, DictVariable):
+        if (r := dict_data.method(obj, name, [dispatch.as_dict_key(obj, a) for a in args[:1]] + list(args[1:]),
+                                  kwargs)) is not dict_data.NO:
+            return r
         return _dict_method(obj, name, args, kwargs)
     if type(obj) is TupleVariable and name in builtin_values.TUPLE_METHODS and not kwargs:
         return builtin_values.tuple_method(obj, name, list(args))
@@ -291,6 +296,8 @@ def b_len(executor, obj):
         return const(n) if type(n) is int else n
     if isinstance(obj, (TupleVariable, ListVariable)):
         return const(len(obj.items))
+    if (n := dict_data.length(executor.graph, obj)) is not dict_data.NO:
+        return n
     if isinstance(obj, DictVariable):
         return const(len(obj.entries))
     if isinstance(obj, DictViewVariable):
@@ -309,6 +316,8 @@ def _python_builtin(fn):
     def handler(executor, *args, **kwargs):
         if fn in (str, repr) and len(args) == 1 and (exc := exceptions.instance(args[0])) is not None:
             return const(fn(exc))
+        if len(args) == 1 and not kwargs and (text := user_protocols.text(executor, fn, args[0])) is not None:
+            return text   # a user class's own __str__/__repr__, inlined
         if fn in (str, repr) and len(args) == 1 and not kwargs and \
                 (plain := container_values.plain_value(args[0])) is not None:
             return const(fn(plain))   # a container of constants: its text is Python's own
@@ -386,6 +395,8 @@ def b_reversed(executor, seq):
         return IteratorVariable(seq.items[::-1], type(reversed(())))
     if isinstance(seq, ConstVariable) and isinstance(seq.value, (range, tuple, str)):
         return IteratorVariable([const(v) for v in reversed(seq.value)])
+    if isinstance(seq, TensorVariable) and (rows := numpy_iteration.reversed_rows(executor.graph, seq)) is not None:
+        return rows
     raise FallbackError(UNSUPPORTED_OBJECT, f"reversed() of {seq.describe()}")
 
 
@@ -406,7 +417,9 @@ def b_next(executor, it, *default):
 
 
 def b_set(executor, iterable=None):
-    return sets.SetVariable() if iterable is None else sets.build(dispatch.get_iter(executor.graph, iterable).items)
+    if iterable is None:
+        return sets.SetVariable(history=[])
+    return sets.build(dispatch.get_iter(executor.graph, iterable).items, sets.one_at_a_time(iterable))
 
 
 def b_frozenset(executor, iterable=None):
@@ -530,6 +543,30 @@ def b_bool_like(fn):
     return handler
 
 
+def b_divmod(executor, *operands, **kwargs):
+    """``divmod()`` with an ndarray operand is ``np.divmod`` (``ndarray.__divmod__``
+    / ``__rdivmod__``, which a NumPy scalar defers to); a number pair folds."""
+    if len(operands) == 2 and not kwargs and any(isinstance(v, TensorVariable) and not v.meta.is_scalar
+                                                 for v in operands) and all(
+            isinstance(v, TensorVariable) or (isinstance(v, ConstVariable) and type(v.value) in (bool, int, float))
+            for v in operands):
+        from .writes_out import multi_output_ufunc
+        if (result := multi_output_ufunc(executor.graph, np.divmod, list(operands), {})) is not None:
+            return result
+    return _python_builtin(divmod)(executor, *operands, **kwargs)
+
+
+def b_round(executor, *args, **kwargs):
+    """``round(s, n)`` of a NumPy scalar (not bool) is NumPy's own rounding: a
+    NumPy scalar of s's type, ``np.round(s, n)`` in the graph; ``round(s)``
+    is a Python int from the data (a break)."""
+    x, n = (args[0] if args else None), list(args[1:]) + list(kwargs.values())
+    if set(kwargs) <= {"ndigits"} and len(n) == 1 and isinstance(x, TensorVariable) and x.meta.is_scalar \
+            and x.meta.dtype.kind in "iuf" and isinstance(n[0], ConstVariable) and type(n[0].value) is int:
+        return executor.graph.call_op(registry.lookup_function(np.round), [x, n[0]])
+    return _python_builtin(round)(executor, *args, **kwargs)
+
+
 BUILTINS = {
     builtins.len: b_len,
     builtins.range: b_range,
@@ -554,9 +591,9 @@ BUILTINS = {
     builtins.float: b_bool_like(float),
     builtins.int: b_bool_like(int),
     builtins.bool: b_bool_like(bool),
-    builtins.round: _python_builtin(round),
+    builtins.round: b_round,
     builtins.slice: _python_builtin(slice),
-    builtins.divmod: _python_builtin(divmod),
+    builtins.divmod: b_divmod,
     builtins.pow: _python_builtin(pow),
     builtins.str: _python_builtin(str),
     builtins.repr: _python_builtin(repr),
@@ -579,6 +616,7 @@ iter_tools.register(BUILTINS)
 collections_models.register(BUILTINS)
 operator_models.register(BUILTINS)
 itertools_shared.register(BUILTINS)
+instance_dicts.register(BUILTINS)
 functools_models.register(BUILTINS)
 heapq_bisect.register(BUILTINS)
 BUILTINS[builtins.super] = classes.b_super

@@ -24,6 +24,7 @@ from .._hook import StaticFunction
 from ..breaks.reasons import UNSUPPORTED_CALL, UNSUPPORTED_OBJECT, FallbackError
 from ..guards.invariants import ClassUnchangedGuard
 from ..guards.tracker import AttrTracker, ConstTracker
+from . import instance_dicts, local_classes, user_descriptors
 from .function_graph import function_variable, is_user_class
 from .side_effects import is_data_descriptor
 from .variables import (
@@ -50,6 +51,8 @@ class NewObjectVariable(Variable):
 
     def rebuild(self, builder) -> str:
         """An expression building the object as eager left it (see output.py)."""
+        if any(type(k) is not str for k in self.attrs):   # put there through its __dict__
+            raise FallbackError(UNSUPPORTED_OBJECT, f"{self.describe()} has attribute names that are not str")
         values = "".join(builder.expr(v) + ", " for v in self.attrs.values())
         return f"{builder._bind(_rebuild)}({builder._bind(self.cls)}, {builder._bind(tuple(self.attrs))}, ({values}))"
 
@@ -63,7 +66,7 @@ def _rebuild(cls, names, values):
 
 def can_create(cls: type) -> str | None:
     """None if instances of `cls` can be made in the trace, else why not."""
-    if not is_user_class(cls) or type(cls) is not type:
+    if not is_user_class(cls, python_getattr(cls) is not None) or type(cls) is not type:
         return "its class is not a plain Python class"
     if cls.__new__ is not object.__new__:
         return "its class defines __new__"
@@ -114,9 +117,24 @@ def new_object_getattr(executor, obj: NewObjectVariable, name: str) -> Variable:
     slot = isinstance(class_attr, types.MemberDescriptorType)
     if name in obj.attrs and (slot or not (in_class and is_data_descriptor(class_attr))):
         return obj.attrs[name]
+    if name == "__dict__" and instance_dicts.is_plain_dict_attr(class_attr):
+        return instance_dicts.instance_dict(obj)
+    hook = python_getattr(obj.cls)
     if not in_class or slot:
+        if hook is not None:   # not found: type(obj).__getattr__(obj, name), inlined
+            fn = executor.graph.wrap(hook, AttrTracker(ConstTracker(obj.cls), "__getattr__"))
+            return executor.call_function(BoundMethodVariable(fn, obj), [ConstVariable(name)], {})
         raise FallbackError(UNSUPPORTED_OBJECT, f"{obj.describe()} has no attribute {name!r} (eager raises)")
+    if hook is not None and not binds_like_function(class_attr) and hasattr(type(class_attr), "__get__"):
+        raise FallbackError(UNSUPPORTED_OBJECT, f"descriptor {name} of a class with __getattr__ (an "
+                            "AttributeError it raises would go to __getattr__)")
     return class_level(executor, obj.cls, name, class_attr, obj)
+
+
+def python_getattr(cls: type):
+    """cls.__getattr__ where it is a Python function, else None."""
+    hook = getattr(cls, "__getattr__", None)
+    return hook if isinstance(hook, types.FunctionType) else None
 
 
 def class_level(executor, cls: type, name: str, attr, self_var: Variable | None,
@@ -124,6 +142,8 @@ def class_level(executor, cls: type, name: str, attr, self_var: Variable | None,
     """`attr`, found on `cls` (or a base) under `name`, bound the way
     attribute lookup binds it: to `self_var` (an instance), or to the class;
     a classmethod to `owner` where the lookup started below `cls` (super())."""
+    if (stored := local_classes.stored_class_attr(cls, name)) is not None:
+        return stored   # set in the trace on a class the trace made
     graph = executor.graph
     graph.add_guard(ClassUnchangedGuard(cls))  # e.g. that `name` stays what it is (no new descriptor)
     tracker = AttrTracker(cls_tracker or ConstTracker(cls), name)
@@ -142,6 +162,8 @@ def class_level(executor, cls: type, name: str, attr, self_var: Variable | None,
         fn = graph.wrap(attr, tracker)
         return BoundMethodVariable(fn, self_var) if self_var is not None else fn
     if hasattr(type(attr), "__get__"):
+        if (got := user_descriptors.get(executor, cls, name, self_var)) is not None:
+            return got   # a descriptor written in Python, inlined
         raise FallbackError(UNSUPPORTED_OBJECT, f"descriptor {name} of {cls.__qualname__} is not modelled")
     return graph.wrap(attr, tracker)
 

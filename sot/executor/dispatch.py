@@ -32,7 +32,7 @@ from .variables import (
 )
 from .function_graph import function_variable
 from .variables.modelled import ask
-from . import container_values, functools_models, operator_models
+from . import container_values, dict_data, dict_views, function_attrs, functools_models, operator_models
 from . import (introspect, live_iterators, number_branches, numpy_forms, numpy_iteration, records, setters,
                user_protocols, writes)
 
@@ -273,7 +273,7 @@ def is_op(a: Variable, b: Variable, graph=None) -> bool:
     va, vb = _identity_value(a), _identity_value(b)
     if va is not _UNKNOWN and vb is not _UNKNOWN:
         same = va is vb
-        if isinstance(a, ObjectVariable) or isinstance(b, ObjectVariable):
+        if isinstance(a, ObjectVariable) or isinstance(b, ObjectVariable) or _by_code(a) or _by_code(b):
             _guard_identity(graph, a, b, same)
         return same
     # A None/True/False singleton against a value of another kind; an Enum
@@ -290,10 +290,11 @@ _UNKNOWN = object()
 
 
 def _types_differ(a: Variable, b: Variable) -> bool:
-    """A user object (its exact type guarded) and a Variable of another type
-    cannot be one object (a list is never a sentinel instance)."""
+    """A user object (its exact type guarded), or a closure guarded by its
+    code (its type guarded), and a Variable of another type cannot be one
+    object (a list is never a sentinel instance, a function never None)."""
     for x, y in ((a, b), (b, a)):
-        if isinstance(x, ObjectVariable) and is_user_class(type(x.value)):
+        if isinstance(x, ObjectVariable) and is_user_class(type(x.value)) or _by_code(x):
             try:
                 return y.python_type() is not type(x.value)
             except FallbackError:
@@ -322,6 +323,11 @@ def _guard_identity(graph, a: Variable, b: Variable, same: bool) -> None:
         graph.add_guard(SameGuard(ta, tb, same))
 
 
+def _by_code(v) -> bool:
+    """A closure guarded by its code: which object it is is not pinned (closures.py)."""
+    return isinstance(v, UserFunctionVariable) and v.by_code
+
+
 def _identity_value(v):
     """The real object a Variable stands for, when that object is fixed."""
     if isinstance(v, ConstVariable):
@@ -340,7 +346,11 @@ def contains_op(graph, item: Variable, container: Variable) -> bool:
         return r
     if isinstance(container, sets.SetVariable):
         return sets.contains(item, container)
+    if isinstance(container, DictViewVariable):
+        return dict_views.contains(graph, item, container)
     item = as_dict_key(container, item)
+    if (r := dict_data.contains(container, item)) is not dict_data.NO:
+        return r
     if isinstance(container, DictVariable) and isinstance(item, ConstVariable):
         if pyidentity.identity_decides(item.value):
             raise FallbackError(UNSUPPORTED_OBJECT, "`in` of a NaN in a dict depends on object identity")
@@ -403,6 +413,8 @@ def getitem(graph, obj: Variable, key: Variable) -> Variable:
             return python_op(operator.getitem, obj.items if isinstance(obj, ListVariable) else tuple(obj.items),
                              key.value)
     key = as_dict_key(obj, key)
+    if (r := dict_data.getitem(obj, key)) is not dict_data.NO:
+        return r
     if isinstance(obj, DictVariable) and isinstance(key, ConstVariable):
         return python_op(operator.getitem, obj.entries, key.value)  # the keys are guarded: KeyError as eager
     if isinstance(obj, ConstVariable) and isinstance(key, ConstVariable):
@@ -422,6 +434,8 @@ def delitem(graph, obj: Variable, key: Variable) -> None:
         python_op(operator.delitem, obj.items, key.value)
         return
     key = as_dict_key(obj, key)
+    if dict_data.delitem(obj, key) is not dict_data.NO:
+        return
     if isinstance(obj, DictVariable) and isinstance(key, ConstVariable) and container_values.plain_key(key) is not None:
         obj.check_mutable("item deletion")
         python_op(operator.delitem, obj.entries, key.value)
@@ -445,6 +459,8 @@ def setitem(graph, obj: Variable, key: Variable, value: Variable) -> None:
         python_op(operator.setitem, obj.items, key.value, items)
         return
     key = as_dict_key(obj, key)
+    if dict_data.setitem(graph, obj, key, value) is not dict_data.NO:
+        return
     if isinstance(obj, DictVariable) and isinstance(key, ConstVariable) and container_values.plain_key(key) is not None:
         obj.check_mutable("item assignment")
         obj.entries[key.value] = value
@@ -466,6 +482,8 @@ def getattr_(executor, obj: Variable, name: str) -> Variable:
     if (r := operator_models.class_attribute(obj, name)) is not None:   # dict.fromkeys, chain.from_iterable
         return r
     if (r := functools_models.function_attribute(obj, name)) is not None:   # set by functools.wraps
+        return r
+    if (r := function_attrs.attribute(executor, obj, name)) is not None:   # f.__name__, m.__self__
         return r
     if isinstance(obj, TensorVariable):
         meta = obj.meta

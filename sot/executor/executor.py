@@ -18,7 +18,7 @@ from ..guards.guard import GlobalAbsentGuard
 from ..guards.invariants import KeyAbsentGuard
 from ..guards.tracker import AttrTracker, BuiltinTracker, GlobalTracker, ItemTracker, builtins_of
 from ..logs import verbosity
-from . import cell_writes
+from . import cell_writes, str_data
 from .calls import call
 from .opcode_table import FACTS, instructions, line_table
 from .exceptions import UNSET, set_context, unwind
@@ -83,8 +83,12 @@ class OpcodeExecutor:
                 if handler is None:
                     raise FallbackError(UNSUPPORTED_OPCODE, f"opcode {instr.opname} is not supported")
                 self.pc += 1
+                operands = list(self.stack) if self.graph.pass_strs else ()
                 try:
                     handler(self, instr)
+                except FallbackError as e:
+                    str_data.specialise_at(operands, e.args[0] if e.args else instr.opname)
+                    raise
                 except RaiseSignal as sig:
                     if sig.exc.context is UNSET:   # raised here by an operation: chained as CPython does
                         set_context(self, sig.exc)

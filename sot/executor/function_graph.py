@@ -20,7 +20,7 @@ from ..guards.tracker import AttrTracker
 from ..breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
 from ..guards.guard import DictKeysGuard, IdGuard, LenGuard, TypeGuard, ValueGuard
 from ..ir import StatementIR, UnsupportedOp
-from . import freeze
+from . import freeze, local_classes
 from .exceptions import handler_covers
 from .side_effects import SideEffects
 from .variables import (
@@ -37,15 +37,16 @@ VALUE_GUARDED = (int, float, bool, complex, str, bytes, type(None))
 _HEAPTYPE = 1 << 9
 
 
-def is_user_class(cls: type) -> bool:
-    """A class written in Python whose attribute reads run no hidden code."""
+def is_user_class(cls: type, getattr_hook: bool = False) -> bool:
+    """A class written in Python whose attribute reads run no hidden code
+    (`getattr_hook`: but its __getattr__, which the caller inlines)."""
     if not isinstance(cls, type) or cls.__module__ == "builtins" or _skip.is_numpy_object(cls):
         return False  # NumPy's classes by their module object: numpy_ml's are user classes
     if not all(base.__flags__ & _HEAPTYPE for base in cls.__mro__[:-1]):
         return False  # C types (or Python classes deriving from them) hide state
     if getattr(cls, "__getattribute__", None) is not object.__getattribute__:
         return False
-    if getattr(cls, "__getattr__", None) is not None:
+    if getattr(cls, "__getattr__", None) is not None and not getattr_hook:
         return False
     return all(not issubclass(cls, t) for t in (np.ndarray, np.generic, types.ModuleType))
 
@@ -60,6 +61,8 @@ GENERATORS = frozenset((types.GeneratorType, types.CoroutineType, types.AsyncGen
 
 
 class FunctionGraph:
+    pass_strs = False   # a str the trace only passes on was wrapped (str_data.py)
+
     def __init__(self, name: str = "graph", shapes=None, freeze: bool = False):
         self.ir = StatementIR(name)
         self.shapes = shapes  # a ShapePolicy (symbolic dims), or None: every dim static
@@ -162,6 +165,11 @@ class FunctionGraph:
         self.add_guard(LenGuard(tracker, value))
         return [self.wrap(v, _item(tracker, i)) for i, v in enumerate(value)]
 
+    def _dict_entries(self, value: dict, tracker) -> dict:
+        """The entries of a dict from outside the frame, guarded: the trace read all of it."""
+        self.add_guard(DictKeysGuard(tracker, value))
+        return {k: self.wrap(v, _item(tracker, k)) for k, v in value.items()}
+
     # -- graph ops ------------------------------------------------------------
     def call_op(self, op, args, kwargs=None, *, inplace: bool = False) -> Variable:
         """Record `op(*args, **kwargs)`; arguments are Variables or nested lists/tuples.
@@ -251,6 +259,8 @@ def function_variable(fn: types.FunctionType, tracker) -> UserFunctionVariable:
         )
         for cell_var, real in zip(closure, fn.__closure__):
             cell_var.real_cell = real
+        # a method of a class the trace made: over the frame's own cells (local_classes.py)
+        closure = tuple(local_classes.simulated_cell(real) or c for c, real in zip(closure, fn.__closure__))
     return UserFunctionVariable(
         fn.__code__, fn.__globals__, fn.__name__, defaults=fn.__defaults__ or (),
         kwdefaults=fn.__kwdefaults__, closure=closure, value=fn, tracker=tracker,

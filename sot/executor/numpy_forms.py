@@ -1,14 +1,19 @@
 """NumPy call forms that are several graph ops: ``np.atleast_2d(a, b)``
-(a tuple of one result per operand) and the index tricks ``np.r_[a, b]`` /
+(a tuple of one result per operand), ``np.gradient`` over several axes (one
+op per axis), ``np.einsum_path`` (planned from shapes at trace time),
+``np.histogramdd`` (its tuple and edges list) and the index tricks ``np.r_[a, b]`` /
 ``np.c_[a, b]`` of traced arrays (a concatenation); and the forms whose
 answer NumPy fixes without looking at data: a conversion that returns its
 operand (``np.asarray(x)``, ``x.astype(x.dtype, copy=False)``), which is
 that very object, and the identity of arrays the graph allocated."""
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from ..ir import registry
+from ..ir.symbolic import ScalarMeta
 from .variables import ConstVariable, TensorVariable, TupleVariable, Variable
 
 _ATLEAST = (np.atleast_1d, np.atleast_2d, np.atleast_3d)
@@ -24,12 +29,76 @@ def call_form(graph, fn, args, kwargs) -> Variable | None:
     if any(fn is f for f in _ATLEAST) and len(args) > 1 and not kwargs:
         op = registry.lookup_function(fn)
         return TupleVariable([graph.call_op(op, [a]) for a in args])
+    if fn is np.gradient:
+        return _gradient_axes(graph, args, kwargs)
+    if fn is np.einsum_path:
+        return _einsum_path(graph, args, kwargs)
+    if fn is np.histogramdd and args and isinstance(args[0], TensorVariable):
+        from ..ir.ops_histogramdd import HISTOGRAMDD
+        from .variables import ListVariable
+        hist, *edges = graph.call_op(HISTOGRAMDD, args, kwargs).items   # NumPy's (hist, [edges...])
+        return TupleVariable([hist, ListVariable(edges)])
     if (fn is np.asarray or fn is np.asanyarray) and len(args) == 1:
         same = _unchanged(args[0], kwargs, {"dtype": None, "order": ("K", None), "copy": (None, False)})
         if same is not None or not _new_dtype(args[0], kwargs.get("dtype")):
             return same
         return _new(graph.call_op(registry.lookup_function(fn), args, kwargs))
     return None
+
+
+def _gradient_axes(graph, args, kwargs) -> Variable | None:
+    """``np.gradient(f)`` of an n-d array (n > 1) or over a sequence of axes:
+    NumPy computes each axis on its own and returns their tuple (one axis: its
+    array), so this is one single-axis gradient op per axis (spacings: none,
+    one scalar for all, or one per axis).  None for ``axis=int`` and 1-d
+    ``f`` (a registered op) and for what eager rejects."""
+    from numpy.lib.array_utils import normalize_axis_tuple
+    if not args or not isinstance(args[0], TensorVariable) or set(kwargs) - {"axis", "edge_order"}:
+        return None
+    from .variables import ListVariable
+    f, spacing = args[0], list(args[1:])
+    axis = kwargs.get("axis")
+    if isinstance(axis, (TupleVariable, ListVariable)) and all(isinstance(i, ConstVariable) for i in axis.items):
+        axis = [i.value for i in axis.items]
+    elif axis is not None:
+        axis = axis.value if isinstance(axis, ConstVariable) else _MISSING
+    if axis is _MISSING or (axis is None and f.meta.ndim < 2) or type(axis) is int:
+        return None
+    try:
+        axes = normalize_axis_tuple(range(f.meta.ndim) if axis is None else axis, f.meta.ndim)
+    except (TypeError, ValueError):
+        return None   # eager raises
+    if not axes or len(spacing) not in (0, 1, len(axes)):
+        return None
+    if len(spacing) == 1 and not (isinstance(spacing[0], ConstVariable) and np.ndim(spacing[0].value) == 0):
+        return None   # one spacing for several axes: only a scalar
+    op = registry.lookup_function(np.gradient)
+    out = []
+    for k, ax in enumerate(axes):
+        h = spacing if len(spacing) < 2 else [spacing[k]]
+        out.append(graph.call_op(op, [f, *h], dict(kwargs, axis=ConstVariable(ax))))
+    return TupleVariable(out) if len(out) > 1 else out[0]   # one axis in a tuple: its array
+
+
+def _einsum_path(graph, args, kwargs) -> Variable | None:
+    """``np.einsum_path(subscripts, *operands, optimize=...)``: NumPy plans from
+    the operands' shapes alone, so the plan (a new list and its report) is
+    computed at trace time on stand-ins of those shapes, read statically."""
+    from .dispatch import folded
+    if not args or not isinstance(args[0], ConstVariable) or type(args[0].value) is not str \
+            or set(kwargs) - {"optimize"} or not all(isinstance(v, ConstVariable) for v in kwargs.values()):
+        return None
+    operands = args[1:]
+    if not operands or not all(isinstance(a, TensorVariable) and not a.meta.symbolic_axes for a in operands):
+        return None
+    for a in operands:
+        graph.ir.note_static_read(a.symbol, range(a.meta.ndim))
+    stand_ins = [np.broadcast_to(np.zeros((), a.meta.dtype), a.meta.shape) for a in operands]
+    try:
+        plan = np.einsum_path(args[0].value, *stand_ins, **{k: v.value for k, v in kwargs.items()})
+    except Exception:   # noqa: BLE001 - eager raises it: natively
+        return None
+    return folded(plan)
 
 
 def _new_dtype(x: Variable, dtype: Variable | None) -> bool:
@@ -127,48 +196,78 @@ def index_trick(graph, obj, key: Variable) -> Variable | None:
     return graph.call_op(registry.lookup_function(np.concatenate), [items], {"axis": ConstVariable(-1)})
 
 
-def _int_slice(v: Variable):
-    """(start, stop, step) of a constant slice of ints (stop given), or None."""
-    s = getattr(v, "value", None) if isinstance(v, ConstVariable) else None
-    if not isinstance(s, slice):
-        return None
-    start, stop, step = 0 if s.start is None else s.start, s.stop, 1 if s.step is None else s.step
-    if not all(type(x) is int for x in (start, stop, step)) or step == 0:
+def _int_slice(graph, v: Variable):
+    """(start, stop, step) of a slice of ints (stop given; a stop that is a
+    Python int computed in the graph, such as a number input, as its
+    Variable), or None."""
+    from .variables import SymScalarVariable, SymSliceVariable
+    if isinstance(v, SymSliceVariable):
+        s = v.value
+        stop = s.stop
+        if not isinstance(getattr(stop, "meta", None), ScalarMeta) or stop.meta.type is not int:
+            return None
+        var = SymScalarVariable(stop, graph.ir.deps(stop))
+        var.graph = weakref.ref(graph)
+        stop = var
+    else:
+        s = getattr(v, "value", None) if isinstance(v, ConstVariable) else None
+        if not isinstance(s, slice):
+            return None
+        stop = s.stop
+        if type(stop) is not int:
+            return None
+    start, step = 0 if s.start is None else s.start, 1 if s.step is None else s.step
+    if not all(type(x) is int for x in (start, step)) or step == 0:
         return None
     return start, stop, step
+
+
+def _grid_size(graph, start: int, stop, step: int):
+    """NumPy's ``ceil((stop - start) / step)``: an int, or a graph value for a
+    stop computed in the graph; None for a negative constant size (NumPy
+    raises, natively)."""
+    if type(stop) is int:
+        n = -(-(stop - start) // step)
+        return None if n < 0 else n
+    from .dispatch import binary_op
+    shift = step - 1 - start if step > 0 else step + 1 - start   # ceil(a / b) as a floor division
+    return binary_op(graph, "floordiv", binary_op(graph, "add", stop, ConstVariable(shift)), ConstVariable(step))
 
 
 def grid_trick(graph, obj, key: Variable) -> Variable | None:
     """``np.mgrid[...]`` / ``np.ogrid[...]`` of int slices, built as NumPy
     builds them (indices or aranges, times step plus start; ogrid's arrays
-    are newaxis views), so values, dtypes and strides agree."""
+    are newaxis views), so values, dtypes and strides agree.  A stop may be
+    a Python int that changes between calls (``np.mgrid[0:n, 0:4]``)."""
     value = getattr(obj, "value", None)
     if value is not np.mgrid and value is not np.ogrid:
         return None
-    if isinstance(key, ConstVariable):
-        bounds = _int_slice(key)
+    if not isinstance(key, TupleVariable):
+        bounds = _int_slice(graph, key)
         if bounds is None:
             return None
-        return graph.call_op(registry.lookup_function(np.arange), [ConstVariable(b) for b in bounds])
-    if not isinstance(key, TupleVariable) or not key.items:
+        return graph.call_op(registry.lookup_function(np.arange),
+                             [b if isinstance(b, Variable) else ConstVariable(b) for b in bounds])
+    if not key.items:
         return None
-    bounds = [_int_slice(k) for k in key.items]
+    bounds = [_int_slice(graph, k) for k in key.items]
     if any(b is None for b in bounds):
         return None
-    sizes = [-(-(stop - start) // step) for start, stop, step in bounds]  # ceil
-    if any(n < 0 for n in sizes):
+    sizes = [_grid_size(graph, *b) for b in bounds]
+    if any(n is None for n in sizes):
         return None
+    sizes = [n if isinstance(n, Variable) else ConstVariable(n) for n in sizes]
     mul, add, getitem = (registry.lookup_operator(n) for n in ("mul", "add", "getitem"))
     k = len(bounds)
     if value is np.mgrid:
-        nn = graph.call_op(registry.lookup_function(np.indices), [ConstVariable(tuple(sizes))])
+        nn = graph.call_op(registry.lookup_function(np.indices), [TupleVariable(sizes)])
         steps = _column([b[2] for b in bounds], k)
         starts = _column([b[0] for b in bounds], k)
         nn = graph.call_op(mul, [nn, steps])
         return graph.call_op(add, [nn, starts])
     out = []
     for axis, ((start, _, step), n) in enumerate(zip(bounds, sizes)):
-        r = graph.call_op(registry.lookup_function(np.arange), [ConstVariable(n)])
+        r = graph.call_op(registry.lookup_function(np.arange), [n])
         r = graph.call_op(add, [graph.call_op(mul, [r, ConstVariable(step)]), ConstVariable(start)])
         index = tuple(slice(None) if i == axis else None for i in range(k))
         out.append(graph.call_op(getitem, [r, ConstVariable(index)]))

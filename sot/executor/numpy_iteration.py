@@ -18,7 +18,7 @@ from ..ir import registry
 from .live_iterators import ReadingIteratorVariable
 from .variables import ConstVariable, IteratorVariable, TensorVariable, TupleVariable, Variable
 
-__all__ = ["class_call", "FlatVariable"]
+__all__ = ["class_call", "FlatVariable", "reversed_rows"]
 
 
 def _static_shape(graph, obj: TensorVariable, what: str) -> tuple:
@@ -76,6 +76,23 @@ def class_call(graph, cls, args, kwargs) -> Variable | None:
                                                    graph.call_op(getitem, (a, ConstVariable(indices[k])))]),
             np.ndenumerate, lambda b: f"{b._bind(np.ndenumerate)}({b.expr(a)})")
     return None
+
+
+def reversed_rows(graph, obj: TensorVariable) -> Variable | None:
+    """``reversed(a)``: Python's sequence protocol (an ndarray has no
+    ``__reversed__``): ``len(a)`` when it is made, then ``a[n - 1]`` ...
+    ``a[0]``, each row read when its step is taken.  None for a 0-d array
+    or NumPy scalar (eager raises TypeError: it runs natively)."""
+    if obj.meta.is_python or obj.meta.is_scalar or not obj.meta.shape:
+        return None
+    from .dispatch import ITER_LIMIT, concrete, getitem
+    if 0 in obj.meta.symbolic_axes:
+        concrete("reversed()", graph.dim(obj, 0))
+    n = obj.meta.shape[0]
+    if n > ITER_LIMIT:
+        raise FallbackError(UNSUPPORTED_OBJECT, f"reversed() over {n} rows exceeds the unroll limit {ITER_LIMIT}")
+    return ReadingIteratorVariable(n, lambda k: getitem(graph, obj, ConstVariable(n - 1 - k)), reversed,
+                                   lambda b: f"{b._bind(reversed)}({b.expr(obj)})")
 
 
 class FlatVariable(Variable):

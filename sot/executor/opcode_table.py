@@ -9,6 +9,8 @@ import dis
 import sys
 from dataclasses import dataclass
 
+from .._codemap import RecentCodes
+
 PY = sys.version_info[:2]
 
 
@@ -125,8 +127,14 @@ def compare_op_name(instr: dis.Instruction) -> str:
     return COMPARE_SYMBOLS[instr.argval]
 
 
+_DECODED = RecentCodes(64)
+
+
 def instructions(code) -> list[dis.Instruction]:
-    return list(dis.get_instructions(code))
+    """``dis.get_instructions(code)`` as a new list. Decoded once per code
+    for the latest codes: planning one break decodes its code a dozen times
+    (a third of a first call's time went to dis)."""
+    return list(_DECODED.get(code, lambda: tuple(dis.get_instructions(code))))
 
 
 def line_table(code) -> dict[int, int]:

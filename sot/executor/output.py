@@ -11,6 +11,7 @@ import types
 
 from ..breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
 from ..guards.tracker import literal
+from . import local_classes
 from .variables import (
     BoundMethodVariable, BuiltinMethodVariable, ConstVariable, IteratorVariable, DictVariable, ListVariable,
     SymScalarVariable, TensorVariable, TupleVariable, Variable,
@@ -28,6 +29,7 @@ class OutputBuilder:
 
     def _load(self, tracker) -> str:
         if tracker not in self.trackers:
+            local_classes.check_tracker(tracker)  # a class made in the trace never leaves it
             self.trackers.append(tracker)
         return f"I{self.trackers.index(tracker)}"
 
@@ -35,6 +37,7 @@ class OutputBuilder:
         lit = literal(value)
         if lit is not None:
             return lit
+        local_classes.check_value(value)
         name = f"r{len(self.namespace)}"  # k<n>, v<n> are the loads' names
         self.namespace[name] = value
         return name
@@ -51,8 +54,9 @@ class OutputBuilder:
             return self._output(var.symbol)
         if isinstance(var, SymScalarVariable):  # a Python number computed from runtime shapes
             return self._output(var.symbol)
-        if isinstance(var, ConstVariable) and var.tracker is None:
-            return self._bind(var.value)
+        if isinstance(var, ConstVariable) and (var.tracker is None or
+                                               local_classes.rooted_in_trace_class(var.tracker)):
+            return self._bind(var.value)   # (or held by a class the trace made: the same each call)
         if var.tracker is not None:  # from outside the frame, and never mutated by it
             return self._load(var.tracker)
         if id(var) in self._built:

@@ -61,6 +61,14 @@ class ScalarPolicy:
         """Whether this number enters the graph as an input (else: a value-guarded constant)."""
         if not self.enabled or type(value) not in NUMBER_TYPES or tracker is None:
             return False
+        return self.varied(tracker, value)
+
+    def varied(self, tracker, value) -> bool:
+        """Whether this code was translated with another value of this exact
+        type at `tracker` (and no trace needed the value since); records
+        `value`. Numbers (`is_input`) and pass-through strings (str_data.py)."""
+        if not self.enabled or tracker is None:
+            return False
         seen = self.state.seen.get(tracker)
         if seen is _VARIED:
             return tracker not in self.state.static

@@ -2,8 +2,12 @@
 
 `SetVariable` holds a real Python set of those values, so membership, the
 operators and iteration order are Python's own. A set that would outlive
-the graph is not rebuilt (its iteration order depends on its history, which
-a rebuilt set would not share): that region runs natively instead.
+the graph is rebuilt only while its history is known to be eager's: made
+empty (or from items added one at a time) and only ever added to, it is
+made again by the same adds in the same order, so its hash table, and with
+it its iteration order, is eager's. Any other set (removals, operators,
+made from a set or dict, holding a NaN) is not rebuilt: that region runs
+natively instead.
 """
 from __future__ import annotations
 
@@ -30,9 +34,18 @@ _OPERATORS = {"or_": operator.or_, "and_": operator.and_, "sub": operator.sub, "
 
 
 class SetVariable(Variable):
-    def __init__(self, values=()):
+    def __init__(self, values=(), history=None):
         super().__init__(None)
         self.values = set(values)
+        # what eager did to the set since it was empty, in order: values
+        # added, or (_MERGED, a frozenset constant of the code) merged in; None: not known
+        self.history = history
+
+    def rebuild(self, builder) -> str:
+        """The set made again by eager's adds (see the module docstring)."""
+        if self.history is None or _has_nan(tuple(self.values)):
+            raise FallbackError(UNSUPPORTED_OBJECT, f"{self.describe()} created during the trace cannot be rebuilt")
+        return f"{builder._bind(_replayed)}(({''.join(builder._bind(v) + ', ' for v in self.history)}))"
 
     def python_type(self):
         return set
@@ -48,12 +61,55 @@ class SetVariable(Variable):
         return [const(v) for v in self.values]
 
 
-def build(items) -> SetVariable:
-    return SetVariable(_plain(items, "a set"))
+class _Merged(tuple):
+    """A history entry: a frozenset merged in (SET_UPDATE of a constant)."""
 
 
-def add_all(target: SetVariable, items) -> None:
-    target.values.update(_plain(items, "a set"))
+def _replayed(history):
+    s = set()
+    for v in history:
+        if type(v) is _Merged:
+            s.update(v[0])
+        else:
+            s.add(v)
+    return s
+
+
+def _has_nan(v) -> bool:
+    """A NaN hashes by identity: a rebuilt one would land elsewhere in the table."""
+    if isinstance(v, float):
+        return v != v
+    if isinstance(v, (tuple, frozenset)):
+        return any(_has_nan(x) for x in v)
+    return isinstance(v, complex) and v != v
+
+
+def build(items, one_at_a_time: bool = True) -> SetVariable:
+    """A set of `items`; `one_at_a_time`: eager adds them one by one (not
+    set(a_set) or set(a_dict), which size the table first)."""
+    values = _plain(items, "a set")
+    return SetVariable(values, list(values) if one_at_a_time else None)
+
+
+def add_all(target: SetVariable, items, one_at_a_time: bool = True, source: Variable | None = None) -> None:
+    values = _plain(items, "a set")
+    target.values.update(values)
+    if target.history is None:
+        return
+    if one_at_a_time:
+        target.history.extend(values)
+    elif isinstance(source, ConstVariable) and source.tracker is None and type(source.value) is frozenset:
+        target.history.append(_Merged((source.value,)))   # `{1, 2, 3}`: the code's own constant, merged
+    else:
+        target.history = None
+
+
+def one_at_a_time(source: Variable) -> bool:
+    """Whether set.update(source) / set(source) adds source's items one by one."""
+    try:
+        return source.python_type() not in (set, frozenset, dict)
+    except FallbackError:
+        return False
 
 
 def _values(v: Variable):
@@ -76,7 +132,7 @@ def binary(name: str, a: Variable, b: Variable) -> Variable:
     if not isinstance(a, SetVariable):   # frozenset op set: a frozenset, as the left operand's type
         return const(frozenset(result))
     if inplace:  # |= and friends update the set itself
-        a.values = result
+        a.values, a.history = result, None
         return a
     return SetVariable(result)
 
@@ -118,10 +174,15 @@ def method(s: SetVariable, name: str, args, kwargs) -> Variable:
     if name in ("add", "discard", "remove"):
         (value,) = _plain(args, f"set.{name}")
         _python(getattr(s.values, name), value)
+        if name == "add" and s.history is not None:
+            s.history.append(value)
+        else:
+            s.history = None
         return const(None)
     if name == "update":
         for o in others:
             s.values |= o.values
+        s.history = None
         return const(None)
     if name in ("union", "intersection", "difference"):
         return SetVariable(getattr(s.values, name)(*[o.values for o in others]))

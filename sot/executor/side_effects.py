@@ -54,6 +54,7 @@ from ..guards.invariants import SameGuard
 from ..guards.tracker import AttrTracker, ItemTracker, LocalTracker
 from .exceptions import ExceptionVariable
 from .global_stores import GlobalStores
+from .str_data import PassStrVariable
 from .variables import (
     ConstVariable, DictVariable, DynamicScalarVariable, ListVariable, SymScalarVariable, TensorVariable,
     TupleVariable,
@@ -74,7 +75,7 @@ def is_data_descriptor(attr) -> bool:
 
 def plain(var) -> bool:
     """Whether releasing the value of `var` runs no code."""
-    if isinstance(var, (TensorVariable, ConstVariable, SymScalarVariable, DynamicScalarVariable)):
+    if isinstance(var, (TensorVariable, ConstVariable, SymScalarVariable, DynamicScalarVariable, PassStrVariable)):
         return True
     if type(var) in (TupleVariable, ListVariable) and (type(var) is TupleVariable or var.loaded):
         return all(plain(v) for v in var.items)
@@ -234,6 +235,8 @@ class SideEffects:
         for container in self.containers:
             if hasattr(container, "replay"):   # a modelled library container (collections_models.py)
                 lines += container.replay(builder)
+            elif getattr(container, "lazy", None) is not None:   # a dict read key by key (dict_data.py)
+                lines += container.lazy.replay(builder, builder.expr(container))
             else:
                 lines += _replay_list(builder, container) if container.python_type() is list \
                     else _replay_dict(builder, container)
@@ -261,6 +264,9 @@ class SideEffects:
         for c in self.containers:
             if c.python_type() is list and not c.loaded:
                 continue   # only grown
+            if getattr(c, "lazy", None) is not None:
+                c.lazy.check_releases(graph, plain)
+                continue
             if hasattr(c, "released"):   # (before, after) of a modelled library container
                 before, after = c.released()
             else:

@@ -1,6 +1,6 @@
 """The object protocols of user objects, inlined: truth (`__bool__`, then
-`__len__`), `len()`, `obj[k]`, `k in obj`, `iter(obj)`, and class
-introspection (`cls.__mro__`). Each asks the *type* for the dunder (as
+`__len__`), `len()`, `obj[k]`, `k in obj`, `iter(obj)`, `str()`/`repr()`/
+f-strings (`__str__`, `__repr__`), and class introspection (`cls.__mro__`). Each asks the *type* for the dunder (as
 CPython's slots do) through user_operators' lookup, guards the class
 unchanged, and checks what CPython checks of the result (`__bool__` returns a
 bool, `__len__` a non-negative int, `__iter__` an iterator); anything else
@@ -110,6 +110,30 @@ def dunder_attr(ex, obj: Variable, name: str) -> Variable | None:
     cls = obj.value
     ex.graph.add_guard(ClassUnchangedGuard(cls))   # a new __bases__ changes the version tag
     return TupleVariable([ex.graph.wrap(k, ConstTracker(k)) for k in cls.__mro__])
+
+
+def text(ex, conv, obj: Variable) -> Variable | None:
+    """`str(obj)` / `repr(obj)` (conv) of a user object whose class defines
+    them in Python: inlined; None where object's default would answer (it
+    shows the address) or the object is no user object."""
+    cls = user_class(obj)
+    if cls is None or conv not in (str, repr):
+        return None
+    name = "__str__" if conv is str and _lookup(cls, "__str__")[1] is not object else "__repr__"
+    if _lookup(cls, name)[1] in (None, object):
+        return None
+    ex.graph.add_guard(ClassUnchangedGuard(cls))
+    result = _call(ex, cls, name, obj)
+    if not (isinstance(result, ConstVariable) and type(result.value) is str):
+        raise FallbackError(UNSUPPORTED_OBJECT, f"{cls.__qualname__}.{name} returned {result.describe()}, "
+                            "not a str")   # eager raises TypeError, or keeps a str subclass
+    return result
+
+
+def formats_as_str(obj: Variable, spec: str) -> bool:
+    """format(obj, spec) is str(obj): object's own __format__ with no spec."""
+    cls = user_class(obj)
+    return cls is not None and spec == "" and _lookup(cls, "__format__")[1] is object
 
 
 def custom_setattr(ex, obj: Variable, name: str, value: Variable) -> bool:

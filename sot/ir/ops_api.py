@@ -74,6 +74,8 @@ def _array_infer(op, args, kwargs):
 
 register(Op("array", "function", np.array, _array_infer))
 register(Op("asarray", "function", np.asarray, _array_infer))
+# asarray that raises ValueError on an inf or NaN when the graph runs, as eagerly
+register(Op("asarray_chkfinite", "function", np.asarray_chkfinite, _array_infer))
 
 
 def _contiguous_infer(op, args, kwargs):
@@ -217,9 +219,11 @@ simple_op("correlate", "function", np.correlate, _convolve_shape("correlate", "v
 def _quantile_infer(op, args, kwargs):
     b = bind(op.name, ("a", "q", "axis", "out", "overwrite_input", "method", "keepdims"), args, kwargs,
              {"a", "q", "axis", "method", "keepdims"})
-    if "q" not in b or isinstance(b["q"], Symbol) and b["q"].meta.shape:
-        raise UnsupportedOp(f"{op.name}: q must be constant or a traced scalar")
-    q = np.shape(b["q"]) if not isinstance(b["q"], Symbol) else ()
+    if "q" not in b:
+        raise UnsupportedOp(f"{op.name}: no q (NumPy raises)")
+    # traced q (np.linspace(0, 1, 5)): its shape leads the result's; a q out of
+    # range raises ValueError when the graph runs, as eagerly
+    q = shape_of(b["q"])
     rest = _reduction_shape(op.name, ("axis",))((b["a"],), {"axis": b.get("axis"),
                                                              "keepdims": b.get("keepdims", False)})
     return _probed(op, args, kwargs, tuple(q) + tuple(rest))

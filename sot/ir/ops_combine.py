@@ -2,7 +2,7 @@
 ``np.select``, ``np.column_stack``, ``np.cross`` (3-vectors), ``np.kron``,
 ``np.rot90`` (a view), ``np.unravel_index`` / ``np.ravel_multi_index``,
 ``np.lexsort``, and the set ops ``np.setdiff1d`` / ``np.intersect1d`` /
-``np.union1d`` (a data-dependent length: ``sot.ir.unbacked``).
+``np.union1d`` / ``np.setxor1d`` (a data-dependent length: ``sot.ir.unbacked``).
 
 Same contract as every ``ops_*`` module: the shape from a rule in pure
 Python, dtype and Python type from NumPy on probes.  Where the usual probe
@@ -198,7 +198,7 @@ def _set_op_infer(op, args, kwargs):
     return UnbackedResult(meta_of_probe(op, run_probe(op, args, kwargs), (U,)), ((0,),))
 
 
-for _name in ("setdiff1d", "intersect1d", "union1d"):
+for _name in ("setdiff1d", "intersect1d", "union1d", "setxor1d"):
     register(Op(_name, "function", getattr(np, _name), _set_op_infer))
 
 __all__ = ["TUPLE_RESULTS"]

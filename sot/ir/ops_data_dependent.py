@@ -3,7 +3,8 @@
 ``np.nonzero``/``ndarray.nonzero``/``np.where(condition)``, ``np.flatnonzero``, ``np.argwhere``,
 ``np.unique`` (``return_index``/``return_inverse``/``return_counts``,
 ``axis=None``), ``np.compress``/``ndarray.compress``, ``np.extract``,
-``np.bincount``, ``np.linalg.lstsq`` (its residuals) and boolean-mask
+``np.bincount``, ``np.linalg.lstsq`` (its residuals), ``np.repeat`` by an
+array of counts (``repeat_by_array``, called by the shape rule) and boolean-mask
 indexing ``x[mask]`` (``getitem_mask``, called by the indexing rule).  Each returns an ``UnbackedResult``: the
 metas, with the data-dependent count as ``UNBACKED_HINT``, and the axes
 that hold it; all results of one call share the one count.  Dtypes and
@@ -20,7 +21,7 @@ from .registry import Op, bind, const_axes, lookup_function, meta_of_probe, regi
 from .statement_ir import Symbol
 from .unbacked import UNBACKED_HINT as U, UnbackedResult
 
-__all__ = ["getitem_mask", "TUPLE_RESULTS"]
+__all__ = ["getitem_mask", "repeat_by_array", "TUPLE_RESULTS"]
 
 #: ops whose several results NumPy returns as a tuple
 TUPLE_RESULTS = frozenset({"nonzero", "unique", "lstsq", "where"})
@@ -89,8 +90,8 @@ def _compress_infer(op, args, kwargs):
     if isinstance(bound.get("condition"), (list, tuple)):
         return _compress_constant(op, args, kwargs, a, bound)
     condition = _array(bound.get("condition"), "compress's condition")
-    if condition.meta.ndim != 1 or condition.meta.dtype.kind not in "biu":
-        raise UnsupportedOp("compress: the condition must be a 1-d array of bools or ints")
+    if condition.meta.ndim != 1:   # any dtype: NumPy selects where it is nonzero
+        raise UnsupportedOp("compress: the condition must be a 1-d array")
     result = run_probe(op, args, kwargs)
     axis = bound.get("axis")
     if axis is None:
@@ -132,6 +133,10 @@ def _extract_infer(op, args, kwargs):
     return UnbackedResult(meta_of_probe(op, run_probe(op, args, kwargs), (U,)), ((0,),))
 
 
+#: dtype -> one past its largest value, where bincount's minlength= can fix the length
+_BINCOUNT_BOUND = {np.dtype(bool): 2, np.dtype(np.uint8): 2 ** 8, np.dtype(np.uint16): 2 ** 16}
+
+
 def _bincount_infer(op, args, kwargs):
     bound = bind("bincount", ("x", "weights", "minlength"), args, kwargs, {"x", "weights", "minlength"})
     x = _array(bound.get("x"), "bincount's argument")
@@ -140,9 +145,14 @@ def _bincount_infer(op, args, kwargs):
     weights = bound.get("weights")
     if weights is not None and (not isinstance(weights, Symbol) or weights.meta.shape != x.meta.shape):
         raise UnsupportedOp("bincount: weights must be a traced array of the argument's shape")
-    if isinstance(bound.get("minlength"), Symbol):
+    minlength = bound.get("minlength")
+    if isinstance(minlength, Symbol):
         raise UnsupportedOp("bincount: minlength= is a traced value")
-    return UnbackedResult(meta_of_probe(op, run_probe(op, args, kwargs), (U,)), ((0,),))
+    result = run_probe(op, args, kwargs)
+    if type(minlength) is int and minlength >= _BINCOUNT_BOUND.get(x.meta.dtype, minlength + 1):
+        # every value is below minlength (a histogram of uint8 pixels): minlength bins, a static size
+        return meta_of_probe(op, result, (minlength,))
+    return UnbackedResult(meta_of_probe(op, result, (U,)), ((0,),))
 
 
 def _lstsq_infer(op, args, kwargs):
@@ -159,6 +169,38 @@ def _lstsq_infer(op, args, kwargs):
     metas = (meta_of_probe(op, x, (n,) + b.meta.shape[1:]), meta_of_probe(op, residuals, (U,)),
              meta_of_probe(op, rank, ()), meta_of_probe(op, s, (min(m, n),)))
     return UnbackedResult(metas, ((), (0,), (), ()))
+
+
+def repeat_by_array(op, args, kwargs, bound):
+    """``np.repeat(a, repeats, axis)`` / ``a.repeat(...)`` with a traced array
+    of counts: one count for all (0-d or one element) or one per element
+    along the axis (the same size in both worlds: ``np.repeat(values,
+    counts)`` of one ``np.unique`` shares its size); the repeated axis has a
+    data-dependent size.  A negative count raises ValueError when the graph
+    runs, as eagerly."""
+    a, repeats = _array(bound.get("a"), "repeat's array"), bound["repeats"]
+    if not np.can_cast(repeats.meta.dtype, np.intp, "safe"):
+        raise UnsupportedOp(f"repeat: counts of dtype {repeats.meta.dtype} (NumPy raises TypeError)")
+    axis = bound.get("axis")
+    shape = list(a.meta.shape)
+    (ax,) = (None,) if axis is None or not shape else const_axes(axis, len(shape))
+    shadow = list(a.meta.shadow or a.meta.shape)
+    n, n_shadow = (int(np.prod(shape)), int(np.prod(shadow))) if ax is None else (shape[ax], shadow[ax])
+    counts = (tuple(repeats.meta.shape), tuple(repeats.meta.shadow or repeats.meta.shape))
+    if counts not in (((), ()), ((1,), (1,)), ((n,), (n_shadow,))):
+        raise UnsupportedOp(f"repeat: {repeats.meta.shape} counts for {n} elements (NumPy raises)"
+                            if repeats.meta.ndim <= 1 and not repeats.meta.symbolic_axes
+                            else "repeat: the counts' length is not the repeated axis'")
+    probe_args, probe_kwargs = list(args), dict(kwargs)
+    if "repeats" in kwargs:
+        probe_kwargs["repeats"] = 1
+    else:
+        probe_args[1] = 1
+    result = run_probe(op, tuple(probe_args), probe_kwargs)
+    if ax is None:
+        return UnbackedResult(meta_of_probe(op, result, (U,)), ((0,),))
+    shape[ax] = U
+    return UnbackedResult(meta_of_probe(op, result, shape), ((ax,),))
 
 
 def getitem_mask(x: Symbol, index):

@@ -1,13 +1,14 @@
 """Editing and restacking arrays: ``np.append``, ``np.delete``, ``np.insert``
-(a scalar at constant positions), ``np.resize``, ``np.diagflat``,
+(a scalar, or an array filling the new block, at constant positions or at a
+traced 1-d integer array of them), ``np.resize``, ``np.diagflat``,
 ``np.dstack``, ``np.block`` (2-d blocks), the views ``np.rollaxis``,
 ``np.unstack`` and ``np.broadcast_arrays``, the index builders
 ``np.diag_indices(_from)``, ``np.tril_indices_from``/``np.triu_indices_from``
 (their values depend only on shapes) and ``np.ix_``, and ``np.choose``.
 
 Same contract as every ``ops_*`` module: the shape from a rule in pure
-Python (positions and counts from the constant arguments, never from array
-data), dtype and Python type from NumPy on probes.  They run on the NumPy
+Python (positions and counts from the constant arguments or the shape of a
+traced index array, never from array data), dtype and Python type from NumPy on probes.  They run on the NumPy
 backend (no ONNX lowering).
 """
 
@@ -88,18 +89,44 @@ def _insert_shape(args, kwargs):
     b = bind("insert", ("arr", "obj", "values", "axis"), args, kwargs, {"arr", "obj", "values", "axis"})
     shape = shape_of(b["arr"])
     obj, values = b.get("obj"), b.get("values")
-    if isinstance(values, Symbol) or shape_of(values) != () or isinstance(obj, slice):
-        raise UnsupportedOp("insert: only a scalar constant at constant int positions is captured")
-    count = 1 if not isinstance(obj, (list, tuple)) else len(obj)
+    if isinstance(obj, slice):
+        raise UnsupportedOp("insert: slice positions are not captured")
     if b.get("axis") is None:
-        n = _size(shape)
-        _constant_insert_positions(obj, n)
-        return (n + count,)
-    (axis,) = const_axes(b["axis"], len(shape))
-    _constant_insert_positions(obj, shape[axis])
+        shape, axis = (_size(shape),), 0
+    else:
+        (axis,) = const_axes(b["axis"], len(shape))
+    if isinstance(obj, Symbol):
+        count = _traced_insert_positions(obj)
+    else:
+        _constant_insert_positions(obj, shape[axis])
+        count = 1 if not isinstance(obj, (list, tuple)) else len(obj)
     out = list(shape)
     out[axis] += count
+    _insert_values(values, shape, axis, count)
     return tuple(out)
+
+
+def _traced_insert_positions(obj: Symbol) -> int:
+    """How many positions a traced index array names (NumPy reads them when
+    the graph runs: one out of bounds raises IndexError there, as eagerly)."""
+    if obj.meta.is_python or obj.meta.ndim != 1 or obj.meta.dtype.kind != "i":
+        # unsigned positions: NumPy's `indices[indices < 0] += N` raises its casting error
+        raise UnsupportedOp("insert: traced positions must be a 1-d signed integer array")
+    return shape_of(obj)[0]
+
+
+def _insert_values(values, shape, axis: int, count: int) -> None:
+    """A scalar fills every new position; an array must broadcast to the new
+    block (``shape`` with ``count`` at ``axis``), which it fills.  One position
+    takes as many slots as the values have there: only a scalar is captured."""
+    v = shape_of(values)
+    if v == ():
+        return
+    block = tuple(count if i == axis else d for i, d in enumerate(shape))
+    if count == 1:
+        raise UnsupportedOp("insert: an array of values at one position is not captured")
+    if len(v) > len(block) or broadcast(v, block) != block:
+        raise UnsupportedOp(f"insert: values of shape {v} into {block} (NumPy raises)")
 
 
 def _constant_insert_positions(obj, n: int) -> None:
@@ -110,7 +137,14 @@ def _constant_insert_positions(obj, n: int) -> None:
         raise UnsupportedOp("insert: a position out of bounds (NumPy raises)")
 
 
-_positions_probed(_insert_shape, "insert", 1, lambda obj: [0] * len(obj) if isinstance(obj, (list, tuple)) else 0)
+def _insert_stand_in(obj):
+    """Positions the probe can take: as many zeros as ``obj`` names."""
+    if isinstance(obj, Symbol):
+        return [0] * obj.meta.shape[0]
+    return [0] * len(obj) if isinstance(obj, (list, tuple)) else 0
+
+
+_positions_probed(_insert_shape, "insert", 1, _insert_stand_in)
 
 
 def _append_shape(args, kwargs):
@@ -313,16 +347,23 @@ _several("ix_", np.ix_, _ix_shapes)
 # -- choose ------------------------------------------------------------------------------
 
 def _choose_infer(op, args, kwargs):
-    """``np.choose(a, choices)`` / ``a.choose(choices)``: broadcast shapes; the
-    probe picks choice 0 (a probe of ones could be out of range)."""
+    """``np.choose(a, choices)`` / ``a.choose(choices)``: broadcast shapes (an
+    array of choices is the list of its rows); the probe picks choice 0 (a
+    probe of ones could be out of range)."""
     b = bind("choose", ("a", "choices", "out", "mode"), args, kwargs, {"a", "choices", "mode"})
     choices = b.get("choices")
-    if "a" not in b or not isinstance(choices, (list, tuple)) or not choices:
-        raise UnsupportedOp("choose: expects an index array and a list of choices")
+    if isinstance(choices, Symbol) and not choices.meta.is_python and choices.meta.ndim and choices.meta.shape[0]:
+        rows = [shape_of(choices)[1:]]   # an array of choices: its rows are the choices
+    elif isinstance(choices, (list, tuple)) and choices:
+        rows = [shape_of(c) for c in choices]
+    else:
+        raise UnsupportedOp("choose: expects an index array and a list (or an array) of choices")
+    if "a" not in b:
+        raise UnsupportedOp("choose: expects an index array (NumPy raises)")
     a = b["a"]
-    if isinstance(a, Symbol) and (a.meta.is_python or a.meta.dtype.kind not in "iu"):
-        raise UnsupportedOp("choose: the index array must hold integers")
-    shape = broadcast(shape_of(a), *(shape_of(c) for c in choices))
+    if isinstance(a, Symbol) and (a.meta.is_python or not np.can_cast(a.meta.dtype, np.intp, "safe")):
+        raise UnsupportedOp("choose: the index array must hold integers or bools (NumPy raises TypeError)")
+    shape = broadcast(shape_of(a), *rows)
     probe_a = np.zeros(tuple(min(int(d), 1) for d in shape_of(a)), a.meta.dtype if isinstance(a, Symbol) else int)
     probe = dict(b, a=probe_a)
     if op.kind == "method":   # ndarray.choose takes its choices positionally only

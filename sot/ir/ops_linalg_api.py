@@ -1,7 +1,7 @@
 """The array-API linear algebra of NumPy 2 (``np.linalg.matrix_norm``,
 ``vector_norm``, ``svdvals``, ``vecdot``, ``matrix_transpose``, ``outer``,
 ``trace``/``diagonal`` over the last two axes, ``multi_dot``, ``cond``,
-``matrix_rank``) and the vector/matrix gufuncs ``np.vecdot``, ``np.matvec``,
+``matrix_rank``, ``tensorsolve``/``tensorinv`` (a reshaped solve/inv)) and the vector/matrix gufuncs ``np.vecdot``, ``np.matvec``,
 ``np.vecmat``, plus ``np.vdot``.
 
 Shapes follow the operands' shapes; dtypes (and NumPy scalar vs array) come
@@ -229,3 +229,59 @@ def _cumulative_shape(b):
 
 for _name in ("cumulative_sum", "cumulative_prod"):
     _op(_name, getattr(np, _name, None), ("x",), _cumulative_shape, kwonly=("axis", "dtype", "include_initial"))
+
+
+# -- np.linalg.tensorsolve / tensorinv: a reshaped solve / inv --------------------------------
+
+def _solve_dtype(name, *operands):
+    """The dtype NumPy's solve (two operands) or inv (one) gives these
+    operands' dtypes: the operands themselves cannot be probed at one
+    element (the reshape needs their sizes)."""
+    from .meta import dtype_is_supported
+    probes = [np.ones((1, 1) if i == 0 else (1,), s.meta.dtype) for i, s in enumerate(operands)]
+    try:
+        with np.errstate(all="ignore"):
+            dtype = (_la.solve if len(operands) == 2 else _la.inv)(*probes).dtype
+    except Exception as e:
+        raise UnsupportedOp(f"{name}: NumPy raises {type(e).__name__}: {e}") from None
+    if not dtype_is_supported(dtype):
+        raise UnsupportedOp(f"{name}: result dtype {dtype} is not supported")
+    return dtype
+
+
+def _traced(value, what):
+    from .statement_ir import Symbol
+    if not isinstance(value, Symbol) or value.meta.is_python or value.meta.is_scalar:
+        raise UnsupportedOp(f"{what} is not a traced array")
+    return value
+
+
+def _tensorsolve_infer(op, args, kwargs):
+    from .meta import TensorMeta
+    b = bind("tensorsolve", ("a", "b", "axes"), args, kwargs, {"a", "b", "axes"})
+    a, rhs = _traced(b.get("a"), "tensorsolve's a"), _traced(b.get("b"), "tensorsolve's b")
+    if b.get("axes") is not None:
+        raise UnsupportedOp("tensorsolve: axes= is not captured")
+    shape, n = shape_of(a), len(shape_of(rhs))
+    if len(shape) <= n:
+        raise UnsupportedOp("tensorsolve: a must have more dims than b")
+    old = tuple(shape[n:])   # NumPy's a.shape[-(a.ndim - b.ndim):]
+    size = int(np.prod(old))
+    if size ** 2 != int(np.prod(shape)) or int(np.prod(shape_of(rhs))) != size or size == 0:
+        raise UnsupportedOp(f"tensorsolve: shapes {shape} and {shape_of(rhs)} (NumPy raises)")
+    return TensorMeta(old, _solve_dtype(op.name, a, rhs), False)
+
+
+def _tensorinv_infer(op, args, kwargs):
+    from .meta import TensorMeta
+    b = bind("tensorinv", ("a", "ind"), args, kwargs, {"a", "ind"})
+    a = _traced(b.get("a"), "tensorinv's a")
+    ind = const_int(b.get("ind", 2), "ind")
+    shape = shape_of(a)
+    if ind <= 0 or int(np.prod(shape[:ind])) != int(np.prod(shape[ind:])) or not int(np.prod(shape)):
+        raise UnsupportedOp(f"tensorinv: shape {shape} with ind={ind} (NumPy raises)")
+    return TensorMeta(tuple(shape[ind:]) + tuple(shape[:ind]), _solve_dtype(op.name, a), False)
+
+
+register(Op("tensorsolve", "function", _la.tensorsolve, _tensorsolve_infer))
+register(Op("tensorinv", "function", _la.tensorinv, _tensorinv_infer))

@@ -2,7 +2,8 @@
 (one array: a 1-D operand or one ``axis``), ``trapezoid``, ``polyval``,
 ``ediff1d`` (no ``to_begin``/``to_end``), ``digitize``, ``isin``,
 ``average`` (no ``returned=True``: a tuple),
-``count_nonzero`` (with an ``axis``: without, it returns a Python int),
+``count_nonzero`` (without an axis only where NumPy returns a NumPy integer:
+older NumPy's Python int is ``executor/numpy_counts.py``'s),
 and the window functions ``hanning``, ``hamming``, ``blackman``,
 ``bartlett``, ``kaiser``.
 
@@ -135,13 +136,22 @@ def _isin_shape(args, kwargs):
 simple_op("isin", "function", np.isin, _isin_shape)
 
 
+#: NumPy >= 2.3 counts without an axis into a NumPy integer, older NumPy into a Python int
+SCALAR_COUNT = isinstance(np.count_nonzero(np.zeros(1)), np.generic)
+
+
 def _count_nonzero_shape(args, kwargs):
     bound = bind("count_nonzero", ("a", "axis"), args, kwargs, {"a", "axis", "keepdims"}, kwonly=("keepdims",))
     shape = shape_of(bound["a"])
     axes = const_axes(bound.get("axis"), len(shape))
-    if axes is None:  # a Python int
-        raise UnsupportedOp("count_nonzero without axis= gives a Python int")
-    if bound.get("keepdims", False):
+    keepdims = bound.get("keepdims", False)
+    if axes is None and not keepdims:
+        if not SCALAR_COUNT:  # a Python int: executor/numpy_counts.py
+            raise UnsupportedOp("count_nonzero without axis= gives a Python int")
+        return ()
+    if axes is None:
+        axes = range(len(shape))
+    if keepdims:
         return tuple(1 if i in axes else d for i, d in enumerate(shape))
     return tuple(d for i, d in enumerate(shape) if i not in axes)
 

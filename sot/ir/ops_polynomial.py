@@ -1,13 +1,14 @@
 """Polynomials as coefficient vectors (``np.polyadd``, ``polysub``,
-``polymul``, ``polyder``, ``polyint``, ``polyfit``, ``vander``) and the
-functions whose result has their operand's shape (``np.isneginf``,
+``polymul``, ``polyder``, ``polyint``, ``polyfit``, ``vander``, ``poly`` of
+real roots) and the functions whose result has their operand's shape (``np.isneginf``,
 ``isposinf``, ``iscomplex``, ``isreal``, ``i0``, ``sort_complex``,
 ``unwrap``), plus ``ndarray.argpartition``.
 
 Same contract as every ``ops_*`` module: the shape from a rule in pure
 Python over the operands' shapes and the constant arguments, dtype and
 Python type from NumPy on probes.  Not here: ``polydiv`` and ``roots``
-(their lengths and dtypes depend on the values), ``poly1d`` objects.
+(their lengths and dtypes depend on the values), ``poly`` of complex roots
+or of a matrix (its dtype does), ``poly1d`` objects.
 They run on the NumPy backend (no ONNX lowering).
 """
 
@@ -17,6 +18,7 @@ import numpy as np
 
 from .errors import UnsupportedOp
 from .registry import Op, bind, const_axes, const_int, lookup_function, register, shape_of, simple_op
+from .statement_ir import Symbol
 
 
 def _coefficients(value, name: str) -> int:
@@ -103,6 +105,24 @@ def _vander_shape(args, kwargs):
 
 
 simple_op("vander", "function", np.vander, _vander_shape)
+
+
+def _poly_shape(args, kwargs):
+    """``np.poly`` of real roots: n roots give n + 1 real coefficients.  Complex
+    roots (real coefficients when they pair up) and a matrix (its eigenvalues)
+    give a dtype that depends on the values: not captured."""
+    b = bind("poly", ("seq_of_zeros",), args, kwargs, {"seq_of_zeros"})
+    z = b.get("seq_of_zeros")
+    if not isinstance(z, Symbol) or z.meta.is_python or z.meta.ndim > 1 or z.meta.dtype.kind not in "biuf":
+        raise UnsupportedOp("poly: only a traced 1-d array of real roots is captured")
+    shape = shape_of(z)
+    n = shape[0] if shape else 1
+    if n == 0:
+        raise UnsupportedOp("poly: no roots (NumPy returns the Python float 1.0)")
+    return (n + 1,)
+
+
+simple_op("poly", "function", np.poly, _poly_shape)
 
 
 # -- same shape as the operand -----------------------------------------------------------

@@ -425,6 +425,9 @@ def _repeat_infer(op, args, kwargs):
     axis = bound.get("axis")
     if isinstance(bound["repeats"], (list, tuple)):   # a count per element: constant ints
         return _repeat_counts(op, args, kwargs, shape, bound["repeats"], axis)
+    if isinstance(bound["repeats"], Symbol) and not bound["repeats"].meta.is_python:
+        from .ops_data_dependent import repeat_by_array   # counts from the data: a data-dependent size
+        return repeat_by_array(op, args, kwargs, bound)
     r = const_int(bound["repeats"], "repeats (only a constant int or list of ints is captured)")
     if r < 0:
         raise UnsupportedOp("repeat: negative repeats")

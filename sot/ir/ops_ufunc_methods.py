@@ -83,6 +83,8 @@ def _reduceat_infer(op, args, kwargs):
     if axis is None:
         raise UnsupportedOp(f"{op.name}: axis=None")
     indices = b["indices"]
+    if isinstance(indices, Symbol) and not indices.meta.is_python and indices.meta.ndim == 1:
+        return _reduceat_traced(op, b, shape, axis, indices)
     if isinstance(indices, Symbol) or not isinstance(indices, (list, tuple)):
         indices = [indices]
     idx = [const_int(i, "indices") for i in indices]
@@ -94,6 +96,18 @@ def _reduceat_infer(op, args, kwargs):
     result = run_probe(op, (), pargs)
     out = list(shape)
     out[axis] = len(idx) if isinstance(b["indices"], (list, tuple)) else 1
+    return meta_of_probe(op, result, out)
+
+
+def _reduceat_traced(op, b, shape, axis, indices: Symbol):
+    """Indices from a traced 1-d array: one result per index (NumPy reads
+    them when the graph runs: one out of bounds raises IndexError there)."""
+    if not np.can_cast(indices.meta.dtype, np.intp, "safe"):
+        raise UnsupportedOp(f"{op.name}: indices of dtype {indices.meta.dtype} (NumPy raises TypeError)")
+    k = shape_of(indices)[0]
+    result = run_probe(op, (), dict(b, indices=np.zeros(min(k, 1), np.intp)))
+    out = list(shape)
+    out[axis] = k
     return meta_of_probe(op, result, out)
 
 

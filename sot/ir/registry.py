@@ -112,7 +112,8 @@ ALIASING_OPS = frozenset(
                                  # np.histogram(x, bins=edges) returns the edges array itself
                                  "histogram")]
     # conversions return their operand when it already fits; diag of a 2-d array is a view
-    + [("function", n) for n in ("asarray", "ascontiguousarray", "asfortranarray", "diag", "sliding_window_view")]
+    + [("function", n) for n in ("asarray", "asarray_chkfinite", "ascontiguousarray", "asfortranarray", "diag",
+                                 "sliding_window_view")]
     # np.float32(x) of a float32 array is x; fftn over no axes (a 0-d operand) returns it
     + [("function", n) for n in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
                                  "uint64", "float16", "float32", "float64", "complex64", "complex128",
@@ -352,4 +353,4 @@ def _load_families():
     from . import (ops_creation, ops_elementwise, ops_indexing,  # noqa: F401
                    ops_linalg, ops_reduction, ops_shape, ops_ufunc_methods, ops_api, ops_linalg_fft,
                    ops_ufunc_multi, ops_data_dependent, ops_numerical, ops_combine, ops_linalg_api,
-                   ops_edit, ops_polynomial)
+                   ops_edit, ops_polynomial, ops_bits, ops_histogramdd)

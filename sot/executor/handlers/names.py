@@ -1,8 +1,8 @@
 """Loads and stores of constants, locals, cells, globals and attributes."""
 import builtins
 
-from ...breaks.reasons import SIDE_EFFECT, UNSUPPORTED_OPCODE, FallbackError, NewClassStatement
-from .. import cell_writes, classes, dispatch, setters, user_protocols, writes
+from ...breaks.reasons import SIDE_EFFECT, FallbackError
+from .. import cell_writes, classes, dispatch, local_classes, setters, user_descriptors, user_protocols, writes
 from ...guards.tracker import AttrTracker
 from ..opcode_table import FACTS
 from ..variables import NULL, CellVariable, ConstVariable, ObjectVariable, Variable
@@ -165,13 +165,16 @@ def set_attribute(ex, obj: Variable, name: str, value: Variable) -> None:
         setters.inline_setter(ex, obj, cls, name, value)   # a property setter: inlined
         return
     if isinstance(obj, classes.NewObjectVariable):  # made in the trace: no side effect outside
-        classes.store_attr(obj, name, value)
+        if not user_descriptors.store(ex, obj, name, value):   # (a data descriptor in Python: inlined)
+            classes.store_attr(obj, name, value)
         return
     if isinstance(obj, ObjectVariable) and type(obj.value).__setattr__ is object.__setattr__ and \
             obj.tracker is not None and writes.stores_back(value, AttrTracker(obj.tracker, name)):
         return   # `self.state += dt`: the same object, written in place
     if isinstance(obj, ObjectVariable) and obj.tracker is not None:  # replayed after the graph
         ex.graph.effects.store_attr(obj, name, value)
+        return
+    if local_classes.store_class_attr(obj, name, value):  # on a class the trace made
         return
     raise FallbackError(SIDE_EFFECT, f"attribute assignment .{name} on {obj.describe()}")
 
@@ -195,13 +198,12 @@ unsupported("module and class-body name lookups are not simulated",
 
 @handler("LOAD_BUILD_CLASS")
 def load_build_class(ex, instr):
-    # A class statement: its body, decorators, metaclass and __init_subclass__
-    # run user code and make a new class object each call; the break builds it
+    # A class statement: a plain one is made once per translation and kept
+    # private to the trace (local_classes.py); any other breaks, and is built
     # natively, exactly as eager (qualname, module, closure cells, super()).
-    err = FallbackError(UNSUPPORTED_OPCODE, "a class statement is built natively (its body, decorators and "
-                        "metaclass run as eager)")
-    err.reason = NewClassStatement(err.reason.message)
-    raise err
+    ex.push(local_classes.load_build_class(ex, instr))
+
+
 unsupported("super() is not modelled", "LOAD_ZERO_SUPER_ATTR", "LOAD_ZERO_SUPER_METHOD",
             "LOAD_SUPER_METHOD")
 

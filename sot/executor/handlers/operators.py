@@ -249,6 +249,9 @@ def format_value(ex, instr):
         v = functional.plain_values(value.items, "formatting")
         v = tuple(v) if isinstance(value, TupleVariable) and value.python_type() is tuple else \
             list(v) if isinstance(value, ListVariable) else _no_format(value)
+    elif user_protocols.user_class(value) is not None:   # a user class's __str__/__repr__, inlined
+        _format_user_object(ex, instr, value, spec)
+        return
     else:
         raise FallbackError(UNSUPPORTED_OBJECT, f"formatting {value.describe()} as text")
     conv = {1: str, 2: repr, 3: ascii}
@@ -258,6 +261,19 @@ def format_value(ex, instr):
         ex.push(const(conv[instr.arg](v)))
         return
     ex.push(dispatch.folded(dispatch._python(format, v, spec.value)))
+
+
+def _format_user_object(ex, instr, value, spec):
+    code = instr.arg & 0x03 if instr.opname == "FORMAT_VALUE" else instr.arg if instr.opname == "CONVERT_VALUE" else 0
+    if code == 0 and not (isinstance(spec, ConstVariable) and user_protocols.formats_as_str(value, spec.value)):
+        _no_format(value)
+    text = user_protocols.text(ex, {0: str, 1: str, 2: repr}.get(code), value)
+    if text is None:
+        _no_format(value)
+    if instr.opname == "CONVERT_VALUE":
+        ex.push(text)
+    else:
+        ex.push(dispatch.folded(dispatch._python(format, text.value, spec.value)))
 
 
 def _no_format(value):
@@ -278,7 +294,7 @@ def set_add(ex, instr):
 @handler("SET_UPDATE")
 def set_update(ex, instr):
     seq = ex.pop()
-    sets.add_all(ex.peek(instr.arg), dispatch.get_iter(ex.graph, seq).items)
+    sets.add_all(ex.peek(instr.arg), dispatch.get_iter(ex.graph, seq).items, sets.one_at_a_time(seq), seq)
 
 
 @handler("DELETE_SUBSCR")

@@ -12,7 +12,11 @@ class UserFunctionVariable(Variable):
 
     `closure` holds CellVariables; `defaults`/`kwdefaults` hold Variables.
     Functions made by MAKE_FUNCTION during the trace have no `value`.
+    `by_code`: guarded by its code, not its identity (executor/closures.py):
+    `value` is the traced function, not every function it stands for.
     """
+
+    by_code = False
 
     def __init__(self, code: types.CodeType, globals_: dict, name: str,
                  defaults=(), kwdefaults=None, closure=(), value=None, tracker=None,

@@ -106,11 +106,27 @@ class ListVariable(_MutableContainer):
 
 
 class DictVariable(_MutableContainer):
-    """A dict with constant keys; `entries` maps the real key to a Variable."""
+    """A dict with constant keys; `entries` maps the real key to a Variable.
+
+    A plain dict from outside the frame is read key by key while `lazy` is
+    set (executor/dict_data.py); `entries` then loads all of it."""
+
+    lazy = None
 
     def __init__(self, entries: dict, tracker=None):
         super().__init__(tracker)
-        self.entries = dict(entries)
+        self._entries = dict(entries)
+
+    @property
+    def entries(self) -> dict:
+        if self._entries is None:
+            self._entries, self.original = self.lazy.load()
+            self.lazy = None
+        return self._entries
+
+    @entries.setter
+    def entries(self, entries: dict) -> None:
+        self._entries, self.lazy = entries, None
 
     def python_type(self):
         return dict

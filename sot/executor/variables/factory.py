@@ -8,8 +8,9 @@ wins. Kinds are decided on ``type(value)`` (`t`) alone: ``isinstance`` reads
 ``value.__class__``, which runs a user ``__getattribute__``.
 
 Two tiers: builders that choose their own guard (arrays by type/dtype/shape,
-numbers by value or type, containers by length or keys, objects by type),
-then, for everything left, the value is pinned by identity (IdGuard) and
+numbers by value or type, tuples by length, lists and dicts by what the
+trace reads of them, objects by type), then, for everything left, the
+value is pinned by identity (IdGuard) and
 the identity builders choose the Variable (modules, functions, builtins,
 classes); what no builder takes is opaque.
 """
@@ -29,7 +30,7 @@ from ...guards.invariants import ClassUnchangedGuard
 from ...guards.tracker import AttrTracker
 from ...ir import TensorMeta, registry
 from ...ir.meta import dtype_is_supported
-from .. import freeze
+from .. import dict_data, freeze, str_data
 from ..function_graph import (
     VALUE_GUARDED, _is_builtin, _is_numpy_callable, _is_plain_opaque, _item, function_variable, is_user_class,
 )
@@ -118,6 +119,12 @@ def number_input(graph, value, t, tracker):
     return None
 
 
+@register(25)
+def pass_through_str(graph, value, t, tracker):
+    """A str that varied between calls, which the trace only passes on (executor/str_data.py)."""
+    return str_data.str_input(graph, value, t, tracker)
+
+
 @register(30)
 def value_guarded_constant(graph, value, t, tracker):
     if t in VALUE_GUARDED:
@@ -153,11 +160,11 @@ def dict_(graph, value, t, tracker):
     if not all(type(k) in (str, int) for k in value):
         graph.add_guard(IdGuard(tracker, value))
         return OpaqueVariable(value, tracker)
-    graph.add_guard(DictKeysGuard(tracker, value))
-    var = DictVariable({k: graph.wrap(v, _item(tracker, k)) for k, v in value.items()}, tracker)
     if tracker is None:
-        return var
-    var.original = dict(var.entries)
+        return DictVariable({k: graph.wrap(v, None) for k, v in value.items()})
+    graph.add_guard(TypeGuard(tracker, dict))  # keys and values: as the trace reads them (dict_data.py)
+    ref = weakref.ref(graph)
+    var = dict_data.source_dict(graph, value, tracker, lambda: ref()._dict_entries(value, tracker))
     return graph.mutable(var, value)
 
 
@@ -196,6 +203,13 @@ def named_tuple(graph, value, t, tracker):
         return None
     graph.add_guard(LenGuard(tracker, value))
     return NamedTupleVariable([graph.wrap(v, _item(tracker, i)) for i, v in enumerate(value)], tracker, cls=t)
+
+
+@register(95)
+def closure(graph, value, t, tracker):
+    """A closure of user code, by its code (closures.py)."""
+    from ..closures import closure_input
+    return closure_input(graph, value, t, tracker)
 
 
 @register(100)
