@@ -31,7 +31,7 @@ def simulate(frame, graph: FunctionGraph, break_at=None) -> OpcodeExecutor:
     # frame it resumes is gone); a loop body's caller, the native loop, keeps its own
     graph.effects.args_owned = code in breaks.RESUME_ORIGIN and code not in LOOP_BODIES
     if graph.effects.args_owned:
-        _check_stack_arguments(lazy)
+        graph.effects.releasing = _releasing_stack_values(lazy)
     if not FACTS.cells_made_by_instruction:
         for name in code.co_cellvars:
             value = None
@@ -43,15 +43,20 @@ def simulate(frame, graph: FunctionGraph, break_at=None) -> OpcodeExecutor:
                           dynamic_names=breaks.RESUME_DYNAMIC.get(code, frozenset()))
 
 
-def _check_stack_arguments(lazy) -> None:
+def _releasing_stack_values(lazy) -> list[str]:
     """A resume function's stack values are its only references to them, and
     the instruction that consumes one (``make().value``) releases it, which
-    the trace does not model: one whose release runs code (a finalizer a
-    later read would see) makes the resume function run natively."""
-    for name, (value, _) in lazy.items():
-        if name.startswith(breaks.STACK_PREFIX) and release_runs_code(value):
-            raise FallbackError(SIDE_EFFECT, f"a value on the stack at the graph break ({type(value).__name__}) "
-                                "runs code when it is released")
+    the trace does not model: the types of those whose release runs code
+    (a finalizer a later read would see); see `check_stack_releases`."""
+    return [type(value).__name__ for name, (value, _) in lazy.items()
+            if name.startswith(breaks.STACK_PREFIX) and release_runs_code(value)]
+
+
+def check_stack_releases(graph) -> None:
+    """Fall back where a trace that got this far had such a stack value."""
+    if graph.effects.releasing:
+        raise FallbackError(SIDE_EFFECT, f"a value on the stack at the graph break ({graph.effects.releasing[0]}) "
+                            "runs code when it is released")
 
 
 def number_inputs(code, options, shapes):

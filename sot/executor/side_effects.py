@@ -98,7 +98,8 @@ def release_runs_code(value) -> bool:
     ``weakref.finalize`` callback) points at it."""
     t = type(value)
     return getattr(t, "__del__", None) is not None or bool(
-        t.__flags__ & _HEAP_TYPE and t.__weakrefoffset__ and weakref.getweakrefcount(value))
+        t.__flags__ & _HEAP_TYPE and not isinstance(value, type) and t.__weakrefoffset__
+        and weakref.getweakrefcount(value))   # (a class has weakrefs: its bases' subclass lists)
 
 
 class SideEffects:
@@ -113,6 +114,7 @@ class SideEffects:
         self.dropped: str | None = None      # a value whose release may run code, dropped by the trace
         self.enabled = True                  # False: every side effect fails (export: a model has none)
         self.args_owned = False              # the frame's arguments are its own (a resume function's: drop)
+        self.releasing: list = []            # its stack values whose release runs code (frame_entry.py)
 
     def __bool__(self) -> bool:
         return bool(self.attrs or self.containers or self.globals)
