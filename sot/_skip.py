@@ -210,7 +210,10 @@ def forget() -> None:
     explain, a skip/trace_into adjustment)."""
     global _table
     from . import _hook
-    with _lock:
+    # no frame callback while the lock is held: called from user code inside a
+    # decorated call (sot.reset() in a callback), the hook would show it the
+    # frames of the CodeMap methods below, whose skip_rule waits for the lock
+    with _hook.callback_set(None), _lock:
         _table = None
         _decisions.clear()
         codes = [code for code, _rule in _skipped_by_rule.items()]

@@ -16,7 +16,7 @@ from .executor.output import OutputBuilder
 from .guards.compile import load_statements
 from .guards.tracker import CellTracker
 from .ir.floor import check_floor
-from .ir.run_errors import cannot_raise
+from .ir.run_errors import INPUT_BITS, cannot_raise, int_bits
 
 
 def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, info: EntryInfo,
@@ -74,7 +74,10 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
                                     "memory from outside (it could not be rerun natively)")
             namespace["__fp_plain"] = fp_state.never_plain
             namespace["__careful"] = fp_state.run_strict(run if compiled.backend == "numpy" else _numpy_twin(ir))
-        elif _exposed(graph, ir, builder.effects or cell_writes.written(graph, code)):
+        elif exposed := _exposed(graph, ir, builder.effects or cell_writes.written(graph, code)):
+            if isinstance(exposed, dict):   # int inputs that must stay within INPUT_BITS
+                lines += _bound_int_inputs(ir, exposed)
+                namespace["__int_bound"] = 1 << INPUT_BITS
             # An error after its write is raised as it is, from the runner:
             # without the side effects eager made before it (they are replayed
             # after the graph), and past the frame's own handlers (the runner
@@ -112,16 +115,30 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
     return runner
 
 
-def _exposed(graph, ir, replays) -> bool:
+def _bound_int_inputs(ir, bits) -> list[str]:
+    """Runner lines that rerun the frame natively, before the graph writes,
+    where an int input is past the bound `cannot_raise` took for it
+    (ir/run_errors.py int_bits): an int meeting a float there may raise."""
+    lines = []
+    for k, sym in enumerate(ir.inputs):
+        if sym.name in bits:
+            lines += [f"    if not -__int_bound < I{k} < __int_bound:", "        raise __rerun"]
+    return lines
+
+
+def _exposed(graph, ir, replays):
     """Whether an error after the graph's first write into memory from
-    outside would be seen otherwise than eagerly (see make_runner); raises
-    FallbackError where an op there may raise."""
+    outside would be seen otherwise than eagerly (see make_runner): false,
+    true, or the int inputs (a dict) to keep within bounds for it not to
+    raise; raises FallbackError where an op there may raise."""
     commit = first_commit(ir)
     if commit is None:
         return False
     late = ir.statements[commit:]
     seen = [st for st in late if replays or id(st) in graph.handled]
-    raising = next((st for st in seen if not cannot_raise(st)), None)
+    ints = [s.name for s in ir.inputs if s.meta.is_python and s.meta.type is int]
+    bits = int_bits(ir, ints) if ints else {}
+    raising = next((st for st in seen if not cannot_raise(st, bits)), None)
     if raising is not None:
         error = FallbackError(SIDE_EFFECT, f"`{raising}` may raise after the graph wrote into memory from "
                               "outside, and neither the side effects replayed after the graph nor the "
@@ -129,6 +146,8 @@ def _exposed(graph, ir, replays) -> bool:
         if raising.where:
             error.reason.located(*raising.where[0][:2])
         raise error
+    if any(not cannot_raise(st) for st in seen):   # safe only within the bounds: checked per call
+        return {name: bits[name] for name in ints}
     return bool(seen)
 
 

@@ -27,7 +27,8 @@ from .breaks.split import at_call_site, make_break
 from .entry import PHASES, EntryInfo, Options, phase  # noqa: F401 - PHASES, Options: sot.api, sot.explain
 from .executor import cell_writes, freeze, local_classes
 from .executor.codegen import make_calling_code
-from .executor.frame_entry import number_inputs, simulate
+from .executor.frame_entry import check_stack_releases, number_inputs, simulate
+from .executor.generators import check_left_open
 from .executor.function_graph import FunctionGraph
 from .executor.output import OutputBuilder
 from .executor.scalar_policy import ScalarPolicy
@@ -223,6 +224,8 @@ def _translate_once(frame, info: EntryInfo, options: Options, allow_break: bool,
     try:
         with phase(info, "simulate"):
             result = simulate(frame, graph).run()
+            check_left_open(graph)
+            check_stack_releases(graph)
         with phase(info, "codegen"):
             builder = OutputBuilder([t for t, _ in graph.inputs])
             ret = builder.expr(result)

@@ -59,7 +59,7 @@ from bytecode import Instr, Label
 
 from .. import _hook
 from .._codemap import CodeMap
-from ..executor import codegen
+from ..executor import assemble, codegen
 from ..executor.opcode_table import LOCAL_LOADS, LOCAL_STORES, exception_ranges, instructions, local_names_of
 from . import explicit_super
 from .regions import _ALWAYS_JUMPS, _ENDS, _is_jump, real_instructions, stack_depths
@@ -404,7 +404,7 @@ def body_code(original: types.CodeType, body: LoopBody) -> types.CodeType:
     for i in head:
         i.lineno = lineno
     new.extend(head + explicit_super.make_explicit(out, original))
-    code = codegen.patch_closure_loads(new.to_code())
+    code = codegen.patch_closure_loads(assemble.to_code(new, original, bc))
     body.code = per_code[key] = code
     from .resume import RESUME_ORIGIN, RESUME_OWN_CELLS
     RESUME_OWN_CELLS[code] = tuple(original.co_cellvars)

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 from bytecode import Bytecode, CellVar, FreeVar, Instr, Label
 
-from ..executor import codegen
+from ..executor import assemble, codegen
 from ..executor.opcode_table import (
     BREAKABLE, FACTS, LOCAL_LOADS, LOCAL_STORES, TRUTH_JUMPS, exception_entries, exception_ranges,
     instructions, local_names_of, loop_ranges,
@@ -213,11 +213,12 @@ def _method_call_310(instr, stack_nulls: list[bool]) -> bool:
             and [j for j, null in enumerate(stack_nulls) if null] == [len(stack_nulls) - n - 2])
 
 
-def _abstract(code: types.CodeType, keep_handler_depths: bool = False):
-    """Bytecode.from_code(code) and, for each dis offset, its Instr's position.
-    `keep_handler_depths`: the exception table's stack depths as they are (see _to_code).
+def _abstract(code: types.CodeType):
+    """Bytecode.from_code(code) and, for each dis offset, its Instr's position;
+    the exception table's stack depths as they are (3.11+: see _to_code).
     Decoded once per code (abstract_cache.py): each call gets a copy of its own."""
-    return abstract_cache.cached(code, keep_handler_depths, lambda: _decode(code, keep_handler_depths))
+    keep = FACTS.exception_table
+    return abstract_cache.cached(code, keep, lambda: _decode(code, keep))
 
 
 def _decode(code: types.CodeType, keep_handler_depths: bool):
@@ -268,8 +269,7 @@ def resume_code(original: types.CodeType, offset: int, stack_nulls: list[bool],
     cached = per_code.get(key)
     if cached is not None:
         return cached
-    into_try = _enters_try(original, offset)
-    bc, where = _abstract(original, into_try)
+    bc, where = _abstract(original)
     target = Label()
     items = list(bc)
     items.insert(where[offset], target)
@@ -298,27 +298,19 @@ def resume_code(original: types.CodeType, offset: int, stack_nulls: list[bool],
         if isinstance(i, Instr):
             i.lineno = lineno
     new.extend(head + explicit_super.make_explicit(items, original))
-    code = codegen.patch_closure_loads(_to_code(new, original, head, into_try))
+    code = codegen.patch_closure_loads(_to_code(new, original, bc))
     per_code[key] = code
     RESUME_OWN_CELLS[code] = tuple(original.co_cellvars)
     RESUME_ORIGIN[code] = RESUME_ORIGIN.get(original, (original, None))[0], offset
     return code
 
 
-def _enters_try(original: types.CodeType, offset: int) -> bool:
-    """Whether entering `original` at `offset` jumps into a try range (3.11+)."""
-    return any(e.start <= offset < e.end for e in exception_entries(original))
-
-
-def _to_code(bc: Bytecode, original: types.CodeType, head: list, into_try: bool) -> types.CodeType:
-    """bc.to_code(). The `bytecode` package's stack analysis cannot follow a
-    jump from `head` into the middle of a try range (3.11+): then the
-    handlers keep the original's depths (_abstract) and the stack size is
-    bounded by the original's plus all `head` may push."""
-    if not into_try:
-        return bc.to_code()
-    extra = sum(max(1, i.arg) if i.name == "UNPACK_SEQUENCE" else 1 for i in head if isinstance(i, Instr))
-    return bc.to_code(stacksize=original.co_stacksize + extra, compute_exception_stack_depths=False)
+def _to_code(bc: Bytecode, original: types.CodeType, kept: Bytecode) -> types.CodeType:
+    """bc.to_code() without the control-flow analysis (executor/assemble.py):
+    `kept` is the decoded original whose instructions `bc` reuses; the
+    handlers keep the original's depths (_abstract), which the analysis
+    could not find where a jump from the head enters a try range (3.11+)."""
+    return assemble.to_code(bc, original, kept)
 
 
 def block_setups(bc, where: dict, blocks) -> dict[int, list[Instr]]:
@@ -398,8 +390,7 @@ def loop_region_code(original: types.CodeType, plan: BreakPlan, runner, used_cel
     region the same from its start to its end, and for a break inside a
     try/with body (breaks/tries.py) from the breaking instruction to right
     after it."""
-    into_try = _enters_try(original, plan.instr.offset)   # a try/with body, or a loop inside one
-    bc, where = _abstract(original, into_try)
+    bc, where = _abstract(original)
     items = list(bc)
     n = len(plan.layout_after)
     entry = _with_body(items, bc, where, original, plan)
@@ -407,7 +398,9 @@ def loop_region_code(original: types.CodeType, plan: BreakPlan, runner, used_cel
         # "try": directly after the instruction, before any label there (no other path reaches it)
         at = where[plan.instr.offset] + 1 if plan.kind == "try" else where[plan.resume_offset]
         exit_at = _position(items, bc[at])
-        items[exit_at:exit_at] = _splice_lines(_exit_resume(plan, resume, n, local_names), bc[at].lineno)
+        # bc[at] may be a pseudo-instruction (a TryEnd ending the range): the break's own line then
+        line = getattr(bc[at], "lineno", None) or bc[where[plan.instr.offset]].lineno
+        items[exit_at:exit_at] = _splice_lines(_exit_resume(plan, resume, n, local_names), line)
     head = Label()
     k = _position(items, entry)
     while plan.kind == "try" and isinstance(items[k - 1], Instr) and items[k - 1].name in CALL_PREAMBLE:
@@ -424,7 +417,7 @@ def loop_region_code(original: types.CodeType, plan: BreakPlan, runner, used_cel
         if isinstance(i, Instr) and i.lineno is None:
             i.lineno = original.co_firstlineno
     new.extend(ins + items)
-    return codegen.patch_closure_loads(_to_code(new, original, ins, into_try))
+    return codegen.patch_closure_loads(_to_code(new, original, bc))
 
 
 def _position(items: list, obj) -> int:
@@ -541,9 +534,7 @@ def native_prefix_code(original: types.CodeType, plan: BreakPlan, local_names: l
                        resume: types.CodeType) -> types.CodeType:
     """Replacement: the original code, natively, with the resume call spliced
     in at the break (used when the graph before it would be too small)."""
-    # A resume function enters its try range from its head: keep the handlers' depths (_to_code).
-    into_try = FACTS.exception_table and bool(exception_entries(original))
-    bc, where = _abstract(original, into_try)
+    bc, where = _abstract(original)
     items = list(bc)
     k = where[plan.instr.offset]
     n = len(plan.layout_after)
@@ -579,4 +570,4 @@ def native_prefix_code(original: types.CodeType, plan: BreakPlan, local_names: l
     _copy_metadata(new, bc, codegen.uniform_arg_names(original))
     new.freevars = list(original.co_freevars)
     new.extend(items)
-    return codegen.patch_closure_loads(_to_code(new, original, splice + release, into_try))
+    return codegen.patch_closure_loads(_to_code(new, original, bc))

@@ -7,7 +7,8 @@ from __future__ import annotations
 from .. import _hook
 from ..entry import EntryInfo, Options, phase
 from ..executor import cell_writes
-from ..executor.frame_entry import number_inputs, simulate
+from ..executor.frame_entry import check_stack_releases, number_inputs, simulate
+from ..executor.generators import check_left_open
 from ..executor.function_graph import FunctionGraph
 from ..executor.opcode_table import instructions, loop_ranges
 from ..executor.output import OutputBuilder
@@ -43,6 +44,8 @@ def _simulate_to(frame, offset: int, info: EntryInfo, options: Options, shapes):
         with phase(info, "simulate"):
             executor.run()
     except BreakHere:
+        check_left_open(graph)
+        check_stack_releases(graph)
         return graph, executor
     raise FallbackError(INTERNAL, "the second simulation did not reach the break")
 

@@ -403,7 +403,9 @@ def b_reversed(executor, seq):
     raise FallbackError(UNSUPPORTED_OBJECT, f"reversed() of {seq.describe()}")
 
 
-def b_iter(executor, obj):
+def b_iter(executor, obj, *sentinel):
+    if sentinel:  # iter(callable, sentinel): calls until the sentinel; not modelled
+        raise FallbackError(UNSUPPORTED_OBJECT, "iter() of a callable and a sentinel")
     it = user_protocols.get_iter(executor, obj)
     return it if it is not None else dispatch.get_iter(executor.graph, obj)
 

@@ -14,6 +14,7 @@ import types
 from bytecode import Bytecode, CellVar, FreeVar, Instr
 
 from .. import _hook
+from . import assemble
 from .opcode_table import FACTS
 
 
@@ -222,7 +223,7 @@ def finish(bc: Bytecode, ins: list, lineno: int) -> types.CodeType:
         if isinstance(i, Instr) and i.lineno is None:
             i.lineno = lineno
     bc.extend(ins)
-    return bc.to_code()
+    return assemble.to_code(bc)
 
 
 def make_calling_code(original: types.CodeType, target, used_cells: set[int], stores=()) -> types.CodeType:

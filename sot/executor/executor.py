@@ -177,10 +177,12 @@ class OpcodeExecutor:
         """The local's binding goes (rebound or deleted): its value may be released."""
         old = self.locals.pop(name, None)
         lazy = self.lazy_locals.pop(name, None)
+        # the root frame's last reference (an inlined callee's caller still holds what it passed)
+        last = not self.depth and not any(v is old for v in (*self.stack, *self.locals.values()))
         if old is not None:
-            self.graph.effects.drop(old)
+            self.graph.effects.drop(old, last=last)
         elif lazy is not None:
-            self.graph.effects.drop(value=lazy[0], tracker=lazy[1])
+            self.graph.effects.drop(value=lazy[0], tracker=lazy[1], last=last)
 
     def cell(self, name: str) -> CellVariable:
         cell = self.cells.get(name)

@@ -79,6 +79,7 @@ class FunctionGraph:
         self.fp_strict = False  # an np.errstate block was entered: every error raises (executor/contexts.py)
         self.effects = SideEffects()  # stores into outside objects, replayed by the runner
         self.handled: set = set()  # id() of statements recorded where a handler of the trace's frames covers them
+        self.generators: list = []  # GeneratorVariables made by the trace (generators.check_left_open)
 
     # -- guards --------------------------------------------------------------
     def add_guard(self, guard) -> None:

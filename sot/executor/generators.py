@@ -7,14 +7,19 @@ body runs interleaved with the consumer exactly as eager runs it (side
 effects keep their order; `any` stops it early). A generator that escapes
 the trace (returned, alive across a graph break) cannot be rebuilt: that
 region runs natively, where eager's generator object has eager's lifetime.
+
+One left paused inside a `try`/`with` is closed by eager when dropped
+(`del g`, the end of the frame, a loop's `break`): its `finally` or
+`__exit__` runs then, at a moment the trace does not model; such a
+translation falls back (`check_left_open`).
 """
 from __future__ import annotations
 
 import types
 
 from ..breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
-from .exceptions import ExceptionVariable, unwind
-from .opcode_table import FACTS
+from .exceptions import ExceptionVariable, handler_covers, unwind
+from .opcode_table import FACTS, INTRINSIC_STOPITERATION_ERROR
 from .signals import RaiseSignal, YieldSignal
 from .variables import ConstVariable, LazyIteratorVariable, Variable
 
@@ -34,6 +39,7 @@ class GeneratorVariable(LazyIteratorVariable):
         self._unreported = False  # returned in the current step (its StopIteration carries the value)
         self.running = False  # gi_running: inside its own frame
         super().__init__(self._resume, types.GeneratorType)
+        executor.graph.generators.append(self)
 
     def next(self) -> Variable | None:
         self._unreported = False
@@ -143,3 +149,33 @@ class GeneratorVariable(LazyIteratorVariable):
 
     def describe(self) -> str:
         return f"generator {self.name}"
+
+    def closing_runs_code(self) -> bool:
+        """Whether closing it now runs its own code: paused at a yield that
+        a `try`/`with` handler covers (not 3.12's implicit one that turns a
+        StopIteration into RuntimeError). A generator it delegates to is
+        one of the trace's too: checked on its own."""
+        ex = self.executor
+        if not self._started or self._done or not handler_covers(ex):
+            return False
+        if not FACTS.exception_table:
+            return True
+        offset = ex.current.offset
+        while True:
+            entry = next((e for e in ex._exception_entries if e.start <= offset < e.end), None)
+            if entry is None:
+                return False
+            target = ex.instrs[ex.index_of[entry.target]]
+            if target.opname != "CLEANUP_THROW":   # `yield from`'s: it passes GeneratorExit on
+                return not (target.opname == "CALL_INTRINSIC_1" and target.argrepr == INTRINSIC_STOPITERATION_ERROR)
+            offset = target.offset
+
+
+def check_left_open(graph) -> None:
+    """Fall back where a generator of the trace was left paused in a
+    `try`/`with`: eager closes it when it is dropped, running its cleanup
+    at a point of the frame the trace does not know (see module doc)."""
+    for gen in graph.generators:
+        if gen.closing_runs_code():
+            raise FallbackError(UNSUPPORTED_OBJECT, f"generator {gen.name} left paused inside a try/with: "
+                                "eager runs its cleanup when it is dropped")

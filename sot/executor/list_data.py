@@ -44,6 +44,12 @@ def _as_array_checked(items, dtype, kind):
     return _as_array(items, dtype)
 
 
+def _list_length(items):
+    if type(items) is not list:
+        raise TypeError("not a list")
+    return len(items)
+
+
 def _rerun():
     raise _hook.RerunNatively
 
@@ -67,6 +73,12 @@ class AsArrayTracker(Tracker):
 
     def name(self):
         return "np.asarray(%s)" % self.base.name()
+
+    def dim_source(self, axis: int):
+        """(base, list -> its length): how a guard reads this 1-d array's dim
+        without converting it (guards/guard.py DimEqualGuard)."""
+        assert axis in (0, -1)
+        return self.base, _list_length
 
     def load(self, g, args, cells):
         items = self.base.load(g, args, cells)

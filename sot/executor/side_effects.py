@@ -42,7 +42,9 @@ again.
 """
 from __future__ import annotations
 
+import enum
 import inspect
+import weakref
 
 import numpy as np
 
@@ -58,7 +60,7 @@ from .variables import (
     TupleVariable,
 )
 
-__all__ = ["SideEffects", "is_data_descriptor"]
+__all__ = ["SideEffects", "is_data_descriptor", "release_runs_code"]
 
 
 #: types whose objects run no Python code when released
@@ -86,6 +88,20 @@ def plain(var) -> bool:
     return False
 
 
+_HEAP_TYPE = 1 << 9   # Py_TPFLAGS_HEAPTYPE: a class made by a class statement
+
+
+def release_runs_code(value) -> bool:
+    """Whether dropping the last reference to ``value`` runs code: its class
+    finalizes (``__del__``, a generator's ``finally``, a file's close), or,
+    for an instance of a class statement's class, a weakref (a
+    ``weakref.finalize`` callback) points at it."""
+    t = type(value)
+    return getattr(t, "__del__", None) is not None or bool(
+        t.__flags__ & _HEAP_TYPE and not isinstance(value, type) and t.__weakrefoffset__
+        and weakref.getweakrefcount(value))   # (a class has weakrefs: its bases' subclass lists)
+
+
 class SideEffects:
     """The side effects one FunctionGraph's trace made on outside objects."""
 
@@ -97,6 +113,8 @@ class SideEffects:
         self._alive: list = []               # the objects: their ids stay theirs while tracing
         self.dropped: str | None = None      # a value whose release may run code, dropped by the trace
         self.enabled = True                  # False: every side effect fails (export: a model has none)
+        self.args_owned = False              # the frame's arguments are its own (a resume function's: drop)
+        self.releasing: list = []            # its stack values whose release runs code (frame_entry.py)
 
     def __bool__(self) -> bool:
         return bool(self.attrs or self.containers or self.globals)
@@ -114,17 +132,28 @@ class SideEffects:
             raise FallbackError(SIDE_EFFECT, f"{var.describe()} was mutated through another path in this call")
         others.append(var)
 
-    def drop(self, var=None, value=_MISSING, tracker=None) -> None:
+    def drop(self, var=None, value=_MISSING, tracker=None, last=True) -> None:
         """The trace drops a local's reference (``var``, or a never-loaded
-        argument ``value`` reached through ``tracker``)."""
+        argument ``value`` reached through ``tracker``); ``last``: the
+        frame it translates held no other (stack item, local). A decorated
+        function's caller holds its arguments, but a resume function's
+        frame holds the only reference to what it was passed: dropping one
+        of those breaks the graph there (`args_owned`)."""
         if var is not None:
             if plain(var) or (var.tracker is not None and not isinstance(var.tracker, LocalTracker)):
                 return   # held by the object it was read from (a store over it is checked in finish)
             what = var.describe()
-        elif type(value) in PLAIN_TYPES or value is _MISSING:
-            return
+            real = var.tracker is not None
+        elif type(value) in PLAIN_TYPES or value is _MISSING or isinstance(value, enum.Enum):
+            return   # (an enum member, loop_body.UNBOUND too, is held by its class)
         else:
             what = tracker.name()
+            real = True
+        if real and last and self.args_owned:
+            # the frame held the only reference: its finalizer (__del__, weakref.finalize,
+            # a generator's finally) runs here and may change what the rest of the trace reads
+            raise FallbackError(SIDE_EFFECT, f"the reference to {what} is dropped (eagerly, its release may "
+                                "run code that what follows sees)")
         if self.dropped is None:
             self.dropped = what
 

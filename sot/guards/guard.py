@@ -389,7 +389,7 @@ class DimEqualGuard(Guard):
     """``a.shape[i] == b.shape[j]``: two symbolic dims that the trace took
     as one (duck sizing, see ``sot.ir.statement_ir.add_input``). Both
     values are arrays already pinned by their TensorGuards, which come
-    first."""
+    first, or a list of numbers the runner converts (its length read)."""
 
     def __init__(self, tracker: Tracker, axis: int, other: Tracker, other_axis: int):
         self.tracker, self.axis = tracker, axis
@@ -400,16 +400,39 @@ class DimEqualGuard(Guard):
                                                   self.other.name(), self.other_axis)
 
     def explain(self, read):
-        a, b = read(self.tracker).shape[self.axis], read(self.other).shape[self.other_axis]
+        (ta, fa), (tb, fb) = self._readers()
+        a, b = fa(read(ta)), fb(read(tb))
         return "%s.shape[%d] (%d) no longer equals %s.shape[%d] (%d)" % (
             self.tracker.subject(), self.axis, a, self.other.subject(), self.other_axis, b)
 
+    def _readers(self):
+        return _dim_of(self.tracker, self.axis), _dim_of(self.other, self.other_axis)
+
     def c_ops(self, prog):
-        return [("dimeq", prog.reg(self.tracker), self.axis, prog.reg(self.other), self.other_axis,
-                 np.ndarray)]
+        (ta, fa), (tb, fb) = self._readers()
+        if ta is self.tracker and tb is self.other:
+            return [("dimeq", prog.reg(self.tracker), self.axis, prog.reg(self.other), self.other_axis,
+                     np.ndarray)]
+        # a dim with no C load (a list converted by the runner, executor/list_data.py):
+        # read from what it is made of, by the two-register call op
+        return [("overlap", prog.reg(ta), prog.reg(tb), lambda u, v: fa(u) == fb(v), True)]
 
     def _key(self):
         return (self.axis, self.other, self.other_axis)
+
+
+def _dim_of(tracker, axis):
+    """(tracker with a C load, value -> its dim `axis`): the array's own
+    shape, or what a tracker with no C load (``dim_source``) is made of."""
+    source = getattr(tracker, "dim_source", None)
+    if source is not None:
+        return source(axis)
+
+    def dim(value):   # an exact ndarray (its TensorGuard came first): reads run no user code
+        if type(value) is not np.ndarray:
+            raise TypeError("not an ndarray")
+        return value.shape[axis]
+    return tracker, dim
 
 
 class GlobalAbsentGuard(Guard):

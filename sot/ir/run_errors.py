@@ -10,7 +10,12 @@ float op may raise too: that is the caller's to check (fp_state).
 
 ``cannot_raise(st)`` is a whitelist: True only for statements known not to
 raise under a plain floating-point state; anything else (a new op included)
-counts as "may raise".  The runner asks it for the statements after a
+counts as "may raise".
+
+A Python int meeting a float (``lr * step``, ``w * self.t`` with a float
+array) raises OverflowError only past 2**1023: given ``int_bits`` (bounds
+on the int symbols computed from int inputs that the runner keeps within
+``INPUT_BITS`` bits, rerunning natively otherwise), it cannot raise.  The runner asks it for the statements after a
 graph's first write into memory from outside: an error there cannot be
 rerun natively, and the side effects that eager made before it are
 replayed only after the graph (sot/runner.py).
@@ -21,7 +26,7 @@ import numpy as np
 
 from .statement_ir import Statement, symbols_in
 
-__all__ = ["cannot_raise"]
+__all__ = ["cannot_raise", "int_bits", "INPUT_BITS"]
 
 _NUMERIC = frozenset("biufc")
 
@@ -56,31 +61,80 @@ _COMPARISONS = frozenset(("eq", "ne", "lt", "le", "gt", "ge"))
 _EXACT = frozenset(("add", "sub", "mul", "neg", "pos", "abs", "and_", "or_", "xor"))
 
 
-def _numbers_cannot_raise(st: Statement, name: str, numbers: list) -> bool:
+#: int graph inputs the runner keeps within ±2**INPUT_BITS (a native rerun otherwise)
+INPUT_BITS = 1000
+_FLOAT_BITS = 1023   # an int of fewer bits converts to a float without OverflowError
+#: operators on float arrays and Python numbers that only warn (divide by zero, overflow)
+_FLOAT_ARRAY_OPS = frozenset(("add", "sub", "mul", "truediv", "floordiv", "mod", "pow")) | _COMPARISONS
+
+
+def int_bits(ir, inputs) -> dict:
+    """Bounds on the bit length of the int Python-number symbols computed by
+    +, -, *, unary ops and int constants from the int inputs named in
+    `inputs` (each taken within INPUT_BITS bits)."""
+    bits = dict.fromkeys(inputs, INPUT_BITS)
+    for st in ir.statements:
+        out = st.outputs[0] if len(st.outputs) == 1 else None
+        if st.op.kind != "operator" or st.kwargs or out is None or not out.meta.is_python or out.meta.type is not int:
+            continue
+        args = [bits.get(a.name) if hasattr(a, "meta") else
+                (int(a).bit_length() if type(a) in (int, bool) else None) for a in st.args]
+        if None in args:
+            continue
+        name = _name(st)
+        if name in ("add", "sub") and len(args) == 2:
+            bits[out.name] = max(args) + 1
+        elif name == "mul" and len(args) == 2:
+            bits[out.name] = sum(args)
+        elif name in ("neg", "pos", "abs") and len(args) == 1:
+            bits[out.name] = args[0]
+    return bits
+
+
+def _float_safe(symbols, consts, bits) -> bool:
+    """The numbers convert to floats without OverflowError."""
+    return all(s.meta.type is not int or bits.get(s.name, _FLOAT_BITS) < _FLOAT_BITS for s in symbols) and all(
+        type(a) in (float, bool) or (type(a) is int and a.bit_length() < _FLOAT_BITS) for a in consts)
+
+
+def _numbers_cannot_raise(st: Statement, name: str, numbers: list, bits) -> bool:
     """A statement on Python numbers (graph inputs or values computed from
-    them): comparisons, and int-only +, -, *, bit ops (exact big ints), or
-    float-only +, -, * cannot raise; a division or power by zero, a negative
-    shift, an int too large for a float or for an array's dtype can."""
-    if st.op.kind != "operator":
+    them): comparisons, and int-only +, -, *, bit ops (exact big ints), //
+    and % by a nonzero constant, or +, -, * with a float on ints small
+    enough for a float cannot raise; a division or power by zero, a
+    negative shift, an int too large for a float or for an array's dtype
+    can. With arrays: +, -, *, /, //, %, ** and comparisons of float arrays
+    with floats and such ints only warn."""
+    if st.op.kind != "operator" or st.kwargs:
         return False
+    consts = [a for a in st.args if not hasattr(a, "meta")]
+    arrays = [s for s in symbols_in(st.args) + list(st.outputs) if not s.meta.is_python]
+    if arrays:
+        kinds = "f" if name in ("mod", "floordiv") else "fc"
+        return name in _FLOAT_ARRAY_OPS and all(s.meta.dtype.kind in kinds for s in arrays) and \
+            all(type(a) in (int, float, bool) for a in consts) and _float_safe(numbers, consts, bits)
     if name in _COMPARISONS:
         return True
-    if name not in _EXACT or any(not s.meta.is_python for s in symbols_in((st.args, st.kwargs))):
+    if name in ("mod", "floordiv") and {s.meta.type for s in numbers} <= {int, bool} and \
+            len(st.args) == 2 and type(st.args[1]) is int and st.args[1] != 0:
+        return True     # ints by a nonzero int constant: exact
+    if name not in _EXACT:
         return False
     symbol_kinds = {s.meta.type for s in numbers}
-    const_kinds = {type(a) for a in st.args if not hasattr(a, "meta")}
+    const_kinds = {type(a) for a in consts}
     if symbol_kinds | const_kinds <= {int, bool}:
         return True
-    return symbol_kinds == {float} and const_kinds <= {float, int, bool} and all(
-        abs(a) < 2 ** 53 for a in st.args if type(a) is int)
+    return name not in ("and_", "or_", "xor") and const_kinds <= {float, int, bool} and \
+        all(abs(a) < 2 ** 53 for a in consts if type(a) is int) and _float_safe(numbers, (), bits)
 
 
-def cannot_raise(st: Statement) -> bool:
-    """True when ``st`` cannot raise for any values of its inputs (see module doc)."""
+def cannot_raise(st: Statement, bits=None) -> bool:
+    """True when ``st`` cannot raise for any values of its inputs (see module
+    doc); ``bits``: `int_bits` of the graph, where the runner bounds its int inputs."""
     symbols = symbols_in((st.args, st.kwargs)) + list(st.outputs)
     numbers = [s for s in symbols if s.meta.is_python]
     if numbers:
-        return _numbers_cannot_raise(st, _name(st), numbers)
+        return _numbers_cannot_raise(st, _name(st), numbers, bits or {})
     dtypes = [s.meta.dtype for s in symbols]
     if any(d.kind not in _NUMERIC for d in dtypes):
         return False     # object, string, datetime arrays: their values decide

@@ -235,6 +235,7 @@ class StatementIR:
         self._dim_of_size: dict[int, int] = {}      # trace-time size -> symbolic dim k
         self._mask_counts: dict[str, object] = {}   # mask symbol name -> the unbacked source of its count
         self.dim_ties: list[tuple] = []             # (source, source of the dim it shares)
+        self._number_sources: set = set()           # sources of add_number_input's inputs
         #: (symbol name, axis): static dims of computed values the trace read
         #: as Python ints while inputs had symbolic dims (sot/ir/floor.py checks them)
         self.static_reads: list[tuple[str, int]] = []
@@ -290,6 +291,7 @@ class StatementIR:
         holds only for this value raises SpecializeDims with ``source``."""
         k = len(self._dims) + 1
         self._dims.append(source)
+        self._number_sources.add(source)
         shadow = type(value)(value + SHADOW_OFFSET * k)
         sym = Symbol(f"i{len(self._inputs)}", ScalarMeta(type(value), value, shadow))
         self._inputs.append(sym)
@@ -325,6 +327,7 @@ class StatementIR:
                 metas = _python_scalar_meta(op, args, kwargs, deps)
             else:
                 metas = _two_world_metas(op, args, kwargs, deps, self._dims)
+                self._check_numbers_steer(op, args, kwargs, metas, used)
                 if ub.any_unbacked(deps):
                     from .data_numbers import check_array_op
                     check_array_op(op, args, kwargs, deps, metas, self.deps)
@@ -365,6 +368,28 @@ class StatementIR:
                     table[sym.name] = value
         self._statements.append(Statement(op, recorded, kwargs, outputs, multi))
         return result
+
+    def _check_numbers_steer(self, op, args, kwargs, metas, used) -> None:
+        """SpecializeDims where a result size the two worlds left static
+        moves with a Python number that changes between calls, or with a
+        dim made from one being 1 (ir/number_probe.py)."""
+        if not self._number_sources:
+            return
+        # numbers computed from number inputs alone, that no other argument
+        # shares a source with: moving one of them alone is a value it can
+        # take (`x.shape[0]` moves with x's dim, not alone)
+        numbers = [s for s in used if s.meta.is_python and self._deps.get(s.name)
+                   and self._deps[s.name] <= self._number_sources
+                   and not any(o.name != s.name and self._deps[s.name] & self._deps.get(o.name, frozenset())
+                               for o in used)]
+        arrays = [s for s in used if not s.meta.is_python and s.meta.symbolic_axes
+                  and self._deps.get(s.name, frozenset()) & self._number_sources]
+        from .number_probe import check_numbers_steer, check_size_one  # (it imports this module)
+        if numbers:
+            check_numbers_steer(op, args, kwargs, metas, list({s.name: s for s in numbers}.values()),
+                                lambda s: self._deps[s.name])
+        if arrays:
+            check_size_one(op, args, kwargs, metas, arrays)
 
     def _broadcast_unbacked(self, op, args, kwargs, deps, error):
         """The metas of an op that broadcasts a data-dependent size against a
