@@ -101,7 +101,12 @@ def same(eager_main, static_main, inputs, n, seeds=(0, 1), first=None) -> bool:
 def assert_close(eager, traced, path="result", rtol=1e-5, atol=1e-7):
     """Same structure, dtypes and shapes; float arrays within tolerance (a
     backend other than NumPy runs other kernels)."""
-    if isinstance(eager, (np.ndarray, np.generic)) and np.asarray(eager).dtype.kind in "fc":
+    if isinstance(eager, np.ndarray) and eager.dtype.names and isinstance(traced, np.ndarray):
+        # a structured array: field by field (== of records is False where a field is NaN)
+        assert eager.dtype == traced.dtype and eager.shape == traced.shape, f"{path}: {eager.dtype} vs {traced.dtype}"
+        for name in eager.dtype.names:
+            assert_close(eager[name], traced[name], f"{path}[{name!r}]", rtol, atol)
+    elif isinstance(eager, (np.ndarray, np.generic)) and np.asarray(eager).dtype.kind in "fc":
         assert type(eager) is type(traced) and eager.dtype == traced.dtype, f"{path}: {eager.dtype} vs {traced}"
         assert np.shape(eager) == np.shape(traced), f"{path}: shape {np.shape(eager)} != {np.shape(traced)}"
         assert np.allclose(eager, traced, rtol=rtol, atol=atol, equal_nan=True), f"{path}: values differ"
