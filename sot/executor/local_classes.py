@@ -17,8 +17,8 @@ The prototype is exact only while it stays private to the trace, so:
 - Nothing changes it after it is made: a class-level store (`C.n += 1`) of
   a value to a name its body defined is simulated (`store_class_attr`,
   read back by `classes.class_level` through `stored_class_attr`); any
-  other is refused. The guards the trace puts on the prototype are kept:
-  what it inherits from a class outside the frame may change between calls.
+  other is refused. Its bases are builtins or classes made in the same
+  trace: a prototype would stay in an outside base's `__subclasses__()`.
 - If the class, an instance of it, or anything read from it would leave the
   graph (returned, stored outside, live across a break), output.py raises
   `ClassEscapes`; translate() then marks that class statement and translates
@@ -34,7 +34,7 @@ import weakref
 
 from .._codemap import CodeMap
 from ..breaks.reasons import UNSUPPORTED_OPCODE, FallbackError, NewClassStatement
-from ..guards.tracker import ConstTracker, GlobalTracker
+from ..guards.tracker import ConstTracker
 from .variables import CellVariable, ClassVariable, ConstVariable, TensorVariable, UserFunctionVariable, Variable
 from .variables.modelled import ModelledObject
 
@@ -191,7 +191,7 @@ def _check_body(code) -> set[str] | str:
     return reads
 
 
-def _base_ok(base, tracker) -> str | None:
+def _base_ok(base) -> str | None:
     if not isinstance(base, type) or type(base) is not type:
         return "a base is not a plain class"
     if base not in TRACE_CLASSES and base.__module__ != "builtins":
@@ -202,9 +202,6 @@ def _base_ok(base, tracker) -> str | None:
         return "a base is a class from outside the frame (its __subclasses__() would list the trace's class)"
     if any("__init_subclass__" in k.__dict__ for k in base.__mro__[:-1]):
         return "a base defines __init_subclass__"
-    if not (base.__module__ == "builtins" or base in TRACE_CLASSES or
-            all(k.__flags__ & (1 << 9) for k in base.__mro__[:-1])):   # Py_TPFLAGS_HEAPTYPE
-        return "a base is a C class of a library"
     return None
 
 
@@ -231,7 +228,7 @@ class BuildClassVariable(ModelledObject, Variable):
         bases = []
         for b in args[2:]:
             value = getattr(b, "value", None)
-            why = _base_ok(value, b.tracker)
+            why = _base_ok(value)
             if why is not None:
                 raise not_modelled(why)
             bases.append(value)
