@@ -173,6 +173,8 @@ def python_value(v: Variable):
         return v.value
     from .sets import SetVariable   # sets imports this module
     if isinstance(v, SetVariable):
+        from .identities import check_unordered
+        check_unordered(v.values, "a str method's argument")
         return set(v.values)   # a copy: a pure method only reads it
     if isinstance(v, (TupleVariable, ListVariable)) and v.python_type() in (tuple, list):
         return v.python_type()(plain_values(v.items, "a str method's argument"))

@@ -20,9 +20,19 @@ def const(value) -> ConstVariable:
     return ConstVariable(value)
 
 
-def _plain(items, what: str) -> list:
+def _plain(items, what: str, members=()) -> list:
+    """The set members standing for `items` (the id() of an object made in
+    the trace as its IdKey), checked against the set's `members`."""
     from .functional import plain_values  # functional imports dispatch, which imports this module
-    return plain_values(list(items), what)
+    from .identities import IdVariable, check_kinds   # here: identities imports classes (an import cycle)
+    items = list(items)
+    ids = [v.key for v in items if isinstance(v, IdVariable)]
+    if not ids:
+        values = plain_values(items, what)
+        check_kinds(members, values)
+        return values
+    check_kinds(members, [v.key if isinstance(v, IdVariable) else None for v in items])
+    return ids
 
 
 def _python(fn, *values):
@@ -45,7 +55,9 @@ class SetVariable(Variable):
         """The set made again by eager's adds (see the module docstring)."""
         if self.history is None or _has_nan(tuple(self.values)):
             raise FallbackError(UNSUPPORTED_OBJECT, f"{self.describe()} created during the trace cannot be rebuilt")
-        return f"{builder._bind(_replayed)}(({''.join(builder._bind(v) + ', ' for v in self.history)}))"
+        from .identities import IdKey
+        history = "".join((builder.expr(v.var) if type(v) is IdKey else builder._bind(v)) + ", " for v in self.history)
+        return f"{builder._bind(_replayed)}(({history}))"
 
     def python_type(self):
         return set
@@ -58,6 +70,8 @@ class SetVariable(Variable):
 
     @property
     def items(self) -> list[Variable]:
+        from .identities import check_unordered
+        check_unordered(self.values, "iteration")
         return [const(v) for v in self.values]
 
 
@@ -92,7 +106,7 @@ def build(items, one_at_a_time: bool = True) -> SetVariable:
 
 
 def add_all(target: SetVariable, items, one_at_a_time: bool = True, source: Variable | None = None) -> None:
-    values = _plain(items, "a set")
+    values = _plain(items, "a set", target.values)
     target.values.update(values)
     if target.history is None:
         return
@@ -138,7 +152,7 @@ def binary(name: str, a: Variable, b: Variable) -> Variable:
 
 
 def contains(item: Variable, s: SetVariable) -> bool:
-    return _plain([item], "`in` of a set")[0] in s.values
+    return _plain([item], "`in` of a set", s.values)[0] in s.values
 
 
 def compare(name: str, a: Variable, b: Variable) -> Variable:
@@ -172,7 +186,7 @@ def method(s: SetVariable, name: str, args, kwargs) -> Variable:
     others = [a if isinstance(a, SetVariable) else build(get_iter(None, a).items) for a in args] \
         if name in ("union", "intersection", "difference", "update", "issubset", "issuperset") else []
     if name in ("add", "discard", "remove"):
-        (value,) = _plain(args, f"set.{name}")
+        (value,) = _plain(args, f"set.{name}", s.values)
         _python(getattr(s.values, name), value)
         if name == "add" and s.history is not None:
             s.history.append(value)
