@@ -154,3 +154,91 @@ def test_a_returned_id_is_the_returned_objects():
     for _ in range(3):
         a, i = static(X)
         assert i == id(a)
+
+
+# -- hash() of objects made in the trace, and the objects as set members -----------------------
+
+import dataclasses  # noqa: E402
+
+
+@dataclasses.dataclass(frozen=True)
+class Frozen:
+    a: int
+    b: float = 2.0
+
+
+class Huge:
+    def __init__(self, h):
+        self.h = h
+
+    def __hash__(self):
+        return self.h
+
+
+class EqOnly:
+    def __eq__(self, other):
+        return True
+
+
+def user_hash_is_inlined(x):
+    f = Frozen(1)
+    return hash(f) == hash(Frozen(1)), hash(f), x * f.b
+
+
+def user_hash_folded_as_cpython(x):
+    return hash(Huge(2 ** 62)), hash(Huge(-1)), hash(Huge(2 ** 70)), hash(Huge(True)), x * 2
+
+
+def default_hash_by_identity(x):
+    a, b = Node(x), Node(x)
+    return hash(a) == hash(a), hash(a) != hash(b), x
+
+
+def objects_as_set_members(x):
+    a, b, c = Node(x), Node(x + 1), Node(x + 2)
+    s = {a, b, 1, "k"}
+    s.add(a)
+    s.discard(b)
+    return a in s, b in s, c in s, 1 in s, len(s), a.data + c.data
+
+
+@pytest.mark.parametrize("fn", [user_hash_is_inlined, user_hash_folded_as_cpython, default_hash_by_identity,
+                                objects_as_set_members])
+def test_hash_and_set_members_are_captured_whole(fn):
+    assert_captured_whole(fn, X)
+    check(fn, (X,), (X[:2],))
+
+
+def default_hash_value_used(x):
+    return hash(Node(x)) % 8 >= 0, x
+
+
+def iterating_a_set_of_objects(x):
+    s = {Node(x), Node(x)}
+    return [n.data for n in s][0] + 1
+
+
+def unhashable_in_a_set(x):
+    try:
+        return {EqOnly()}, x
+    except TypeError as e:
+        return str(e), x * 2
+
+
+def returned_set_of_objects(x):
+    a = Node(x)
+    return a, {a}
+
+
+@pytest.mark.parametrize("fn", [default_hash_value_used, iterating_a_set_of_objects, unhashable_in_a_set])
+def test_what_needs_the_address_breaks_with_eagers_result(fn):
+    report = sot.explain(sot.to_static(fn, min_graph_size=0), X)
+    assert report.breaks
+    check(fn, (X,))
+
+
+def test_a_returned_set_of_objects_holds_the_returned_object():
+    static = sot.to_static(returned_set_of_objects)
+    for _ in range(3):
+        a, s = static(X)
+        assert type(s) is set and len(s) == 1 and a in s

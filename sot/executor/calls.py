@@ -528,6 +528,8 @@ def b_hasattr(executor, obj, name):
 
 
 def b_hash(executor, obj):
+    if (hashed := identities.user_hash(executor, obj)) is not None:
+        return hashed
     folded = builtin_values.hash_of(obj)
     return folded if folded is not None else _python_builtin(hash)(executor, obj)
 

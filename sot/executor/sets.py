@@ -21,18 +21,15 @@ def const(value) -> ConstVariable:
 
 
 def _plain(items, what: str, members=()) -> list:
-    """The set members standing for `items` (the id() of an object made in
-    the trace as its IdKey), checked against the set's `members`."""
+    """The set members standing for `items` (an object made in the trace,
+    or its id(), as an IdKey), checked against the set's `members`."""
     from .functional import plain_values  # functional imports dispatch, which imports this module
-    from .identities import IdVariable, check_kinds   # here: identities imports classes (an import cycle)
+    from .identities import check_kinds, member_key   # here: identities imports classes (an import cycle)
     items = list(items)
-    ids = [v.key for v in items if isinstance(v, IdVariable)]
-    if not ids:
-        values = plain_values(items, what)
-        check_kinds(members, values)
-        return values
-    check_kinds(members, [v.key if isinstance(v, IdVariable) else None for v in items])
-    return ids
+    keys = [member_key(v) for v in items]
+    values = [k if k is not None else plain_values([v], what)[0] for v, k in zip(items, keys)]
+    check_kinds(members, values)
+    return values
 
 
 def _python(fn, *values):
