@@ -183,3 +183,10 @@ def test_an_argument_is_read_and_guarded_by_type_and_length():
 
 def test_mutating_an_argument_runs_as_eager():
     check(mutates_an_argument, (X, Stack([1, 2])))
+
+
+def test_a_class_copied_before_still_qualifies():
+    import copy
+    copy.copy(Stack([1]))   # copyreg caches __slotnames__ on the class
+    assert "__slotnames__" in vars(Stack)
+    assert_captured_whole(list_subclass_methods, X)

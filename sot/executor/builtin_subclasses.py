@@ -37,7 +37,8 @@ from .variables.modelled import ModelledObject
 #: names a qualifying class's own __dict__ may hold besides plain (non-dunder) names
 _METADATA = frozenset(("__module__", "__qualname__", "__doc__", "__dict__", "__weakref__", "__firstlineno__",
                        "__static_attributes__", "__annotations__", "__init__", "__classcell__", "__orig_bases__",
-                       "__type_params__", "__annotate__", "__annotate_func__", "__annotations_cache__"))
+                       "__type_params__", "__annotate__", "__annotate_func__", "__annotations_cache__",
+                       "__slotnames__"))   # (copyreg caches that one on the class at the first copy)
 _OWN = {list: _METADATA, dict: _METADATA | {"__missing__"}}
 
 
