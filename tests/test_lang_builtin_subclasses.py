@@ -117,15 +117,66 @@ def test_a_local_class_leaving_the_graph_is_each_calls_own():
         assert_same(r[0], X)
 
 
-# -- special methods overridden: a graph break, eager's results ------------------------------
+# -- item access overridden: inlined, super() reaching list's/dict's own ------------------------
 
-def overrides_getitem(x):
-    class Doubled(list):
+class Clipped(list):
+    def __getitem__(self, i):
+        if isinstance(i, int) and i >= len(self):
+            i = len(self) - 1
+        return super().__getitem__(i)
+
+    def __setitem__(self, i, v):
+        super().__setitem__(i, v * 10)
+
+    def __delitem__(self, i):
+        super().__delitem__(0)
+
+    def __contains__(self, v):
+        return v == "always" or super().__contains__(v)
+
+    def __repr__(self):
+        return "Clipped!"
+
+
+class Defaulted(dict):
+    def __getitem__(self, k):
+        return super().__getitem__(k.lower())
+
+    def __missing__(self, k):
+        return -1
+
+
+def overridden_item_access(x):
+    c = Clipped([1.5, 2.5, 3])
+    c[2] = 4
+    del c[1]          # deletes the first item
+    return x * c[0] + c[7], c[1:], "always" in c, 40 in c, 5 in c, c, len(c)
+
+
+def overridden_dict_getitem_and_missing(x):
+    d = Defaulted(a=x)
+    return d["A"] * 2, d["Zz"], "A" in d, d.get("A"), x
+
+
+def test_overridden_item_access_is_inlined():
+    for fn in (overridden_item_access, overridden_dict_getitem_and_missing):
+        assert_captured_whole(fn, X)
+        static = check(fn, (X,), (X[:2],))
+        assert_same(fn(X), static(X), bitwise=True)
+
+
+def explicit_base_call(x):
+    class E(list):
         def __getitem__(self, i):
             return list.__getitem__(self, i) * 2
-    d = Doubled([x])
-    return d[0], len(d)
+    return E([x])[0]
 
+
+def test_an_explicit_base_class_call_runs_as_eager():
+    check(explicit_base_call, (X,))
+
+
+# -- other special methods overridden: a graph break, eager's results --------------------------
 
 def overrides_len_and_iter(x):
     class Odd(list):
@@ -138,16 +189,14 @@ def overrides_len_and_iter(x):
     return len(o), sum(o), bool(o), x
 
 
-def dict_overrides_setitem(x):
-    class Upper(dict):
-        def __setitem__(self, k, v):
-            dict.__setitem__(self, k.upper(), v)
-    u = Upper()
-    u["a"] = x
-    return list(u), x
+def overrides_eq(x):
+    class Always(list):
+        def __eq__(self, other):
+            return True
+    return Always([1]) == [2], x
 
 
-@pytest.mark.parametrize("fn", [overrides_getitem, overrides_len_and_iter, dict_overrides_setitem])
+@pytest.mark.parametrize("fn", [overrides_len_and_iter, overrides_eq])
 def test_overridden_special_methods_break_with_eagers_results(fn):
     report = sot.explain(sot.to_static(fn, min_graph_size=0), X)
     assert report.breaks
@@ -190,3 +239,22 @@ def test_a_class_copied_before_still_qualifies():
     copy.copy(Stack([1]))   # copyreg caches __slotnames__ on the class
     assert "__slotnames__" in vars(Stack)
     assert_captured_whole(list_subclass_methods, X)
+
+
+class Hundred(list):
+    def __getitem__(self, i):
+        return 100
+
+    def __setitem__(self, i, v):
+        super().__setitem__(i, v * 10)
+
+
+def store_through_operator_then_read(x):
+    import operator
+    c = Hundred([1, 2])
+    operator.setitem(c, 0, 5)   # not captured: the frame resumes with `c` from outside
+    return list(c), c[0], x + 1
+
+
+def test_an_instance_whose_class_overrides_item_access_is_not_loaded_by_subscripting():
+    check(store_through_operator_then_read, (X,))   # list(c) is the stored items, not __getitem__'s

@@ -39,7 +39,13 @@ _METADATA = frozenset(("__module__", "__qualname__", "__doc__", "__dict__", "__w
                        "__static_attributes__", "__annotations__", "__init__", "__classcell__", "__orig_bases__",
                        "__type_params__", "__annotate__", "__annotate_func__", "__annotations_cache__",
                        "__slotnames__"))   # (copyreg caches that one on the class at the first copy)
-_OWN = {list: _METADATA, dict: _METADATA | {"__missing__"}}
+#: special methods a class may override: CPython's list/dict code never calls them implicitly (iteration,
+#: `in`, len(), the methods read the items directly), so only the operations the trace asks its hooks
+#: for (`s[k]`, `s[k] = v`, `del s[k]`, `k in s`) run them; str()/repr() of the instance break anyway
+_OVERRIDES = frozenset(("__getitem__", "__setitem__", "__delitem__", "__contains__", "__repr__", "__str__"))
+_OWN = {list: _METADATA | _OVERRIDES, dict: _METADATA | _OVERRIDES | {"__missing__"}}
+#: the hook each overridable operation comes through, and the special method it runs
+_HOOKS = {"getitem": "__getitem__", "setitem": "__setitem__", "delitem": "__delitem__", "contains": "__contains__"}
 
 
 def builtin_base(cls) -> type | None:
@@ -55,6 +61,8 @@ def builtin_base(cls) -> type | None:
             return None
         if any(n.startswith("__") and n.endswith("__") and n not in _OWN[base] for n in vars(k)):
             return None
+        if any(n in vars(k) and not isinstance(vars(k)[n], types.FunctionType) for n in _OVERRIDES | {"__missing__"}):
+            return None   # a special method that is not a Python function: its code is not seen
     return base
 
 
@@ -88,6 +96,34 @@ class _SubclassInstance(ModelledObject):
         if owner not in (list, dict, object):
             return classes.class_level(executor, owner, name, attr, self)
         return builtin_method(self, name)
+
+    def _override(self, name: str):
+        """(function, class) of the special method `name` where a user class overrides it, else None."""
+        owner = next((k for k in self.cls.__mro__ if name in vars(k)), None)
+        return None if owner in (None, list, dict, object) else (vars(owner)[name], owner)
+
+    def _run_override(self, executor, name: str, args):
+        """`type(self).name(self, *args)`, inlined, or NotImplemented where the class keeps list's/dict's."""
+        found = self._override(name)
+        if found is None:
+            return NotImplemented
+        fn, owner = found
+        executor.graph.add_guard(ClassUnchangedGuard(self.cls))
+        fn_var = executor.graph.wrap(fn, AttrTracker(ConstTracker(owner), name))
+        return executor.call_function(BoundMethodVariable(fn_var, self), list(args), {})
+
+    def setitem(self, executor, key, value):
+        return self._run_override(executor, "__setitem__", [key, value])
+
+    def delitem(self, executor, key):
+        return self._run_override(executor, "__delitem__", [key])
+
+    def contains(self, executor, item):
+        result = self._run_override(executor, "__contains__", [item])
+        if result is NotImplemented:
+            return result
+        from .user_protocols import truth   # (`in` takes the truth of what __contains__ returns)
+        return truth(executor, result)
 
     def _source_attr(self, executor, name: str, data_descr: bool):
         """An instance attribute of one from outside the frame (its __dict__'s keys guarded)."""
@@ -135,7 +171,12 @@ class ListSubclassVariable(_SubclassInstance, ListVariable):
         return NotImplemented
 
     def getitem(self, executor, key):
-        """A slice is a plain list."""
+        """The class's __getitem__, inlined; else list's: a slice is a plain list."""
+        if (r := self._run_override(executor, "__getitem__", [key])) is not NotImplemented:
+            return r
+        return self.base_getitem(executor, key)
+
+    def base_getitem(self, executor, key):
         if isinstance(key, ConstVariable) and type(key.value) is slice:
             return ListVariable(self.items[key.value])
         return NotImplemented
@@ -150,6 +191,12 @@ class ListSubclassVariable(_SubclassInstance, ListVariable):
     def rebuild(self, builder) -> str:
         return self._rebuild_with(builder, "[" + ", ".join(builder.expr(v) for v in self.items) + "]")
 
+    def plain_view(self) -> ListVariable:
+        """A plain list model over this one's items (the same Python list of Variables)."""
+        view = ListVariable([])
+        view._items = self.items
+        return view
+
 
 class DictSubclassVariable(_SubclassInstance, DictVariable):
     def __init__(self, cls: type):
@@ -160,7 +207,19 @@ class DictSubclassVariable(_SubclassInstance, DictVariable):
         return self._rebuild_with(builder, "{" + ", ".join(f"{builder._bind(k)}: {builder.expr(v)}"
                                                            for k, v in self.entries.items()) + "}")
 
+    def plain_view(self) -> DictVariable:
+        """A plain dict model over this one's entries (the same Python dict)."""
+        view = DictVariable({})
+        view.entries = self.entries
+        return view
+
     def getitem(self, executor, key):
+        """The class's __getitem__, inlined; else dict's (see base_getitem)."""
+        if (r := self._run_override(executor, "__getitem__", [key])) is not NotImplemented:
+            return r
+        return self.base_getitem(executor, key)
+
+    def base_getitem(self, executor, key):
         """`d[k]` where k is missing: the class's __missing__, inlined."""
         missing = next((vars(k)["__missing__"] for k in self.cls.__mro__ if "__missing__" in vars(k)), None)
         if missing is None:
@@ -200,6 +259,8 @@ def builtin_method(obj: Variable, name: str) -> Variable:
         return BuiltinMethodVariable(obj, name)
     if name == "__init__":
         return _BuiltinInit(obj)
+    if name in _HOOKS.values() and isinstance(obj, _SubclassInstance):
+        return _BuiltinOperation(obj, name)
     raise FallbackError(UNSUPPORTED_OBJECT, f"attribute .{name} of {obj.describe()} is not captured")
 
 
@@ -219,6 +280,40 @@ class _BuiltinInit(ModelledObject, Variable):
 
     def call(self, executor, args, kwargs):
         fill(executor, self.obj, args, kwargs)
+        return ConstVariable(None)
+
+
+class _BuiltinOperation(ModelledObject, Variable):
+    """`super().__getitem__` (and `__setitem__`, `__delitem__`, `__contains__`)
+    reaching list's or dict's: the container's own operation, past the
+    class's override (run on a plain view sharing its items)."""
+
+    def __init__(self, obj: "_SubclassInstance", name: str):
+        Variable.__init__(self, None)
+        self.obj, self.name = obj, name
+
+    def truth(self) -> bool:
+        return True
+
+    def describe(self) -> str:
+        return f"{self.name} of {self.obj.describe()}"
+
+    def call(self, executor, args, kwargs):
+        from . import dispatch   # dispatch imports this module's users
+        obj, graph = self.obj, executor.graph
+        arity = 2 if self.name == "__setitem__" else 1
+        if kwargs or len(args) != arity:
+            raise FallbackError(UNSUPPORTED_CALL, f"{self.describe()} with these arguments")
+        if self.name == "__getitem__" and (r := obj.base_getitem(executor, args[0])) is not NotImplemented:
+            return r
+        if self.name in ("__setitem__", "__delitem__"):
+            obj.check_mutable(f"item {'assignment' if arity == 2 else 'deletion'}")
+        view = obj.plain_view()
+        if self.name == "__getitem__":
+            return dispatch.getitem(graph, view, args[0])
+        if self.name == "__contains__":
+            return ConstVariable(dispatch.contains_op(graph, args[0], view))
+        (dispatch.setitem if arity == 2 else dispatch.delitem)(graph, view, *args)
         return ConstVariable(None)
 
 
@@ -259,8 +354,9 @@ def create(executor, cls_var, args, kwargs) -> Variable | None:
 def list_subclass_input(graph, value, t, tracker):
     """A factory builder (variables/factory.py): an instance of a qualifying
     list subclass from outside the frame, guarded by its exact type."""
-    if tracker is None or builtin_base(t) is not list:
-        return None
+    if tracker is None or builtin_base(t) is not list or any(name in vars(k) for k in t.__mro__[:-2]
+                                                           for name in _HOOKS.values()):
+        return None   # (its items are loaded and guarded by subscripting: an override would run)
     graph.add_guard(TypeGuard(tracker, t))   # length and items: when the trace reads them
     ref = weakref.ref(graph)
     return ListSubclassVariable.from_source(tracker, lambda: ref()._list_items(value, tracker), value)
