@@ -172,8 +172,37 @@ def explicit_base_call(x):
     return E([x])[0]
 
 
-def test_an_explicit_base_class_call_runs_as_eager():
-    check(explicit_base_call, (X,))
+def explicit_base_calls(x):
+    class E(dict):
+        def __setitem__(self, k, v):
+            dict.__setitem__(self, k.upper(), v)
+
+        def __getitem__(self, k):
+            return dict.__getitem__(self, k.upper()) * 2
+    class Init(list):
+        def __init__(self, items):
+            list.__init__(self, items)
+            self.n = len(self)
+    e = E()
+    e["a"] = x
+    plain = [1]
+    list.append(plain, 2)
+    i = Init([3, 4])
+    return e["a"], list(e), dict.get(e, "A") is x, plain, i.n, i[1]
+
+
+def test_explicit_base_class_calls_are_the_containers_own():
+    for fn in (explicit_base_call, explicit_base_calls):
+        assert_captured_whole(fn, X)
+        check(fn, (X,))
+
+
+def base_call_on_the_wrong_object(x):
+    return list.__getitem__((1, 2), 0), x
+
+
+def test_a_base_class_call_on_another_type_runs_as_eager():
+    check(base_call_on_the_wrong_object, (X,))   # eager raises TypeError
 
 
 # -- other special methods overridden: a graph break, eager's results --------------------------

@@ -360,3 +360,30 @@ def list_subclass_input(graph, value, t, tracker):
     graph.add_guard(TypeGuard(tracker, t))   # length and items: when the trace reads them
     ref = weakref.ref(graph)
     return ListSubclassVariable.from_source(tracker, lambda: ref()._list_items(value, tracker), value)
+
+
+def _unbound(base: type, name: str):
+    """`list.<name>(obj, *args)` / `dict.<name>(...)` called through the class, as an
+    override calls its base (`list.__getitem__(self, i)`): the container's own operation."""
+    def handler(executor, obj=None, *args, **kwargs):
+        if not isinstance(obj, (ListVariable, DictVariable)) or not issubclass(obj.python_type(), base):
+            raise FallbackError(UNSUPPORTED_CALL, f"{base.__name__}.{name} of "
+                                f"{obj.describe() if obj is not None else 'nothing'}")
+        if isinstance(obj, _SubclassInstance):
+            method = builtin_method(obj, name)
+        elif name in _HOOKS.values() or name == "__init__":
+            raise FallbackError(UNSUPPORTED_CALL, f"{base.__name__}.{name} of {obj.describe()} is not modelled")
+        else:
+            from .variables import BuiltinMethodVariable
+            method = BuiltinMethodVariable(obj, name)
+        return executor.call_function(method, list(args), kwargs)
+    return handler
+
+
+def register_unbound_methods() -> None:
+    """Add `list.<name>` and `dict.<name>` to operator_models' modelled class attributes (calls.py calls this)."""
+    from .dispatch import DICT_METHODS, LIST_METHODS   # dispatch imports this module's users
+    from .operator_models import CLASS_METHODS
+    for base, names in ((list, LIST_METHODS), (dict, DICT_METHODS)):
+        for name in set(names) | set(_HOOKS.values()) | {"__init__"}:
+            CLASS_METHODS.setdefault((base, name), _unbound(base, name))

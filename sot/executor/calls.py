@@ -21,7 +21,7 @@ from . import (attr_presence, builtin_values, classes, copies, iter_tools, conte
                metaclass, numpy_counts, numpy_forms, numpy_iteration, records, sets, user_protocols, writes)
 from . import array_numbers
 from . import collections_models, container_values, dict_data, functools_models, heapq_bisect, itertools_shared, operator_models   # the stdlib's
-from . import identities, instance_dicts
+from . import builtin_subclasses, identities, instance_dicts
 from .generators import GeneratorVariable
 from .dispatch import SEQUENCES, const
 from .variables.base import RealObjectVariable
@@ -627,6 +627,7 @@ operator_models.register(BUILTINS)
 itertools_shared.register(BUILTINS)
 instance_dicts.register(BUILTINS)
 identities.register(BUILTINS)
+builtin_subclasses.register_unbound_methods()
 functools_models.register(BUILTINS)
 heapq_bisect.register(BUILTINS)
 BUILTINS[builtins.super] = classes.b_super
