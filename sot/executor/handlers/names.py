@@ -86,6 +86,7 @@ def make_cell(ex, instr):
         value = ex.load_local(name)
         ex.locals.pop(name, None)
     ex.cells[name] = CellVariable(value)
+    ex.cells[name].inlined = ex.depth > 0   # a cell of a call the trace inlined (function_rebuild.py)
 
 
 @handler("LOAD_CLOSURE")
