@@ -29,7 +29,6 @@ from ..breaks.reasons import SIDE_EFFECT, UNSUPPORTED_CALL, UNSUPPORTED_OBJECT, 
 from ..guards.guard import DictKeysGuard, TypeGuard
 from ..guards.invariants import ClassUnchangedGuard
 from ..guards.tracker import AttrTracker, ConstTracker
-from .function_graph import function_variable
 from .variables import BoundMethodVariable, ConstVariable, DictVariable, ListVariable, Variable
 from .variables.factory import register
 from .variables.modelled import ModelledObject
@@ -336,18 +335,11 @@ def create(executor, cls_var, args, kwargs) -> Variable | None:
     if base is None:
         return None
     obj = ListSubclassVariable(cls) if base is list else DictSubclassVariable(cls)
-    init = cls.__init__
-    if init is base.__init__:
+    if cls.__init__ is base.__init__:
         fill(executor, obj, args, kwargs)
         return obj
-    if not isinstance(init, types.FunctionType):
-        raise FallbackError(UNSUPPORTED_CALL, f"{cls.__qualname__}.__init__ is not a Python function")
-    tracker = AttrTracker(cls_var.tracker or ConstTracker(cls), "__init__")
-    executor.graph.wrap(init, tracker)   # identity-guarded: a replaced __init__ is seen
-    result = executor.call_function(function_variable(init, tracker), [obj] + list(args), kwargs)
-    if not (isinstance(result, ConstVariable) and result.value is None):
-        raise FallbackError(UNSUPPORTED_OBJECT, "__init__ returned a value (eager raises TypeError)")
-    return obj
+    from .classes import run_init   # classes imports this module
+    return run_init(executor, cls_var, obj, args, kwargs)
 
 
 @register(51)   # before plain lists (50 tests the exact type)

@@ -93,6 +93,13 @@ def create(executor, cls_var: ClassVariable, args, kwargs) -> Variable:
         if args or kwargs:
             raise FallbackError(UNSUPPORTED_CALL, f"{cls.__qualname__}() takes no arguments (eager raises)")
         return obj
+    return run_init(executor, cls_var, obj, args, kwargs)
+
+
+def run_init(executor, cls_var: ClassVariable, obj: Variable, args, kwargs) -> Variable:
+    """`obj`, made in the trace, after its class's Python `__init__` ran on it (inlined)."""
+    cls = cls_var.value
+    init = cls.__init__
     if not isinstance(init, types.FunctionType):
         raise FallbackError(UNSUPPORTED_CALL, f"{cls.__qualname__}.__init__ is not a Python function")
     tracker = AttrTracker(cls_var.tracker or ConstTracker(cls), "__init__")
