@@ -287,3 +287,22 @@ def store_through_operator_then_read(x):
 
 def test_an_instance_whose_class_overrides_item_access_is_not_loaded_by_subscripting():
     check(store_through_operator_then_read, (X,))   # list(c) is the stored items, not __getitem__'s
+
+
+class Growing(list):
+    pass
+
+
+def length_of_a_new_instance(x):
+    return len(Growing([1, 2])), bool(Growing()), x * 2
+
+
+def test_a_special_method_added_to_the_class_later_is_seen():
+    static = sot.to_static(length_of_a_new_instance)
+    assert static(X)[:2] == (2, False)
+    Growing.__len__ = lambda self: 7
+    try:
+        assert static(X)[:2] == length_of_a_new_instance(X)[:2] == (7, True)
+    finally:
+        del Growing.__len__
+    assert static(X)[:2] == (2, False)

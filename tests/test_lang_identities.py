@@ -242,3 +242,24 @@ def test_a_returned_set_of_objects_holds_the_returned_object():
     for _ in range(3):
         a, s = static(X)
         assert type(s) is set and len(s) == 1 and a in s
+
+
+class Patched:
+    pass
+
+
+def two_objects_in_a_set(x):
+    a, b = Patched(), Patched()
+    return len({a, b}), x * 2
+
+
+def test_a_class_given_eq_and_hash_later_is_seen():
+    static = sot.to_static(two_objects_in_a_set)
+    assert static(X)[0] == 2
+    Patched.__eq__ = lambda self, other: True
+    Patched.__hash__ = lambda self: 1
+    try:
+        assert static(X)[0] == two_objects_in_a_set(X)[0] == 1
+    finally:
+        del Patched.__eq__, Patched.__hash__
+    assert static(X)[0] == 2

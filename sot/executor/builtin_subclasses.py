@@ -334,6 +334,7 @@ def create(executor, cls_var, args, kwargs) -> Variable | None:
     base = builtin_base(cls)
     if base is None:
         return None
+    executor.graph.add_guard(ClassUnchangedGuard(cls))   # it qualifies (no special method added) on later calls
     obj = ListSubclassVariable(cls) if base is list else DictSubclassVariable(cls)
     if cls.__init__ is base.__init__:
         fill(executor, obj, args, kwargs)
@@ -350,6 +351,7 @@ def list_subclass_input(graph, value, t, tracker):
                                                            for name in _HOOKS.values()):
         return None   # (its items are loaded and guarded by subscripting: an override would run)
     graph.add_guard(TypeGuard(tracker, t))   # length and items: when the trace reads them
+    graph.add_guard(ClassUnchangedGuard(t))   # it qualifies on later calls
     ref = weakref.ref(graph)
     return ListSubclassVariable.from_source(tracker, lambda: ref()._list_items(value, tracker), value)
 

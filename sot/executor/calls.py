@@ -148,7 +148,7 @@ def call_method(executor, obj: Variable, name: str, args, kwargs) -> Variable:
     if isinstance(obj, GeneratorVariable) and name in GeneratorVariable.METHODS:
         return obj.method(executor, name, args, kwargs)
     if isinstance(obj, sets.SetVariable):
-        return sets.method(obj, name, args, kwargs)
+        return sets.method(obj, name, args, kwargs, graph)
     if isinstance(obj, TensorVariable):
         if name == "item" and not args and not kwargs and (read := array_numbers.read_number(graph, obj, "item")):
             return read
@@ -424,7 +424,7 @@ def b_next(executor, it, *default):
 def b_set(executor, iterable=None):
     if iterable is None:
         return sets.SetVariable(history=[])
-    return sets.build(dispatch.get_iter(executor.graph, iterable).items, sets.one_at_a_time(iterable))
+    return sets.build(dispatch.get_iter(executor.graph, iterable).items, sets.one_at_a_time(iterable), executor.graph)
 
 
 def b_frozenset(executor, iterable=None):

@@ -28,6 +28,7 @@ import builtins
 import types
 
 from ..breaks.reasons import UNSUPPORTED_CALL, UNSUPPORTED_OBJECT, FallbackError
+from ..guards.invariants import ClassUnchangedGuard
 from ..guards.tracker import AttrTracker, ConstTracker
 from .classes import NewObjectVariable
 from .variables import BoundMethodVariable, ConstVariable, Variable
@@ -89,11 +90,15 @@ def identity_hashed(v: Variable) -> bool:
     return isinstance(v, NewObjectVariable) and v.cls.__hash__ is object.__hash__ and v.cls.__eq__ is object.__eq__
 
 
-def member_key(v: Variable):
-    """The IdKey standing for `v` as a set member, or None for a plain value."""
+def member_key(v: Variable, graph=None):
+    """The IdKey standing for `v` as a set member, or None for a plain value;
+    `graph` guards that an object's class keeps object's __hash__ and __eq__."""
     if isinstance(v, IdVariable):
         return v.key
     if identity_hashed(v):
+        if graph is None:
+            raise FallbackError(UNSUPPORTED_OBJECT, f"{v.describe()} as a set member here is not modelled")
+        graph.add_guard(ClassUnchangedGuard(v.cls))
         return IdKey(v, v, "object")
     return None
 
@@ -131,6 +136,7 @@ def user_hash(executor, obj: Variable) -> Variable | None:
     if not isinstance(obj, NewObjectVariable):
         return None
     method = obj.cls.__hash__
+    executor.graph.add_guard(ClassUnchangedGuard(obj.cls))   # __hash__ stays what it is
     if method is object.__hash__:
         return IdVariable(obj, builtins.hash)
     if not isinstance(method, types.FunctionType):   # None (eager raises TypeError), or written in C

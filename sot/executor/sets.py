@@ -20,13 +20,14 @@ def const(value) -> ConstVariable:
     return ConstVariable(value)
 
 
-def _plain(items, what: str, members=()) -> list:
+def _plain(items, what: str, members=(), graph=None) -> list:
     """The set members standing for `items` (an object made in the trace,
-    or its id(), as an IdKey), checked against the set's `members`."""
+    or its id(), as an IdKey), checked against the set's `members`;
+    `graph` records the guards an object's member key needs."""
     from .functional import plain_values  # functional imports dispatch, which imports this module
     from .identities import check_kinds, member_key   # here: identities imports classes (an import cycle)
     items = list(items)
-    keys = [member_key(v) for v in items]
+    keys = [member_key(v, graph) for v in items]
     values = [k if k is not None else plain_values([v], what)[0] for v, k in zip(items, keys)]
     check_kinds(members, values)
     return values
@@ -95,15 +96,16 @@ def _has_nan(v) -> bool:
     return isinstance(v, complex) and v != v
 
 
-def build(items, one_at_a_time: bool = True) -> SetVariable:
+def build(items, one_at_a_time: bool = True, graph=None) -> SetVariable:
     """A set of `items`; `one_at_a_time`: eager adds them one by one (not
     set(a_set) or set(a_dict), which size the table first)."""
-    values = _plain(items, "a set")
+    values = _plain(items, "a set", graph=graph)
     return SetVariable(values, list(values) if one_at_a_time else None)
 
 
-def add_all(target: SetVariable, items, one_at_a_time: bool = True, source: Variable | None = None) -> None:
-    values = _plain(items, "a set", target.values)
+def add_all(target: SetVariable, items, one_at_a_time: bool = True, source: Variable | None = None,
+            graph=None) -> None:
+    values = _plain(items, "a set", target.values, graph)
     target.values.update(values)
     if target.history is None:
         return
@@ -148,8 +150,8 @@ def binary(name: str, a: Variable, b: Variable) -> Variable:
     return SetVariable(result)
 
 
-def contains(item: Variable, s: SetVariable) -> bool:
-    return _plain([item], "`in` of a set", s.values)[0] in s.values
+def contains(item: Variable, s: SetVariable, graph=None) -> bool:
+    return _plain([item], "`in` of a set", s.values, graph)[0] in s.values
 
 
 def compare(name: str, a: Variable, b: Variable) -> Variable:
@@ -176,14 +178,14 @@ def _bad(a, b):
     raise FallbackError(UNSUPPORTED_OBJECT, f"comparison of {a.describe()} and {b.describe()}")
 
 
-def method(s: SetVariable, name: str, args, kwargs) -> Variable:
+def method(s: SetVariable, name: str, args, kwargs, graph=None) -> Variable:
     if kwargs:
         raise FallbackError(UNSUPPORTED_CALL, f"set.{name} with keyword arguments")
     from .dispatch import get_iter
-    others = [a if isinstance(a, SetVariable) else build(get_iter(None, a).items) for a in args] \
+    others = [a if isinstance(a, SetVariable) else build(get_iter(None, a).items, graph=graph) for a in args] \
         if name in ("union", "intersection", "difference", "update", "issubset", "issuperset") else []
     if name in ("add", "discard", "remove"):
-        (value,) = _plain(args, f"set.{name}", s.values)
+        (value,) = _plain(args, f"set.{name}", s.values, graph)
         _python(getattr(s.values, name), value)
         if name == "add" and s.history is not None:
             s.history.append(value)
