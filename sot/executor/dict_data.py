@@ -43,7 +43,7 @@ from ..guards.guard import Guard, LenGuard, TypeGuard
 from ..guards.invariants import KeyAbsentGuard
 from ..guards.tracker import ItemTracker, Tracker
 from .list_data import LenTracker
-from .str_data import PassStrVariable
+from .str_data import PassStrVariable, guardable
 from .variables import ConstVariable, DictVariable, SymScalarVariable, Variable
 
 ABSENT = object()    # the key is not in the dict
@@ -309,7 +309,7 @@ def _number_input_tracker(graph, key: Variable):
     """The tracker of an int graph input used as a key (not one computed from
     it), or of a str the trace passes on (str_data.py)."""
     if type(key) is PassStrVariable:
-        return key.tracker
+        return key.tracker if guardable(key.tracker) else None   # (SlotPlainGuard reads it)
     if type(key) is not SymScalarVariable or key.meta.type is not int:
         return None
     for tracker, var in graph.inputs:

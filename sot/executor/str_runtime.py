@@ -1,0 +1,187 @@
+"""Operations on a passed-through str, replayed when the call runs.
+
+A str that changes on every call and is *used* (``name.lower()``,
+``f"{prefix}/{name}"``, ``len(tag)``) needed its value: the trace was redone
+with it value-guarded (str_data.specialise_at), one translation per string
+up to the cache limit.  As for numbers read from array data
+(ir/data_numbers.py), the result is known only when the call runs: it is
+another `PassStrVariable` whose tracker (`StrOpTracker`) computes it from
+its operands' trackers in the generated code, before the graph runs, so it
+is eager's own result.  Only operations whose result is an exact str for
+every exact-str operand, and that raise for none (their errors depend on
+the constant arguments' types only, and the trace-time call succeeded):
+the str methods in `STR_METHODS`, ``+``, f-string pieces, ``sep.join`` of
+a list or tuple of strs.  ``len(s)`` is a Python-number graph input
+(list_data.LenTracker).
+
+Everything else (``==``, ``in``, ``startswith``, a branch, ``split``, a
+NumPy argument, ``getattr(obj, s)``) still needs the value and is
+specialised as before: the failing instruction's operands are
+`PassStrVariable`s, whose `sources` (the strs they were computed from) are
+value-guarded on the redo (str_data.specialise_at).  So is ``len(s)`` once
+a trace needed its value.
+"""
+from __future__ import annotations
+
+import operator
+
+from ..breaks.reasons import DATA_DEPENDENT, FallbackError
+from ..guards.tracker import Tracker, _short
+from .list_data import LenTracker
+from .str_data import PassStrVariable
+from .variables import ConstVariable, ListVariable, TupleVariable
+
+NO = NotImplemented   # not an operation of this module: the generic path decides
+
+#: methods of str giving an exact str for an exact-str receiver, whose only
+#: errors are about their arguments' types or count (checked by the trace's call)
+STR_METHODS = frozenset((
+    "lower", "upper", "casefold", "title", "capitalize", "swapcase", "strip", "lstrip", "rstrip",
+    "replace", "removeprefix", "removesuffix", "expandtabs", "zfill", "center", "ljust", "rjust",
+))
+
+#: argument types a method may take as constants (their repr is bound, never spliced)
+_CONST_TYPES = (str, int, type(None))
+
+
+def _concat(*parts):
+    return "".join(parts)
+
+
+def _join(sep, *parts):
+    return sep.join(parts)
+
+
+class StrOpTracker(Tracker):
+    """``fn(*parts)``: each part a Tracker (a str the trace passes on) or a
+    constant (bound).  Never guarded: its type is str whenever its operands'
+    types are the guarded ones.  `base` is the first tracker part (for
+    `root()`); `roots()` gives every part's root (the cells the loader needs)."""
+
+    __slots__ = ("fn", "parts", "label", "base")
+
+    def __init__(self, fn, parts: tuple, label: str):
+        self.fn, self.parts, self.label = fn, parts, label
+        self.base = next(p for p in parts if isinstance(p, Tracker))
+
+    def expr(self, ctx):
+        args = ", ".join(ctx.ref(p) if isinstance(p, Tracker) else ctx.const(p) for p in self.parts)
+        return "%s(%s)" % (ctx.bind(self.fn), args)
+
+    def name(self):
+        return "%s(%s)" % (self.label, ", ".join(p.name() if isinstance(p, Tracker) else _short(p, 20)
+                                                 for p in self.parts))
+
+    def load(self, g, args, cells):
+        return self.fn(*(p.load(g, args, cells) if isinstance(p, Tracker) else p for p in self.parts))
+
+    def needs_guard(self):
+        return False
+
+    def roots(self) -> tuple:
+        return tuple(r for p in self.parts if isinstance(p, Tracker) for r in _roots(p))
+
+    def _key(self):
+        return (self.fn, tuple((type(p), p) for p in self.parts))
+
+
+def _roots(tracker) -> tuple:
+    roots = getattr(tracker, "roots", None)
+    return roots() if roots is not None else (tracker.root(),)
+
+
+def sources(var) -> tuple:
+    """The trackers of the strs from outside that `var` was computed from."""
+    return getattr(var, "sources", None) or (var.tracker,)
+
+
+def _result(fn, label: str, operands: list):
+    """The PassStrVariable of ``fn(*operands)`` (each a PassStrVariable or a
+    constant), or NO where the trace-time call fails (the generic path then
+    specialises, and eager's error is raised by the redone trace)."""
+    values = [v.value for v in operands]
+    try:
+        value = fn(*values)
+    except Exception:   # noqa: BLE001 - an error eager raises: left to the specialised trace
+        return NO
+    if type(value) is not str:
+        return NO
+    parts = tuple(v.tracker if type(v) is PassStrVariable else v.value for v in operands)
+    var = PassStrVariable(value, StrOpTracker(fn, parts, label))
+    var.sources = tuple(dict.fromkeys(s for v in operands if type(v) is PassStrVariable for s in sources(v)))
+    return var
+
+
+def _operand(v) -> bool:
+    return type(v) is PassStrVariable or (isinstance(v, ConstVariable) and type(v.value) in _CONST_TYPES)
+
+
+def _is_str(v) -> bool:
+    return type(v) is PassStrVariable or (isinstance(v, ConstVariable) and type(v.value) is str)
+
+
+# -- the hooks PassStrVariable answers (variables/modelled.py) ----------------------------
+
+def attribute(graph, obj, name: str):
+    if name in STR_METHODS or name == "join":
+        from .variables import BuiltinMethodVariable
+        return BuiltinMethodVariable(obj, name)
+    return NO
+
+
+def method(graph, obj, name: str, args, kwargs):
+    if name == "join" and len(args) == 1 and not kwargs:
+        return join(obj, args[0])
+    if name not in STR_METHODS or kwargs or not all(_operand(a) for a in args):
+        return NO
+    return _result(getattr(str, name), f"str.{name}", [obj] + list(args))
+
+
+def binary(graph, obj, name: str, other, left: bool):
+    if name not in ("add", "iadd") or not _is_str(other):
+        return NO
+    return _result(operator.add, "add", [obj, other] if left else [other, obj])
+
+
+def length(graph, obj):
+    """``len(s)``: a Python-number graph input, computed when the call runs."""
+    tracker = LenTracker(obj.tracker)
+    if graph.numbers is None or graph.numbers.needs_value(tracker):
+        raise FallbackError(DATA_DEPENDENT, f"len({obj.tracker.name()}) is needed as a value")
+    n = graph._memo.get(tracker)
+    if n is None:
+        n = graph._memo[tracker] = graph._number_input(len(obj.value), tracker, guard=False)
+    return n
+
+
+# -- formatting and joining (handlers/operators.py, calls.py) --------------------------------
+
+def formatted(value, conversion, spec):
+    """An f-string piece of a PassStrVariable: ``conversion`` None, str, repr
+    or ascii; `spec` a Variable."""
+    if not (isinstance(spec, ConstVariable) and type(spec.value) is str):
+        return NO
+    if conversion not in (None, str):
+        value = _result(conversion, conversion.__name__, [value])
+        if value is NO:
+            return NO
+    if not spec.value:
+        return value   # format(s, "") of an exact str is s itself
+    return _result(format, "format", [value, spec])
+
+
+def concat(parts: list):
+    """BUILD_STRING of constants and PassStrVariables."""
+    if not all(_is_str(p) for p in parts):
+        return NO
+    return _result(_concat, "concat", parts)
+
+
+def join(sep, items):
+    """``sep.join(items)``: `sep` a str, `items` a list or tuple of strs, one a PassStrVariable."""
+    if not isinstance(items, (ListVariable, TupleVariable)) or items.python_type() not in (list, tuple):
+        return NO
+    if not _is_str(sep) or not all(_is_str(p) for p in items.items) or \
+            not any(type(v) is PassStrVariable for v in [sep] + list(items.items)):
+        return NO
+    return _result(_join, "join", [sep] + list(items.items))
