@@ -16,9 +16,10 @@ a ``.get`` that finds nothing: its absence).  The value is, by type:
   redo (str_data.specialise_at), as before;
 - an exact str: another str the trace passes on.
 
-Any other value (a list, an array, a bool), a key computed in the trace
-(str_runtime.py: guards cannot read it), or a dict the trace already wrote
-into: the read needs the key's value, as before.
+A key computed from a str (``scales[name + "_w"]``, str_runtime.py) is
+recomputed from that str by the guard.  Any other value (a list, an
+array, a bool), a key computed from two strs, or a dict the trace already
+wrote into: the read needs the key's value, as before.
 """
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ from ..breaks.reasons import DATA_DEPENDENT, FallbackError
 from ..guards.guard import Guard
 from ..guards.tracker import Tracker
 from .dict_data import lazy_of
-from .str_data import PassStrVariable, guardable
+from .str_data import PassStrVariable
+from .str_runtime import _roots, key_reader
 from .variables import ConstVariable
 
 NO = NotImplemented   # not a read of this module: the generic path decides
@@ -61,7 +63,7 @@ class RuntimeItemTracker(Tracker):
         return False
 
     def roots(self) -> tuple:
-        return (self.base.root(), self.key.root())
+        return (self.base.root(),) + _roots(self.key)
 
     def _key(self):
         return (self.base, self.key)
@@ -81,10 +83,22 @@ def _type_check(t: type):
     return fn
 
 
+class _KeyCheck:
+    """``check(d, key_of(v))``: a guard's check of a dict with a key computed from a str."""
+
+    __slots__ = ("check", "key_of")
+
+    def __init__(self, check, key_of):
+        self.check, self.key_of = check, key_of
+
+    def __call__(self, d, v):
+        return self.check(d, self.key_of(v))
+
+
 class RuntimeItemTypeGuard(Guard):
     """``type(d.get(key, <absent>)) is t`` for a dict whose exact type the
-    guards fixed and a key of exact type str (guarded before): the lookup
-    runs no user code. The guard program's two-register call op."""
+    guards fixed and a key of exact type str (guarded before, or computed
+    from one by `key_reader`): the lookup runs no user code. The guard program's two-register call op."""
 
     def __init__(self, tracker: Tracker, key: Tracker, t: type):
         self.tracker, self.other, self.t = tracker, key, t
@@ -97,7 +111,11 @@ class RuntimeItemTypeGuard(Guard):
         return "%s[%s] changed type (or presence)" % (self.tracker.subject(), self.other.name())
 
     def c_ops(self, prog):
-        return [("overlap", prog.reg(self.tracker), prog.reg(self.other), _type_check(self.t), True)]
+        source, key_of = key_reader(self.other)
+        check = _type_check(self.t)
+        if key_of is not None:   # a key computed from a str: recomputed from it (pure str operations)
+            check = _KeyCheck(check, key_of)
+        return [("overlap", prog.reg(self.tracker), prog.reg(source), check, True)]
 
     def _key(self):
         return (self.other, self.t)
@@ -106,7 +124,7 @@ class RuntimeItemTypeGuard(Guard):
 def read(graph, obj, key, default=_ABSENT):
     """``obj[key]`` (`default` _ABSENT) or ``obj.get(key, default)``, or NO."""
     lazy = lazy_of(obj)
-    if lazy is None or type(key) is not PassStrVariable or not guardable(key.tracker):
+    if lazy is None or type(key) is not PassStrVariable or key_reader(key.tracker) is None:
         return NO
     if lazy.changed() or lazy.runtime_writes:   # the real dict no longer is the trace's
         return NO

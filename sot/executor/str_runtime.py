@@ -28,7 +28,7 @@ import operator
 from ..breaks.reasons import DATA_DEPENDENT, FallbackError
 from ..guards.tracker import Tracker, _short
 from .list_data import LenTracker
-from .str_data import PassStrVariable
+from .str_data import PassStrVariable, guardable
 from .variables import ConstVariable, ListVariable, TupleVariable
 
 NO = NotImplemented   # not an operation of this module: the generic path decides
@@ -85,6 +85,48 @@ class StrOpTracker(Tracker):
         return (self.fn, tuple((type(p), p) for p in self.parts))
 
 
+class StrLenTracker(LenTracker):
+    """``len(s)`` of a str computed when the call runs: the loader needs every root."""
+
+    __slots__ = ()
+
+    def roots(self) -> tuple:
+        return _roots(self.base)
+
+
+class _KeyFrom:
+    """The value of a StrOpTracker with one tracker part, from that part's
+    source str (`key_reader`): pure str operations, no user code."""
+
+    __slots__ = ("tracker", "part", "inner")
+
+    def __init__(self, tracker, part, inner):
+        self.tracker, self.part, self.inner = tracker, part, inner
+
+    def __call__(self, v):
+        w = v if self.inner is None else self.inner(v)
+        return self.tracker.fn(*(w if p is self.part else p for p in self.tracker.parts))
+
+
+def key_reader(tracker):
+    """``(t, fn)``: a tracker guards can read (its type guarded: an exact
+    str or int) and ``fn`` (None: identity) giving `tracker`'s value from
+    it; None where there is none (a str computed from two strs, a value
+    read from a dict when the call runs)."""
+    if guardable(tracker):
+        return tracker, None
+    if type(tracker) is not StrOpTracker:
+        return None
+    parts = {p for p in tracker.parts if isinstance(p, Tracker)}
+    if len(parts) != 1:
+        return None
+    part = parts.pop()
+    inner = key_reader(part)
+    if inner is None:
+        return None
+    return inner[0], _KeyFrom(tracker, next(p for p in tracker.parts if p == part), inner[1])
+
+
 def _roots(tracker) -> tuple:
     roots = getattr(tracker, "roots", None)
     return roots() if roots is not None else (tracker.root(),)
@@ -107,6 +149,9 @@ def _result(fn, label: str, operands: list):
     if type(value) is not str:
         return NO
     parts = tuple(v.tracker if type(v) is PassStrVariable else v.value for v in operands)
+    from . import local_classes
+    if any(isinstance(p, Tracker) and any(local_classes.rooted_in_trace_class(r) for r in _roots(p)) for p in parts):
+        return NO   # (a class made in the trace: check_tracker looks at `base` only)
     var = PassStrVariable(value, StrOpTracker(fn, parts, label))
     var.sources = tuple(dict.fromkeys(s for v in operands if type(v) is PassStrVariable for s in sources(v)))
     return var
@@ -145,7 +190,7 @@ def binary(graph, obj, name: str, other, left: bool):
 
 def length(graph, obj):
     """``len(s)``: a Python-number graph input, computed when the call runs."""
-    tracker = LenTracker(obj.tracker)
+    tracker = StrLenTracker(obj.tracker)
     if graph.numbers is None or graph.numbers.needs_value(tracker):
         raise FallbackError(DATA_DEPENDENT, f"len({obj.tracker.name()}) is needed as a value")
     n = graph._memo.get(tracker)
