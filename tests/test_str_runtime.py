@@ -41,6 +41,12 @@ def fstrings(x, name):
     return x + 1.0, s, "<" + a, f"{a}"
 
 
+def templates(x, name):
+    a = name.strip()
+    return (x * 2.0, "{}/{!r}:{:>9}".format(a, name, a), "{n}_{k:.2f}".format(n=a, k=0.5), "%s.w" % a,
+            "[%-8s]" % name)
+
+
 def joins(x, name):
     a = name.strip()
     return x * 2.0, "-".join([a, "k", name]), a.join(("p", "q")), ", ".join((a,))
@@ -56,7 +62,7 @@ def stores(x, name, hist, log):
     return x - 1.0
 
 
-@pytest.mark.parametrize("fn", [methods, fstrings, joins, lengths])
+@pytest.mark.parametrize("fn", [methods, fstrings, templates, joins, lengths])
 def test_str_operations_do_not_retranslate_for_a_new_string(fn):
     static = calls(fn, [(X, n) for n in NAMES])
     assert sot.translation_count(static) <= 2   # one with the value, one by type
@@ -118,6 +124,10 @@ def contains(x, name):
     return x * (3.0 if "7" in name else 1.0), name.strip().startswith("Run1")
 
 
+def indexed_template(x, name):
+    return x * 2.0, "{0[1]}".format(name.strip()), "%c" % name.strip()
+
+
 def dtype_name(x, name):
     return np.zeros(3, dtype=name.strip().lower())
 
@@ -143,6 +153,10 @@ def attribute_named(x, name, obj):
 @pytest.mark.parametrize("fn", [branch, contains])
 def test_a_branch_on_the_string_is_eager(fn):
     calls(fn, [(X, n) for n in NAMES] + [(X, NAMES[1])])
+
+
+def test_formatting_whose_errors_depend_on_the_value_is_eager():
+    calls(indexed_template, [(X, n) for n in ["ab", "cd", " x ", "e", "fg"]])
 
 
 def test_a_str_naming_a_dtype_is_eager():

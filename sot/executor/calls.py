@@ -176,8 +176,8 @@ def call_method(executor, obj: Variable, name: str, args, kwargs) -> Variable:
         return _dict_method(obj, name, args, kwargs)
     if type(obj) is TupleVariable and name in builtin_values.TUPLE_METHODS and not kwargs:
         return builtin_values.tuple_method(obj, name, list(args))
-    if isinstance(obj, ConstVariable) and name == "join" and len(args) == 1 and not kwargs and \
-            (r := str_runtime.join(obj, args[0])) is not str_runtime.NO:   # of strs known when the call runs
+    if isinstance(obj, ConstVariable) and type(obj.value) is str and (r := str_runtime.const_method(
+            obj, name, args, kwargs)) is not str_runtime.NO:   # of strs known when the call runs
         return r
     if isinstance(obj, ConstVariable) and dispatch.is_pure_method(obj.value, name):
         values = [functional.python_value(a) for a in args]

@@ -8,14 +8,17 @@ guarded by its exact type only and the trace holds it as a
 `PassStrVariable`, an opaque value: it may be passed to inlined functions,
 returned, stored (an attribute, a list, a key of a dict from outside read
 key by key: dict_data.py), or reach a graph break; every one of those uses
-reads the real object through its tracker when the call runs.
+reads the real object through its tracker when the call runs.  So do the
+str operations that can be replayed when the call runs (str methods,
+``+``, f-strings, ``format``, ``join``, ``len``: str_runtime.py) and the
+reads of a dict from outside keyed by it (dict_runtime_reads.py).
 
 Any other use needs the value (``==``, ``in``, hashing into a dict made by
-the trace, formatting, a str method, a NumPy argument, a branch on it):
-the instruction that meets it fails, and `specialise_at` turns that failure
-into a redo of the trace with the str value-guarded again
-(``SpecializeDims`` with its number source; it stays so in that code), so
-such code translates as it did before. The opaque value itself is never
+the trace, ``split``, a NumPy argument, a branch on it): the instruction
+that meets it fails, and `specialise_at` turns that failure into a redo of
+the trace with the str (or the strs it was computed from: `sources`)
+value-guarded again (``SpecializeDims`` with its number source; it stays
+so in that code), so such code translates as it did before. The opaque value itself is never
 read by the trace: OpaqueVariable's uses look at its type only.
 """
 from __future__ import annotations

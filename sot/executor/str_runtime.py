@@ -11,8 +11,11 @@ is eager's own result.  Only operations whose result is an exact str for
 every exact-str operand, and that raise for none (their errors depend on
 the constant arguments' types only, and the trace-time call succeeded):
 the str methods in `STR_METHODS`, ``+``, f-string pieces, ``sep.join`` of
-a list or tuple of strs.  ``len(s)`` is a Python-number graph input
-(list_data.LenTracker).
+a list or tuple of strs, ``template.format(...)`` and ``template % s`` of a
+constant template that reads its arguments as whole values (no
+``{0[1]}``, ``%c``).  ``len(s)`` is a Python-number graph input
+(list_data.LenTracker).  A dict key computed from one such str is
+recomputed from it by the guards (`key_reader`, dict_runtime_reads.py).
 
 Everything else (``==``, ``in``, ``startswith``, a branch, ``split``, a
 NumPy argument, ``getattr(obj, s)``) still needs the value and is
@@ -24,6 +27,7 @@ a trace needed its value.
 from __future__ import annotations
 
 import operator
+import re
 
 from ..breaks.reasons import DATA_DEPENDENT, FallbackError
 from ..guards.tracker import Tracker, _short
@@ -50,6 +54,29 @@ def _concat(*parts):
 
 def _join(sep, *parts):
     return sep.join(parts)
+
+
+def _format(template, names, *values):
+    """``template.format(*positional, **dict(zip(names, keyword values)))``."""
+    n = len(values) - len(names)
+    return template.format(*values[:n], **dict(zip(names, values[n:])))
+
+
+def _plain_template(template: str) -> bool:
+    """Whether ``template.format`` reads its arguments only as whole values
+    with constant specs: no ``{0[1]}`` / ``{0.attr}`` (an index into a str
+    fails for some values) and no nested ``{:{w}}`` spec."""
+    import string
+    try:
+        fields = list(string.Formatter().parse(template))
+    except ValueError:
+        return False
+    return all(f is None or ("[" not in f and "." not in f and "{" not in (spec or ""))
+               for _, f, spec, _ in fields)
+
+
+#: ``%c`` takes a str of length 1 only; ``%(key)s`` a mapping: their errors depend on the value
+_VALUE_CONVERSIONS = re.compile(r"%[-#0 +*.\d]*c|%\(")
 
 
 class StrOpTracker(Tracker):
@@ -183,6 +210,9 @@ def method(graph, obj, name: str, args, kwargs):
 
 
 def binary(graph, obj, name: str, other, left: bool):
+    if name == "mod" and not left and isinstance(other, ConstVariable) and type(other.value) is str \
+            and not _VALUE_CONVERSIONS.search(other.value):   # "%s.w" % name
+        return _result(operator.mod, "mod", [other, obj])
     if name not in ("add", "iadd") or not _is_str(other):
         return NO
     return _result(operator.add, "add", [obj, other] if left else [other, obj])
@@ -220,6 +250,26 @@ def concat(parts: list):
     if not all(_is_str(p) for p in parts):
         return NO
     return _result(_concat, "concat", parts)
+
+
+def const_method(template, name: str, args, kwargs):
+    """``sep.join(strs)`` / ``template.format(...)`` of a constant str with a PassStrVariable among the arguments."""
+    if name == "join" and len(args) == 1 and not kwargs:
+        return join(template, args[0])
+    if name == "format":
+        return format_template(template, args, kwargs)
+    return NO
+
+
+def format_template(template, args, kwargs):
+    """``template.format(...)`` of a constant template with a
+    PassStrVariable among the arguments (the rest constants)."""
+    values = list(args) + list(kwargs.values())
+    if not any(type(v) is PassStrVariable for v in values) or not _plain_template(template.value) or \
+            not all(_operand(v) or (isinstance(v, ConstVariable) and type(v.value) is float) for v in values):
+        return NO
+    names = ConstVariable(tuple(kwargs), None)
+    return _result(_format, "str.format", [template, names] + values)
 
 
 def join(sep, items):
