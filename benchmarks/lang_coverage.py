@@ -1045,12 +1045,12 @@ def user_hash(x):
 
 @case("with")
 def exit_stack_callbacks(x):
-    log = []
-    with contextlib.ExitStack() as st:
-        st.callback(log.append, 1)
-        st.callback(log.append, 2)
-        y = x - 1
-    return y, log
+    order = []
+    with contextlib.ExitStack() as stack:
+        for name in ("a", "b", "c"):
+            stack.callback(order.append, name)
+        x = x * 3
+    return x, order
 
 
 @case("with")

@@ -36,11 +36,15 @@ class Raising:
 
 def callbacks_run_last_in_first_out(x):
     log = []
+
+    def note(*args, **kwargs):
+        log.append((args, sorted(kwargs.items())))
     with contextlib.ExitStack() as st:
-        st.callback(log.append, 1)
-        st.callback(log.append, 2)
+        returned = st.callback(note, 1, k=2)
+        st.callback(log.append, "second")
+        st.callback(note)
         y = x - 1
-    return y, log
+    return y, log, returned is note
 
 
 def enter_context_and_a_suppressing_exit(x):
