@@ -106,9 +106,8 @@ def member_key(v: Variable, graph=None):
 def check_kinds(members, new) -> None:
     """A set may hold ids/hashes of traced objects or plain values, not both:
     whether an address equals some int is not known (sets.py calls this)."""
-    kinds = {type(v) is IdKey and v.kind != "object" for v in members if type(v) is not IdKey or v.kind != "object"}
-    kinds |= {type(v) is IdKey and v.kind != "object" for v in new if type(v) is not IdKey or v.kind != "object"}
-    if len(kinds) > 1:
+    kinds = {"plain" if type(v) is not IdKey else v.kind for v in (*members, *new)}
+    if "plain" in kinds and kinds & {"id", "hash"}:   # (an object with object's __eq__ equals no plain value)
         raise FallbackError(UNSUPPORTED_OBJECT, "a set mixing id()/hash() of objects made in the trace with other "
                             "values: whether an address equals one of them is not known")
 
@@ -118,11 +117,6 @@ def check_unordered(members, what: str) -> None:
     order of their hashes: the addresses, known only at run time."""
     if any(type(v) is IdKey for v in members):
         raise FallbackError(UNSUPPORTED_OBJECT, f"{what} of a set of id() values: its order follows the addresses")
-
-
-def variable(member) -> Variable:
-    """The Variable a set member stands for."""
-    return member.var if type(member) is IdKey else ConstVariable(member)
 
 
 def b_id(executor, obj):
