@@ -12,6 +12,20 @@
  *           ("const", r, value)      r = value
  *   checks  ("type", r, T)           type(regs[r]) is T
  *           ("id", r, obj)           regs[r] is obj
+ *           ("wid", r, ref)          regs[r] is ref() and ref is alive (a
+ *                                    weakref.ref: the guard does not keep a
+ *                                    class or function made by the user's
+ *                                    code alive; once it dies the op never
+ *                                    holds again)
+ *           ("wtype", r, ref)        type(regs[r]) is ref(), ref alive
+ *           ("wtypever", ref, tag)   "typever" of the class ref(), alive
+ *           ("wclass", ref, tag, (mro[1:], metaclass, snapshot, ANY, OWN))
+ *                                    "class" of the class ref() (one the
+ *                                    user's code made, held weakly), alive;
+ *                                    nothing in the spec refers to it: the
+ *                                    MRO without it, a weakref for it in the
+ *                                    snapshot, OWN for its own __dict__/
+ *                                    __weakref__ descriptors (guard_class.c)
  *           ("tensor", r, T, dtype, shape, exact)
  *                                    type is T, dtype == dtype, and shape
  *                                    matches (None: a NumPy scalar, no
@@ -400,6 +414,16 @@ run_program(GuardProgram *p, PyObject *const *vec, Py_ssize_t n)
         case OP_ID:
             ok = v == op->a;
             break;
+        case OP_WID: {
+            PyObject *o = sot_weak_referent(op->a);
+            ok = o != NULL && v == o;
+            break;
+        }
+        case OP_WTYPE: {
+            PyObject *o = sot_weak_referent(op->a);
+            ok = o != NULL && (PyObject *)Py_TYPE(v) == o;
+            break;
+        }
         case OP_TENSOR:
             ok = check_tensor(op, v);
             break;
@@ -441,8 +465,14 @@ run_program(GuardProgram *p, PyObject *const *vec, Py_ssize_t n)
             ok = sot_tag_unchanged(op->a, op->n);
             break;
         case OP_CLASS:
+        case OP_WCLASS:
             ok = sot_check_class((guard_op *)op);
             break;
+        case OP_WTYPEVER: {
+            PyObject *o = sot_weak_referent(op->a);
+            ok = o != NULL && PyType_Check(o) && sot_tag_unchanged(o, op->n);
+            break;
+        }
         case OP_CALL: {
             PyObject *r = PyObject_CallNoArgs(op->b);
             ok = r == NULL ? -1 : value_equal(r, op->a);

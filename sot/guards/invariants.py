@@ -35,9 +35,10 @@ dict's membership, fields of the type struct, a builtin counter.
 from __future__ import annotations
 
 import abc
+import weakref as _weakref
 
 from .. import _C
-from .guard import Guard, _qualname
+from .guard import _GONE, Guard, _type_name, _weak
 from .program import ANY
 from .program_ref import _is_descriptor
 from .tracker import ConstTracker, Tracker, _short
@@ -98,29 +99,49 @@ class ClassUnchangedGuard(Guard):
     def __init__(self, cls: type):
         if not isinstance(cls, type):
             raise TypeError("ClassUnchangedGuard needs a class")
-        self.tracker = ConstTracker(cls)
-        self.cls = cls
         self.tag = _C.type_version(cls)  # 0: no tag; the precise check decides
+        self._id = id(cls)
+        # a class the user's code makes (one per call, say) is held weakly:
+        # its state refers to it only through the weakref (_weak_state)
+        self._ref = _weak(cls)
+        self.tracker = ConstTracker(cls if self._ref is None else self._ref)
         meta = type(cls)
         self._states = [_state(cls)] + ([_state(meta)] if meta.__flags__ & _HEAPTYPE else [])
 
+    @property
+    def cls(self):
+        if self._ref is None:
+            return self.tracker.value
+        cls = self._ref()
+        return _GONE if cls is None else cls
+
+    def is_dead(self) -> bool:
+        return self._ref is not None and self._ref() is None
+
     def describe(self):
-        return "class %s is unchanged" % _qualname(self.cls)
+        return "class %s is unchanged" % _type_name(self.cls)
 
     def explain(self, read):
-        return "class %s (or a base, or its metaclass) was changed" % _qualname(self.cls)
+        return "class %s (or a base, or its metaclass) was changed" % _type_name(self.cls)
 
     def c_ops(self, prog):
         ops = []
         for t, tag, mro, meta, dicts in self._states:
-            read = prog.read_names(t)
+            weak = type(t) is _weakref.ref
+            cls = t() if weak else t
+            if cls is None:
+                return [("wtypever", t, 0)]  # died before its entry was made: never holds
+            read = prog.read_names(cls)
             snapshot = tuple((k, {n: ANY if _free(n, v, read) else v for n, v in d.items()})
                              for k, d in dicts)
-            ops.append(("class", t, tag, (mro, meta, snapshot, ANY)))
+            if weak:
+                ops.append(("wclass", t, tag, (mro, meta, snapshot, ANY, OWN)))
+            else:
+                ops.append(("class", t, tag, (mro, meta, snapshot, ANY)))
         return ops
 
     def _key(self):
-        return (id(self.cls), self.tag)
+        return (self._id, self.tag)
 
 
 _HEAPTYPE = 1 << 9
@@ -128,11 +149,39 @@ _HEAPTYPE = 1 << 9
 
 def _state(t: type) -> tuple:
     """(t, its tag, its MRO, its metaclass, (heap type, copy of its dict)
-    for each heap type of the MRO): what the "class" op compares."""
+    for each heap type of the MRO): what the "class" op compares. For a
+    class held weakly (``_weak``), nothing in it refers to ``t``: a weakref
+    for ``t`` itself, its MRO without it, ``OWN`` for its own
+    ``__dict__``/``__weakref__`` descriptors (which refer to it) -- the
+    "wclass" op."""
     mro = type.__dict__["__mro__"].__get__(t)
     dicts = tuple((k, dict(type.__dict__["__dict__"].__get__(k))) for k in mro
                   if k.__flags__ & _HEAPTYPE)
-    return (t, _C.type_version(t), mro, type(t), dicts)
+    ref = _weak(t)
+    if ref is None:
+        return (t, _C.type_version(t), mro, type(t), dicts)
+    dicts = tuple((ref, {n: OWN if _own_descriptor(v, t) else v for n, v in d.items()}) if k is t else (k, d)
+                  for k, d in dicts)
+    return (ref, _C.type_version(t), mro[1:], type(t), dicts)
+
+
+def _own_descriptor(v, t: type) -> bool:
+    return type(v) in _OWN_KINDS and v.__objclass__ is t
+
+
+_OWN_KINDS = (type(type.__dict__["__dict__"]), type(type("_W", (), {"__slots__": ("a",)}).__dict__["a"]))
+
+
+class _Own:
+    """The "wclass" op's marker of a class's own __dict__/__weakref__ descriptor."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "OWN"
+
+
+OWN = _Own()
 
 
 def _free(name, value, read: frozenset) -> bool:
