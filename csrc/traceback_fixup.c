@@ -57,6 +57,57 @@ sot_tb_drop_replacement_entry(PyCodeObject *rc)
 #endif
 }
 
+/* The first entry of tb standing for the user's frame, when only rc and
+ * skipped codes come before it (new reference), else NULL. */
+static PyObject *
+user_frame_entry(PyObject *tb, PyCodeObject *rc)
+{
+    PyTracebackObject *e = (tb != NULL && PyTraceBack_Check(tb)) ? (PyTracebackObject *)tb : NULL;
+    for (int depth = 0; e != NULL && e->tb_frame != NULL && depth < 4; depth++, e = e->tb_next) {
+        PyCodeObject *code = PyFrame_GetCode(e->tb_frame);
+        sot_code_state *st = code_state_peek(code);
+        int is_rc = code == rc;
+        Py_DECREF(code);
+        if (st != NULL && st->user_frame) {
+            return depth > 0 ? Py_NewRef((PyObject *)e) : NULL;
+        }
+        if (!is_rc && (st == NULL || !st->skip)) {
+            return NULL;
+        }
+    }
+    return NULL;
+}
+
+void
+sot_tb_start_at_user_frame(PyCodeObject *rc)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+    PyObject *exc = PyErr_GetRaisedException();
+    if (exc == NULL) {
+        return;
+    }
+    PyObject *tb = PyException_GetTraceback(exc);
+    PyObject *start = user_frame_entry(tb, rc);
+    if (start != NULL) {
+        PyException_SetTraceback(exc, start);  /* cannot fail: start is a traceback */
+        Py_DECREF(start);
+    }
+    Py_XDECREF(tb);
+    PyErr_SetRaisedException(exc);
+#else
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyObject *start = user_frame_entry(tb, rc);
+    if (start != NULL) {
+        Py_SETREF(tb, start);
+        if (value != NULL && PyExceptionInstance_Check(value)) {
+            PyException_SetTraceback(value, tb);
+        }
+    }
+    PyErr_Restore(type, value, tb);
+#endif
+}
+
 void
 sot_mark_loop_body(PyObject *code)
 {

@@ -1,0 +1,59 @@
+"""An error a graph raises as it is (after it wrote into an argument, it
+cannot be rerun natively) looks like eager's: the innermost user frame is
+the user's function at the user's line (not the generated ``f_graph`` /
+``runner`` frames), and the exception has no ``__context__`` eager lacks."""
+import traceback
+
+import numpy as np
+import pytest
+
+import sot
+
+
+def float_of_sum_over(x, n):
+    x += 1
+    s = float(x.sum())
+    return s / n
+
+
+def dim_floordiv(x, n):
+    x *= 2
+    k = x.shape[0] // n
+    return x + k
+
+
+def item_mod(x, n):
+    x += 1
+    return x.sum().item() % n
+
+
+def write_then_reciprocal(x, n):
+    x[0] = n
+    return x * (1 / n)
+
+
+def _raise(fn, x, n, handling=False):
+    try:
+        if handling:
+            try:
+                raise KeyError("outer")
+            except KeyError:
+                fn(x, n)
+        else:
+            fn(x, n)
+    except Exception as e:
+        frames = [(f.name, f.lineno, f.line) for f in traceback.extract_tb(e.__traceback__)][1:]
+        return (type(e), str(e), frames, type(e.__context__), e.__cause__, e.__suppress_context__)
+    return None
+
+
+@pytest.mark.parametrize("fn", [float_of_sum_over, dim_floordiv, item_mod, write_then_reciprocal])
+@pytest.mark.parametrize("handling", [False, True])
+def test_a_graph_error_after_a_write_has_the_users_frame(fn, handling):
+    static = sot.to_static(fn)
+    for n in (2, 3, 0, 2.0, 3.0, 0.0, 0, 0.0):   # later calls: numbers are graph inputs
+        x_e, x_t = np.ones(3), np.ones(3)
+        eager = _raise(fn, x_e, n, handling)
+        traced = _raise(static, x_t, n, handling)
+        assert traced == eager, n
+        np.testing.assert_array_equal(x_t, x_e)
