@@ -10,11 +10,11 @@
 static const char *const op_names[] = {
     "arg", "cell", "global", "builtins", "attr", "item", "const",
     "type", "id", "tensor", "value", "len", "dictkeys", "absent", "dimeq",
-    "same", "notin", "typever", "class", "call", "overlap", "wid", "wtype", "wtypever", "wclass", NULL,
+    "same", "notin", "typever", "class", "call", "overlap", "wid", "wtype", "wtypever", "wclass", "plainkeys", NULL,
 };
 
 /* How many fields each op's tuple has, op name included. */
-static const int op_sizes[] = {3, 3, 3, 2, 4, 4, 3, 3, 3, 6, 3, 4, 4, 2, 6, 4, 3, 3, 4, 3, 5, 3, 3, 3, 4};
+static const int op_sizes[] = {3, 3, 3, 2, 4, 4, 3, 3, 3, 6, 3, 4, 4, 2, 6, 4, 3, 3, 4, 3, 5, 3, 3, 3, 4, 2};
 
 /* ------------------------------------------------------------ parsing */
 

@@ -18,6 +18,13 @@
  *                                    code alive; once it dies the op never
  *                                    holds again)
  *           ("wtype", r, ref)        type(regs[r]) is ref(), ref alive
+ *           ("plainkeys", r)         regs[r] is an exact dict whose keys are
+ *                                    all exact str or int: a lookup of a
+ *                                    str/int key in it (the "item" and
+ *                                    "notin" ops after it, the runner's
+ *                                    loads) compares only with those, so it
+ *                                    runs no user __eq__ (a key of a user
+ *                                    class with a colliding hash would)
  *           ("wtypever", ref, tag)   "typever" of the class ref(), alive
  *           ("wclass", ref, tag, (mro[1:], metaclass, snapshot, ANY, OWN))
  *                                    "class" of the class ref() (one the
@@ -85,6 +92,92 @@ static PyObject *str_builtins = NULL;      /* "__builtins__", interned */
 static PyObject *interp_builtins = NULL;   /* the builtins module's dict */
 static Py_ssize_t strict_mismatches = 0;
 static Py_ssize_t c_evaluations = 0;
+
+/* ------------------------------------------------------ plain dict keys
+ *
+ * Whether every key of a dict is an exact str or int is a scan of the dict;
+ * a dict that a step function records into grows on every call. On 3.12+
+ * a dict found plain is watched (PyDict_AddWatcher): it stays in
+ * plain_dicts until a key of another type is added to it (or it is cloned
+ * into, or freed), so the check is one set lookup. Before 3.12: the scan. */
+
+static int
+scan_plain_keys(PyObject *d)
+{
+    Py_ssize_t pos = 0;
+    PyObject *k, *v;
+    while (PyDict_Next(d, &pos, &k, &v)) {
+        if (!PyUnicode_CheckExact(k) && !PyLong_CheckExact(k)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+#if PY_VERSION_HEX >= 0x030C0000
+static PyObject *plain_dicts = NULL;   /* set of addresses (int) of watched plain dicts */
+static int plain_watcher = -1;
+
+static void
+forget_plain(PyObject *d)
+{
+    PyObject *key = PyLong_FromVoidPtr(d);
+    if (key == NULL || PySet_Discard(plain_dicts, key) < 0) {
+        PyErr_Clear();
+    }
+    Py_XDECREF(key);
+}
+
+static int
+plain_watch_callback(PyDict_WatchEvent event, PyObject *d, PyObject *key, PyObject *value)
+{
+    (void)value;
+    PyObject *exc = PyErr_GetRaisedException();   /* a deallocation may run with one set */
+    if (event == PyDict_EVENT_ADDED ? !(PyUnicode_CheckExact(key) || PyLong_CheckExact(key))
+                                    : (event == PyDict_EVENT_CLONED || event == PyDict_EVENT_DEALLOCATED)) {
+        forget_plain(d);
+        if (event != PyDict_EVENT_DEALLOCATED) {
+            (void)PyDict_Unwatch(plain_watcher, d);
+            PyErr_Clear();
+        }
+    }
+    PyErr_SetRaisedException(exc);
+    return 0;
+}
+
+static int
+plain_keys(PyObject *d)
+{
+    if (!PyDict_CheckExact(d)) {
+        return 0;
+    }
+    if (plain_dicts == NULL) {
+        if ((plain_dicts = PySet_New(NULL)) == NULL) {
+            return -1;
+        }
+        if ((plain_watcher = PyDict_AddWatcher(plain_watch_callback)) < 0) {
+            Py_CLEAR(plain_dicts);
+            return -1;
+        }
+    }
+    PyObject *key = PyLong_FromVoidPtr(d);
+    if (key == NULL) {
+        return -1;
+    }
+    int known = PySet_Contains(plain_dicts, key);
+    if (known == 0 && scan_plain_keys(d)) {
+        known = PyDict_Watch(plain_watcher, d) < 0 || PySet_Add(plain_dicts, key) < 0 ? -1 : 1;
+    }
+    Py_DECREF(key);
+    return known;
+}
+#else
+static int
+plain_keys(PyObject *d)
+{
+    return PyDict_CheckExact(d) && scan_plain_keys(d);
+}
+#endif
 
 /* ------------------------------------------------------ value equality */
 
@@ -413,6 +506,9 @@ run_program(GuardProgram *p, PyObject *const *vec, Py_ssize_t n)
             break;
         case OP_ID:
             ok = v == op->a;
+            break;
+        case OP_PLAINKEYS:
+            ok = plain_keys(v);
             break;
         case OP_WID: {
             PyObject *o = sot_weak_referent(op->a);

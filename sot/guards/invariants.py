@@ -6,6 +6,7 @@ kind                           compiled check                               ``de
 ``SameGuard(t, u, same)``      ``(v is u) == same``                         ``act is Act.RELU``
 ``KeyAbsentGuard(t, key)``     ``type(v) is dict and key not in v``         ``'sum' not in f.__globals__``
 ``ClassUnchangedGuard(T)``     what the trace read of T holds               ``class Foo is unchanged``
+``PlainKeysGuard(t)``          ``type(v) is dict``, keys exact str/int       ``d: dict with str/int keys only``
 ``AbcTokenGuard()``            ``abc.get_cache_token()`` unchanged          ``no class was registered...``
 =============================  ===========================================  ==============================
 
@@ -43,7 +44,7 @@ from .program import ANY
 from .program_ref import _is_descriptor
 from .tracker import ConstTracker, Tracker, _short
 
-__all__ = ["SameGuard", "KeyAbsentGuard", "ClassUnchangedGuard", "AbcTokenGuard"]
+__all__ = ["SameGuard", "KeyAbsentGuard", "ClassUnchangedGuard", "PlainKeysGuard", "AbcTokenGuard"]
 
 
 class SameGuard(Guard):
@@ -196,6 +197,30 @@ def _free(name, value, read: frozenset) -> bool:
     if name[:2] == name[-2:] == "__" and len(name) > 4:
         return False
     return name in read or not name.startswith("_")
+
+
+class PlainKeysGuard(Guard):
+    """``type(v) is dict`` and every key an exact str or int: looking up a
+    str/int key in it (the guards and loads of what the trace read,
+    executor/dict_data.py) runs no user ``__eq__`` -- a key of a user class
+    whose hash collides with the key looked up would be called."""
+
+    def __init__(self, tracker: Tracker):
+        self.tracker = tracker
+
+    def describe(self):
+        return "%s: dict with str/int keys only" % self.tracker.name()
+
+    def explain_failure(self, value):
+        if type(value) is not dict:
+            return self._type_changed(dict, value)
+        return "%s now has a key that is not a str or int" % self.tracker.subject()
+
+    def c_ops(self, prog):
+        return [("plainkeys", prog.reg(self.tracker))]
+
+    def _key(self):
+        return ()
 
 
 class AbcTokenGuard(Guard):

@@ -124,6 +124,8 @@ def _class(regs, g, op):
 _CHECKS = {
     "type": lambda regs, g, op: type(regs[op[1]]) is op[2],
     "id": lambda regs, g, op: regs[op[1]] is op[2],
+    "plainkeys": lambda regs, g, op: (type(regs[op[1]]) is dict
+                                      and all(type(k) in (str, int) for k in regs[op[1]])),
     "wid": lambda regs, g, op: _alive_is(op[2](), regs[op[1]]),
     "wtype": lambda regs, g, op: _alive_is(op[2](), type(regs[op[1]])),
     "tensor": _tensor,
