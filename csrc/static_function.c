@@ -102,6 +102,22 @@ sf_measured_call(StaticFunction *sf, PyObject *const *args, size_t nargsf, PyObj
     return res;
 }
 
+int sot_monitoring_active(PyThreadState *tstate, PyCodeObject *co);  /* monitoring.c */
+
+/* A trace or profile function (or a sys.monitoring tool) is active: the
+ * hook stands aside, and the governor's Python code must not run either
+ * (the tracer would see its frames, which eager does not have). */
+static int
+being_traced(PyObject *fn)
+{
+    PyThreadState *tstate = PyThreadState_Get();
+    if (tstate->c_tracefunc != NULL || tstate->c_profilefunc != NULL) {
+        return 1;
+    }
+    return PyFunction_Check(fn) &&
+           sot_monitoring_active(tstate, (PyCodeObject *)PyFunction_GET_CODE(fn));
+}
+
 static PyObject *
 sf_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
@@ -115,7 +131,7 @@ sf_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kw
     if (sf->mode == SF_NATIVE) {
         return PyObject_Vectorcall(sf->fn, args, nargsf, kwnames);
     }
-    if (sf->mode == SF_MEASURE && sf->measure != NULL && sf->measure != Py_None) {
+    if (sf->mode == SF_MEASURE && sf->measure != NULL && sf->measure != Py_None && !being_traced(sf->fn)) {
         return sf_measured_call(sf, args, nargsf, kwnames);
     }
     PyObject *prev;
