@@ -16,6 +16,9 @@
  * value). When the precise check holds, the current tag is remembered, so
  * the next call takes the fast path again until the class changes.
  *
+ * "wclass" is the same check of a class held weakly (its own dict's
+ * functions too: a method using super() refers to the class).
+ *
  * A class that writes one of its own attributes on every call
  * (`Counter.calls += 1`) therefore keeps its cache entry, while a method
  * replaced, a property or __bool__/__len__/__getattr__ added, or a name
@@ -127,6 +130,12 @@ sot_check_class(guard_op *op)
             }
             if (old == own) {
                 continue;  /* the class's own __dict__/__weakref__ descriptor */
+            }
+            if (weak && PyWeakref_CheckRefExact(old)) {
+                old = sot_weak_referent(old);  /* a method, held weakly */
+                if (old == NULL) {
+                    return 0;
+                }
             }
             if (cur != old && (old != any || is_descriptor(cur))) {
                 return 0;

@@ -10,11 +10,11 @@
 static const char *const op_names[] = {
     "arg", "cell", "global", "builtins", "attr", "item", "const",
     "type", "id", "tensor", "value", "len", "dictkeys", "absent", "dimeq",
-    "same", "notin", "typever", "class", "call", "overlap", "wid", "wtype", "wtypever", "wclass", "plainkeys", NULL,
+    "same", "notin", "typever", "class", "call", "overlap", "wid", "wtype", "wtypever", "wclass", "plainkeys", "wconst", NULL,
 };
 
 /* How many fields each op's tuple has, op name included. */
-static const int op_sizes[] = {3, 3, 3, 2, 4, 4, 3, 3, 3, 6, 3, 4, 4, 2, 6, 4, 3, 3, 4, 3, 5, 3, 3, 3, 4, 2};
+static const int op_sizes[] = {3, 3, 3, 2, 4, 4, 3, 3, 3, 6, 3, 4, 4, 2, 6, 4, 3, 3, 4, 3, 5, 3, 3, 3, 4, 2, 3};
 
 /* ------------------------------------------------------------ parsing */
 
@@ -220,8 +220,9 @@ sot_guard_parse_op(GuardProgram *p, PyObject *t, guard_op *op)
         return parse_type(t, 2, &op->a);
     case OP_WID:
     case OP_WTYPE:
+    case OP_WCONST:
         if (!PyWeakref_CheckRefExact(PyTuple_GET_ITEM(t, 2))) {
-            PyErr_SetString(PyExc_TypeError, "guard program: wid/wtype need a weakref.ref");
+            PyErr_SetString(PyExc_TypeError, "guard program: wid/wtype/wconst need a weakref.ref");
             return -1;
         }
         op->a = Py_NewRef(PyTuple_GET_ITEM(t, 2));

@@ -10,6 +10,8 @@
  *           ("attr", r, s, name)     r = getattr(regs[s], name)
  *           ("item", r, s, key)      r = regs[s][key]
  *           ("const", r, value)      r = value
+ *           ("wconst", r, ref)       r = ref() (a class the user's code
+ *                                    made, held weakly); fails once it died
  *   checks  ("type", r, T)           type(regs[r]) is T
  *           ("id", r, obj)           regs[r] is obj
  *           ("wid", r, ref)          regs[r] is ref() and ref is alive (a
@@ -501,6 +503,16 @@ run_program(GuardProgram *p, PyObject *const *vec, Py_ssize_t n)
         case OP_CONST:
             regs[op->reg] = Py_NewRef(op->a);
             break;
+        case OP_WCONST: {
+            PyObject *o = sot_weak_referent(op->a);
+            if (o == NULL) {
+                ok = 0;
+            }
+            else {
+                regs[op->reg] = Py_NewRef(o);
+            }
+            break;
+        }
         case OP_TYPE:
             ok = (PyObject *)Py_TYPE(v) == op->a;
             break;
@@ -725,7 +737,7 @@ gp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     }
     for (Py_ssize_t k = 0; k < nops; k++) {
         guard_op *op = &self->ops[k];
-        int is_load = op->op <= OP_CONST;
+        int is_load = op->op <= OP_CONST || op->op == OP_WCONST;
         int reads = is_load ? ((op->op == OP_ATTR || op->op == OP_ITEM) ? op->src : -1) : op->reg;
         int reads2 = (op->op == OP_DIMEQ || op->op == OP_SAME || op->op == OP_OVERLAP) ? op->src : -1;
         if ((reads >= 0 && !written[reads]) || (reads2 >= 0 && !written[reads2]) ||

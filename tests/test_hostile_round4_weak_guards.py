@@ -112,3 +112,51 @@ def test_entries_whose_objects_died_leave_the_cache(capsys):
     counts = [len(cache.entries(rec.code)) for rec in list(cache._records.values())]
     assert counts and max(counts) <= 2, counts
     assert not any(rec.overflowed for rec in cache._records.values())
+
+
+def methods_using_super_across_a_break(x):
+    class Plain:          # no user base: its own __dict__/__weakref__ descriptors
+        def g(self):
+            return 3
+
+    class Sub(Base):
+        def m(self):      # a __class__ cell: the method refers to the class
+            return super().__init__() or 4
+
+    p, s = Plain(), Sub()
+    print("break")
+    return x * p.g() + s.m(), type(p).__name__
+
+
+def test_classes_whose_methods_refer_to_them_are_freed_as_in_eager(capsys):
+    before = set(Base.__subclasses__())
+    static = sot.to_static(methods_using_super_across_a_break)
+    for _ in range(8):
+        static(np.arange(3.0))
+    check(methods_using_super_across_a_break, (np.arange(3.0),))
+    gc.collect()
+    assert set(Base.__subclasses__()) <= before
+
+
+def test_a_local_class_changed_between_calls_is_seen():
+    def make():
+        class Local:
+            k = 2
+
+            def m(self, x):
+                return x * self.k
+        return Local
+
+    Local = make()
+
+    def f(o, x):
+        return o.m(x)
+
+    static = check(f, (Local(), np.arange(3.0)))
+    Local.k = 5                      # a plain value: read through a guarded tracker
+    assert (static(Local(), np.arange(3.0)) == np.arange(3.0) * 5).all()
+    Local.m = lambda self, x: x - 1  # a method replaced
+    assert (static(Local(), np.arange(3.0)) == np.arange(3.0) - 1).all()
+    del Local.m
+    with pytest.raises(AttributeError):
+        static(Local(), np.arange(3.0))

@@ -46,8 +46,6 @@ live object can be it) and the cache drops the entry (``is_dead``).
 from __future__ import annotations
 
 import builtins as _bi
-import inspect as _inspect
-import sys as _sys
 import weakref as _weakref
 from types import BuiltinFunctionType, FunctionType, MethodType, ModuleType
 from typing import Any
@@ -60,6 +58,7 @@ from .tracker import (
     _qualname,
     _short,
     value_key,
+    weak_class_ref,
 )
 
 __all__ = [
@@ -83,32 +82,17 @@ _HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE
 
 def _weak(obj: Any):
     """A weak reference to ``obj`` if the user's code may make and drop
-    it, else None (held strongly): a class that is not its module's
-    attribute of its qualified name (a class statement in a function, a
-    ``type(...)`` call), or an object that is neither a class nor a
-    module. Classes of modules (and builtins) live as long as their module.
-    """
+    it, else None (held strongly): a class made by the user's code
+    (``tracker.weak_class_ref``), or an object that is neither a class nor
+    a module."""
     if isinstance(obj, type):
-        if not obj.__flags__ & _HEAPTYPE or _module_class(obj):
-            return None
-    elif isinstance(obj, ModuleType):
+        return weak_class_ref(obj)
+    if isinstance(obj, ModuleType):
         return None
     try:
         return _weakref.ref(obj)
     except TypeError:
         return None
-
-
-def _module_class(t: type) -> bool:
-    """``t`` is what its module's namespace names by ``t.__qualname__``
-    (a static read: no user ``__getattr__`` runs)."""
-    obj = _sys.modules.get(type.__dict__["__module__"].__get__(t))
-    for part in type.__dict__["__qualname__"].__get__(t).split("."):
-        try:
-            obj = _inspect.getattr_static(obj, part)
-        except AttributeError:
-            return False
-    return obj is t
 
 
 class _Gone:

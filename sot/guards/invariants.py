@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import abc
 import weakref as _weakref
+from types import FunctionType as _FunctionType
 
 from .. import _C
 from .guard import _GONE, Guard, _type_name, _weak
@@ -133,7 +134,7 @@ class ClassUnchangedGuard(Guard):
             if cls is None:
                 return [("wtypever", t, 0)]  # died before its entry was made: never holds
             read = prog.read_names(cls)
-            snapshot = tuple((k, {n: ANY if _free(n, v, read) else v for n, v in d.items()})
+            snapshot = tuple((k, {n: ANY if _free(n, _held(v), read) else v for n, v in d.items()})
                              for k, d in dicts)
             if weak:
                 ops.append(("wclass", t, tag, (mro, meta, snapshot, ANY, OWN)))
@@ -161,13 +162,34 @@ def _state(t: type) -> tuple:
     ref = _weak(t)
     if ref is None:
         return (t, _C.type_version(t), mro, type(t), dicts)
-    dicts = tuple((ref, {n: OWN if _own_descriptor(v, t) else v for n, v in d.items()}) if k is t else (k, d)
+    dicts = tuple((ref, {n: _weak_value(v, t) for n, v in d.items()}) if k is t else (k, d)
                   for k, d in dicts)
     return (ref, _C.type_version(t), mro[1:], type(t), dicts)
 
 
-def _own_descriptor(v, t: type) -> bool:
-    return type(v) in _OWN_KINDS and v.__objclass__ is t
+_DEAD_METHOD = property()
+
+
+def _held(v):
+    """A snapshot value as the class holds it (a weakly held method)."""
+    if type(v) is _weakref.ref:
+        v = v()
+        return _DEAD_METHOD if v is None else v   # (dead: still a descriptor, never free)
+    return v
+
+
+def _weak_value(v, t: type):
+    """What the weak snapshot of ``t``'s own dict holds for ``v``: OWN for
+    its own ``__dict__``/``__weakref__``/slot descriptors, a weakref for a
+    function (a method using ``super()`` refers to ``t`` through its
+    ``__class__`` cell), else ``v``. The "wclass" op compares a weakref
+    in the snapshot by its referent: a weakref the class itself holds as
+    a value then fails the precise check -- a miss, never a wrong hit."""
+    if type(v) in _OWN_KINDS and v.__objclass__ is t:
+        return OWN
+    if type(v) is _FunctionType:
+        return _weakref.ref(v)
+    return v
 
 
 _OWN_KINDS = (type(type.__dict__["__dict__"]), type(type("_W", (), {"__slots__": ("a",)}).__dict__["a"]))

@@ -18,6 +18,7 @@ It reads only what C reads; it does not need to be fast.
 from __future__ import annotations
 
 from types import CellType
+from weakref import ref as _weakref_type
 from typing import Any
 
 from .. import _C
@@ -32,6 +33,12 @@ _type_mro = type.__dict__["__mro__"].__get__
 
 def _value_equal(v: Any, w: Any) -> bool:
     return value_key(v) == value_key(w)
+
+
+def _alive(referent: Any) -> Any:
+    if referent is None:
+        raise ReferenceError("a weakly held guard object was collected")
+    return referent
 
 
 def _alive_is(referent: Any, v: Any) -> bool:
@@ -62,6 +69,7 @@ LOADS = {
     "attr": lambda regs, g, args, cells, op: getattr(regs[op[2]], op[3]),
     "item": lambda regs, g, args, cells, op: regs[op[2]][op[3]],
     "const": lambda regs, g, args, cells, op: op[2],
+    "wconst": lambda regs, g, args, cells, op: _alive(op[2]()),
 }
 
 
@@ -116,6 +124,10 @@ def _class(regs, g, op):
             cur = now[name]
             if old is own is not None:
                 continue   # the class's own __dict__/__weakref__ descriptor
+            if weak and type(old) is _weakref_type:
+                old = old()   # a method, held weakly
+                if old is None:
+                    return False
             if cur is not old and (old is not any_ or _is_descriptor(cur)):
                 return False
     return True
