@@ -168,14 +168,18 @@ sot_clear_cache(PyObject *module, PyObject *code)
     Py_RETURN_NONE;
 }
 
+/* The state of `code` (created if needed), or NULL with an error set. */
+static sot_code_state *
+state_to_mark(PyObject *code)
+{
+    return check_code(code) < 0 ? NULL : code_state_get_or_create(code);
+}
+
 static PyObject *
 sot_mark_loop_body_code(PyObject *module, PyObject *code)
 {
     (void)module;
-    if (check_code(code) < 0) {
-        return NULL;
-    }
-    sot_code_state *st = code_state_get_or_create(code);
+    sot_code_state *st = state_to_mark(code);
     if (st == NULL) {
         return NULL;
     }
@@ -187,10 +191,7 @@ static PyObject *
 sot_mark_user_frame_code(PyObject *module, PyObject *code)
 {
     (void)module;
-    if (check_code(code) < 0) {
-        return NULL;
-    }
-    sot_code_state *st = code_state_get_or_create(code);
+    sot_code_state *st = state_to_mark(code);
     if (st == NULL) {
         return NULL;
     }
