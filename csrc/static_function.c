@@ -75,7 +75,14 @@ sf_measured_call(StaticFunction *sf, PyObject *const *args, size_t nargsf, PyObj
     PyObject *token = PyObject_CallMethodNoArgs(measure, begin_name);
     if (token == NULL) {
         Py_DECREF(measure);
-        return NULL;
+        /* sot's own Python failed (a RecursionError at a depth eager's call
+         * still fits in): the call runs natively, unmeasured. A
+         * KeyboardInterrupt or SystemExit is the user's: it propagates. */
+        if (!PyErr_ExceptionMatches(PyExc_Exception)) {
+            return NULL;
+        }
+        PyErr_Clear();
+        return PyObject_Vectorcall(sf->fn, args, nargsf, kwnames);
     }
     int translated = PyTuple_Check(token) && PyTuple_GET_SIZE(token) > 0 ?
                      PyObject_IsTrue(PyTuple_GET_ITEM(token, 0)) : -1;
@@ -93,7 +100,12 @@ sf_measured_call(StaticFunction *sf, PyObject *const *args, size_t nargsf, PyObj
     if (res != NULL) {
         PyObject *done = PyObject_CallMethodOneArg(measure, end_name, token);
         if (done == NULL) {
-            Py_CLEAR(res);
+            if (PyErr_ExceptionMatches(PyExc_Exception)) {
+                PyErr_Clear();   /* the sample is lost, not the call's result */
+            }
+            else {
+                Py_CLEAR(res);
+            }
         }
         Py_XDECREF(done);
     }
