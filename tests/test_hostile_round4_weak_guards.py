@@ -8,6 +8,7 @@ a weak reference (ops ``wid``/``wtype``): once the object dies the guard
 never holds again, and the entry is dropped at the code's next translation.
 """
 import gc
+import types
 import weakref
 
 import numpy as np
@@ -104,14 +105,30 @@ def test_a_weak_guard_holds_while_its_object_lives_and_never_after():
     assert "collected" in guard.describe()[0]
 
 
-def test_entries_whose_objects_died_leave_the_cache(capsys):
-    static = sot.to_static(local_class_across_a_break, cache_size=3)
+def test_entries_whose_objects_died_leave_the_cache_and_count_against_its_size():
+    code = compile("x", "<weak-entries>", "eval")
+    added = []
+    for k in range(5):
+        class Made:   # noqa: B903 -- a class made per "call"
+            pass
+        gf = compile_guards([IdGuard(LocalTracker(0, "c"), Made)], 1, 0)
+        added.append(cache.add_entry(code, gf.hot, code, types.SimpleNamespace(guard=gf), 3))
+        del Made, gf
+        gc.collect()
+    rec = cache.record(code)
+    assert added == [True, True, True, False, False]
+    assert rec.dead == 3 and rec.entries == []      # dropped (their graphs freed) ...
+    assert rec.overflowed                           # ... and counted: native past the limit, as before
+    cache.clear(code)
+
+
+def test_a_class_made_per_call_does_not_retranslate_every_call(capsys):
+    static = sot.to_static(local_class_across_a_break)
     for _ in range(10):
         static(np.arange(4.0))
     gc.collect()
-    counts = [len(cache.entries(rec.code)) for rec in list(cache._records.values())]
-    assert counts and max(counts) <= 2, counts
-    assert not any(rec.overflowed for rec in cache._records.values())
+    assert max(cache.translation_count(rec.code) for rec in cache._records.values()) <= 3
+    assert max(len(cache.entries(rec.code)) for rec in cache._records.values()) <= 2
 
 
 def methods_using_super_across_a_break(x):

@@ -31,6 +31,7 @@ class CodeRecord:
     overflowed: bool = False
     graphless: int = 0  # translations that captured no array op
     replaced: int = 0   # entries dropped because a later entry covers their inputs (subsume.py)
+    dead: int = 0       # entries dropped because an object a guard pinned weakly died
 
 
 _records = CodeMap()
@@ -63,7 +64,10 @@ def add_entry(code, guard, replacement, info, cache_size: int, direct=None) -> b
         return False
     _drop_dead(rec, pairs)
     _drop_implied(rec, pairs, info)
-    if len(rec.entries) >= cache_size:
+    # a dead entry still counts: a function that makes a new class on every
+    # call (each entry dies by the next) runs natively past the limit, as
+    # when the entries were kept, instead of translating on every call
+    if len(rec.entries) + rec.dead >= cache_size:
         rec.overflowed = True
         pairs.append((_always, None))
         vlog(1, log, "%s (%s:%d): cache limit of %d entries reached; it runs natively from now on "
@@ -92,11 +96,12 @@ def _drop_entry(rec: CodeRecord, pairs: list, k: int) -> None:
 def _drop_dead(rec: CodeRecord, pairs: list) -> None:
     """Drop the entries a guard of which pins an object that has died (a
     class made at a break, held weakly): they can never hold again, and
-    must not count against the cache size nor keep their graphs."""
+    must not keep their graphs (they count against the cache size)."""
     for k in range(len(rec.entries) - 1, -1, -1):
         guard = _guard_of(rec.entries[k])
         if guard is not None and any(getattr(gd, "is_dead", _never)() for gd in guard.guards):
             _drop_entry(rec, pairs, k)
+            rec.dead += 1
 
 
 def _never() -> bool:
