@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import types
 
-from . import _hook, _skip
+from . import _hook, _skip, graph_frames
 from .backends import GraphWriteError, compile_graph, fp_state
 from .backends.numpy.writes import first_commit
 from .breaks.reasons import SIDE_EFFECT, UNSUPPORTED_OBJECT, FallbackError
@@ -98,7 +98,9 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
                   "    except __written as e:", "        __err = e.error",
                   "    except Exception:", "        raise __rerun from None",
                   "    else:", "        __err = None",
-                  "    if __err is not None:", "        raise __err"]   # not in the except: no __context__, as eager
+                  "    if __err is not None:", "        __raise_as_user(__err)"]   # not in the except: no __context__
+        namespace["__raise_as_user"] = graph_frames.raiser(
+            getattr(run, "__code__", None), graph_frames.user_stacks(ir.statements, code.co_filename))
         info.graphs.append((len(graph.ir), compiled.backend, compiled.source))
         info.compiled.append(compiled)
     # read-only: the arrays whose values the graph reads (not only a shape)

@@ -1,7 +1,9 @@
 """An error a graph raises as it is (after it wrote into an argument, it
 cannot be rerun natively) looks like eager's: the innermost user frame is
 the user's function at the user's line (not the generated ``f_graph`` /
-``runner`` frames), and the exception has no ``__context__`` eager lacks."""
+``runner`` frames), one frame per user function where the statement was
+inlined from a call (sot/graph_frames.py), and the exception has no
+``__context__`` eager lacks."""
 import traceback
 
 import numpy as np
@@ -32,6 +34,26 @@ def write_then_reciprocal(x, n):
     return x * (1 / n)
 
 
+def _halve_by(s, n):
+    return s / n
+
+
+def _through_two(s, n):
+    return _halve_by(s, n) + 1
+
+
+def in_an_inlined_helper(x, n):
+    x *= 2
+    s = float(x.sum())
+    return _halve_by(s, n)
+
+
+def two_helpers_deep(x, n):
+    x += 1
+    s = float(x.sum())
+    return _through_two(s, n)
+
+
 def _raise(fn, x, n, handling=False):
     try:
         if handling:
@@ -43,11 +65,13 @@ def _raise(fn, x, n, handling=False):
             fn(x, n)
     except Exception as e:
         frames = [(f.name, f.lineno, f.line) for f in traceback.extract_tb(e.__traceback__)][1:]
+        assert "".join(traceback.format_exception(e))   # prints
         return (type(e), str(e), frames, type(e.__context__), e.__cause__, e.__suppress_context__)
     return None
 
 
-@pytest.mark.parametrize("fn", [float_of_sum_over, dim_floordiv, item_mod, write_then_reciprocal])
+@pytest.mark.parametrize("fn", [float_of_sum_over, dim_floordiv, item_mod, write_then_reciprocal,
+                                in_an_inlined_helper, two_helpers_deep])
 @pytest.mark.parametrize("handling", [False, True])
 def test_a_graph_error_after_a_write_has_the_users_frame(fn, handling):
     static = sot.to_static(fn)

@@ -1,0 +1,83 @@
+"""The user's frames of an error a graph raises as it is.
+
+An error raised after a graph wrote into memory from outside it cannot be
+rerun natively (sot/runner.py): it is raised as it is. The NumPy graph is
+compiled at the user's lines and named like the user's function, so its
+traceback entry stands for the user's frame. A statement inlined from a
+function the user's function called, though, raised in *that* function
+eagerly: eager's traceback has one entry per user frame, outermost first.
+``raiser`` re-raises the error through small functions made for those
+frames (each at its file and line, under its name), so the traceback is
+eager's; the hook then drops sot's own entries before them
+(``mark_user_frame``, csrc/traceback_fixup.h).
+"""
+from __future__ import annotations
+
+import types
+
+from . import _hook
+
+__all__ = ["user_stacks", "raiser"]
+
+
+def user_stacks(statements, filename: str) -> dict:
+    """{line a graph compiled at the user's lines reports: the user's
+    frames, outermost first, as (filename, line, globals, name)} for the
+    lines whose statements come from an inlined call (more than one frame)
+    and agree on them."""
+    stacks: dict = {}
+    keys: dict = {}
+    for st in statements:
+        w = st.where
+        if not w or not all(len(f) > 3 and f[1] for f in w):
+            continue
+        line = next((f[1] for f in w if f[0] == filename), None)
+        if line is None:
+            continue
+        key = tuple((f[0], f[1], id(f[2]), f[3]) for f in w)   # never == on a user's globals
+        if keys.setdefault(line, key) != key:
+            stacks[line] = None   # statements of different stacks at one line: unknown
+        elif line not in stacks:
+            stacks[line] = tuple((f[0], f[1], f[2], f[3]) for f in reversed(w))
+    return {line: s for line, s in stacks.items() if s is not None and len(s) > 1}
+
+
+def raiser(graph_code, stacks: dict):
+    """``raise_as_user(err)``: raise ``err`` (raised in ``graph_code``)
+    through the user's frames of its line, where ``stacks`` knows them."""
+    chains: dict = {}
+
+    def raise_as_user(err):
+        line, tb = None, err.__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_code is graph_code:
+                line = tb.tb_lineno
+            tb = tb.tb_next
+        stack = stacks.get(line)
+        if stack is None:
+            raise err
+        chain = chains.get(line)
+        if chain is None:
+            chain = chains[line] = _chain(stack)
+        chain(err.with_traceback(None))
+
+    _hook.skip_code(raise_as_user.__code__)
+    return raise_as_user
+
+
+def _chain(stack):
+    """A function of ``e`` raising it through one frame per entry of
+    ``stack`` (outermost first)."""
+    nxt = None
+    for filename, line, globals_, name in reversed(stack):
+        body = "raise e" if nxt is None else "nxt(e)"
+        module = compile("\n" * (line - 1) + "def frame(e, nxt):  " + body + "\n", filename, "exec")
+        code = next(c for c in module.co_consts if isinstance(c, types.CodeType))
+        names = {"co_name": name}
+        if hasattr(code, "co_qualname"):
+            names["co_qualname"] = name
+        code = code.replace(**names)
+        _hook.skip_code(code)
+        _hook.mark_user_frame(code)
+        nxt = types.FunctionType(code, globals_, name, (nxt,))
+    return nxt
