@@ -13,11 +13,12 @@ eager's; the hook then drops sot's own entries before them
 """
 from __future__ import annotations
 
+import sys
 import types
 
 from . import _hook
 
-__all__ = ["user_stacks", "raiser"]
+__all__ = ["user_stacks", "raiser", "without_columns"]
 
 
 def user_stacks(statements, filename: str) -> dict:
@@ -76,8 +77,38 @@ def _chain(stack):
         names = {"co_name": name}
         if hasattr(code, "co_qualname"):
             names["co_qualname"] = name
-        code = code.replace(**names)
+        code = without_columns(code.replace(**names))
         _hook.skip_code(code)
         _hook.mark_user_frame(code)
         nxt = types.FunctionType(code, globals_, name, (nxt,))
     return nxt
+
+
+def without_columns(code):
+    """``code`` with its lines but no column positions (3.11+): a traceback
+    then shows the user's line without carets under columns of sot's own
+    source (a graph's, a made frame's), as it has no true columns there."""
+    if sys.version_info < (3, 11):
+        return code
+    table = bytearray()
+    prev = code.co_firstlineno
+    for start, end, line in code.co_lines():
+        units = (end - start) // 2
+        while units > 0:
+            n = min(units, 8)
+            if line is None:
+                table.append(0x80 | (15 << 3) | (n - 1))   # no location
+            else:
+                table.append(0x80 | (13 << 3) | (n - 1))   # a line, no columns
+                _signed_varint(table, line - prev)
+                prev = line
+            units -= n
+    return code.replace(co_linetable=bytes(table))
+
+
+def _signed_varint(out: bytearray, value: int) -> None:
+    value = (-value << 1) | 1 if value < 0 else value << 1
+    while value >= 64:
+        out.append(64 | (value & 63))
+        value >>= 6
+    out.append(value)

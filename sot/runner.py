@@ -132,7 +132,7 @@ def _as_user_frame(run, code):
     names = {"co_name": code.co_name}
     if hasattr(code, "co_qualname"):
         names["co_qualname"] = code.co_qualname
-    user = types.FunctionType(graph_code.replace(**names), run.__globals__, code.co_name,
+    user = types.FunctionType(graph_frames.without_columns(graph_code.replace(**names)), run.__globals__, code.co_name,
                               run.__defaults__, run.__closure__)
     _hook.mark_user_frame(user.__code__)
     return user
