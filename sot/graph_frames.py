@@ -21,26 +21,40 @@ from . import _hook
 __all__ = ["user_stacks", "raiser", "without_columns"]
 
 
-def user_stacks(statements, filename: str) -> dict:
-    """{line a graph compiled at the user's lines reports: the user's
-    frames, outermost first, as (filename, line, globals, name)} for the
-    lines whose statements come from an inlined call (more than one frame)
-    and agree on them."""
+def user_stacks(statements, filename: str, statement_at_line: dict | None = None) -> dict:
+    """{line the graph's code reports: the user's frames, outermost first,
+    as (filename, line, globals, name)}. A graph compiled at the user's
+    lines (``filename``): the lines whose statements come from an inlined
+    call (more than one frame) and agree on them. A graph in a file of its
+    own: each line's statement (``statement_at_line``), whatever its frames.
+    """
+    if statement_at_line is not None:
+        out = {}
+        for line, i in statement_at_line.items():
+            stack = _stack(statements[i].where) if 0 <= i < len(statements) else None
+            if stack is not None:
+                out[line] = stack
+        return out
     stacks: dict = {}
     keys: dict = {}
     for st in statements:
-        w = st.where
-        if not w or not all(len(f) > 3 and f[1] for f in w):
-            continue
-        line = next((f[1] for f in w if f[0] == filename), None)
+        stack = _stack(st.where)
+        line = next((f[1] for f in st.where if f[0] == filename), None) if stack else None
         if line is None:
             continue
-        key = tuple((f[0], f[1], id(f[2]), f[3]) for f in w)   # never == on a user's globals
+        key = tuple((f[0], f[1], id(f[2]), f[3]) for f in stack)   # never == on a user's globals
         if keys.setdefault(line, key) != key:
             stacks[line] = None   # statements of different stacks at one line: unknown
         elif line not in stacks:
-            stacks[line] = tuple((f[0], f[1], f[2], f[3]) for f in reversed(w))
+            stacks[line] = stack
     return {line: s for line, s in stacks.items() if s is not None and len(s) > 1}
+
+
+def _stack(where):
+    """A statement's user frames, outermost first, or None if not known."""
+    if not where or not all(len(f) > 3 and f[1] for f in where):
+        return None
+    return tuple((f[0], f[1], f[2], f[3]) for f in reversed(where))
 
 
 def raiser(graph_code, stacks: dict):

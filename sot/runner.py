@@ -99,8 +99,10 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
                   "    except Exception:", "        raise __rerun from None",
                   "    else:", "        __err = None",
                   "    if __err is not None:", "        __raise_as_user(__err)"]   # not in the except: no __context__
-        namespace["__raise_as_user"] = graph_frames.raiser(
-            getattr(run, "__code__", None), graph_frames.user_stacks(ir.statements, code.co_filename))
+        graph_code = getattr(run, "__code__", None)
+        at_user_lines = graph_code is not None and graph_code.co_filename == code.co_filename
+        namespace["__raise_as_user"] = graph_frames.raiser(graph_code, graph_frames.user_stacks(
+            ir.statements, code.co_filename, None if at_user_lines else getattr(compiled, "statement_at_line", {})))
         info.graphs.append((len(graph.ir), compiled.backend, compiled.source))
         info.compiled.append(compiled)
     # read-only: the arrays whose values the graph reads (not only a shape)

@@ -4,6 +4,7 @@ the user's function at the user's line (not the generated ``f_graph`` /
 ``runner`` frames), one frame per user function where the statement was
 inlined from a call (sot/graph_frames.py), and the exception has no
 ``__context__`` eager lacks."""
+import sys
 import traceback
 
 import numpy as np
@@ -81,3 +82,43 @@ def test_a_graph_error_after_a_write_has_the_users_frame(fn, handling):
         traced = _raise(static, x_t, n, handling)
         assert traced == eager, n
         np.testing.assert_array_equal(x_t, x_e)
+
+
+_HELPERS = '''
+def h1(s, n):
+    return s / n
+
+
+def h2(x, n):
+    y = x * 2
+    z = y + 1
+    w = z - 3
+    return float(w.sum()) / n
+'''
+
+
+@pytest.fixture
+def helpers(tmp_path, monkeypatch):
+    """A module of helpers in a file of its own."""
+    import importlib
+    (tmp_path / "round4_graph_helpers.py").write_text(_HELPERS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    mod = importlib.import_module("round4_graph_helpers")
+    yield mod
+    sys.modules.pop("round4_graph_helpers", None)
+
+
+def test_a_graph_error_in_a_helper_of_another_module_has_eagers_frames(helpers):
+    def through_h1(x, n):
+        x *= 2
+        s = float(x.sum())
+        return helpers.h1(s, n)
+
+    def through_h2(x, n):   # most statements in the helper's file: a graph in a file of its own
+        x += 1
+        return helpers.h2(x, n)
+
+    for fn in (through_h1, through_h2):
+        static = sot.to_static(fn)
+        for n in (2, 3, 0, 0):
+            assert _raise(static, np.ones(3), n) == _raise(fn, np.ones(3), n), (fn.__name__, n)
