@@ -1,0 +1,95 @@
+"""Client programs, fourth set (benchmarks/client_programs4.py: a Kalman
+filter with an RTS smoother, k-means++ with a tolerance, a 2-D wave solver
+with reflecting edges, Adam on mini-batches, conv / pool / batch-norm,
+a Monte-Carlo Asian option, PageRank over an edge list, a dict-of-columns
+pipeline, a model class with ``__call__``, recursive merge sort and
+quadtree, a generator data loader, Crank-Nicolson with a Thomas sweep)
+decorated as users decorate them give eager's results bitwise, eager's
+stdout, the same random numbers consumed, and do to their arguments what
+eager does; over two sizes and two seeds."""
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
+import client_programs4 as CP4  # noqa: E402
+from test_client_programs import assert_program_matches  # noqa: E402
+
+
+@pytest.mark.parametrize("name", list(CP4.PROGRAMS))
+def test_client_program_decorated_is_eager_bitwise(name):
+    assert_program_matches(CP4.PROGRAMS, name)
+
+
+# -- a decorated __call__ called as self(x) in another decorated method is inlined ----------
+
+import numpy as np  # noqa: E402
+
+import sot  # noqa: E402
+from difftest import assert_captured_whole, check  # noqa: E402
+from sot.executor import element_loops  # noqa: E402
+
+
+class _Scaled:
+    def __init__(self, w):
+        self.w = w
+
+    @sot.to_static
+    def __call__(self, x):
+        return x * self.w
+
+    def twice(self, x):
+        return self(x) + self(x + 1.0)
+
+
+def test_a_decorated_call_dunder_is_inlined_where_the_object_is_called():
+    # model(x) inside a decorated training step: the to_static wrapper on
+    # the class was 'not a plain function' and broke the graph there
+    m, x = _Scaled(np.arange(3.0)), np.ones(3)
+    assert_captured_whole(_Scaled.twice, m, x)
+    check(_Scaled.twice, (m, x), (_Scaled(np.full(3, 2.0)), x))
+
+
+# -- a trace that unrolls a long loop over array elements gives up early ---------------------
+
+def _thomas(b, c, d):
+    n = len(d)
+    cp, dp = np.empty(n), np.empty(n)
+    cp[0], dp[0] = c[0] / b[0], d[0] / b[0]
+    for i in range(1, n):
+        m = b[i] - cp[i - 1]
+        cp[i] = c[i] / m
+        dp[i] = (d[i] - dp[i - 1]) / m
+    x = np.empty(n)
+    x[-1] = dp[-1]
+    for i in range(n - 2, -1, -1):
+        x[i] = dp[i] - cp[i] * x[i + 1]
+    return x
+
+
+def _tridiag(n):
+    return np.full(n, 4.0), np.full(n, -1.0), np.linspace(0.0, 1.0, n)
+
+
+def test_a_long_element_loop_runs_natively_with_its_reason():
+    long = _tridiag(element_loops.LIMIT)   # well over LIMIT element operations
+    report = sot.explain(sot.to_static(_thomas), *long)
+    assert [b.category for b in report.breaks] == ["limit"], [str(b) for b in report.breaks]
+    assert "single array elements" in str(report.breaks[0])
+    check(_thomas, long, _tridiag(element_loops.LIMIT + 7))
+
+
+def test_a_short_element_loop_and_element_work_among_array_work_stay_captured():
+    assert_captured_whole(_thomas, *_tridiag(8))
+
+    def mostly_arrays(X, v):
+        for i in range(len(v)):   # more element ops than LIMIT, each beside array work
+            X = X * v[i] + X.mean(axis=0)
+            v[i] = v[i] * 0.5
+        return X, v
+    args = (np.ones((4, 3)), np.linspace(1.0, 2.0, element_loops.LIMIT // 2 + 8))
+    assert_captured_whole(mostly_arrays, *args)
+    check(mostly_arrays, args, calls=2)
