@@ -93,3 +93,50 @@ def test_a_short_element_loop_and_element_work_among_array_work_stay_captured():
     args = (np.ones((4, 3)), np.linspace(1.0, 2.0, element_loops.LIMIT // 2 + 8))
     assert_captured_whole(mostly_arrays, *args)
     check(mostly_arrays, args, calls=2)
+
+
+# -- a list comprehension in a loop whose body breaks (3.12+ inline it) ---------------------
+
+def _lloyd(X, C, tol=1e-6, max_iter=20):
+    # k-means with a data-dependent test in its comprehension and a tolerance
+    # break: on 3.12+ the comprehension's cleanup handler made the loop body
+    # "a try block", so the whole function ran natively
+    for it in range(max_iter):
+        d = ((X[:, None, :] - C[None]) ** 2).sum(axis=2)
+        labels = np.argmin(d, axis=1)
+        new = np.array([X[labels == j].mean(axis=0) if np.any(labels == j) else C[j] for j in range(len(C))])
+        shift = np.abs(new - C).max()
+        C = new
+        if shift < tol:
+            break
+    return C, labels, it
+
+
+def _shadowing(xs, j):
+    out = []
+    for x in xs:
+        row = [x * j for j in range(3)]   # `j` of the comprehension: the argument is restored after it
+        out.append(sum(row) + j)
+        if row[-1].sum() > 4:
+            break
+    return out, j
+
+
+def _raising(xs, n):
+    total = 0.0
+    for x in xs:
+        total = total + sum([x[j] for j in range(n)])   # IndexError inside the comprehension
+        if total.sum() > 100:
+            break
+    return total
+
+
+def test_a_loop_whose_body_holds_a_comprehension_keeps_graphs_around_its_break():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 2)) + np.repeat(np.eye(2) * 5, 30, axis=0)
+    report = sot.explain(sot.to_static(_lloyd), X, X[:3].copy())
+    assert report.graph_count >= 1 and not [b for b in report.breaks if "try/with" in str(b)]
+    check(_lloyd, (X, X[:3].copy()), (X[:40], X[5:7].copy()), (X, X[:3].copy(), 0.5))
+    xs = [np.full(2, v) for v in (0.1, 0.2, 1.0, 3.0)]
+    check(_shadowing, (xs, 7), (xs[:2], "kept"))
+    check(_raising, ([np.arange(3.0)] * 4, 3), ([np.arange(3.0)] * 4, 4), ([np.arange(8.0)] * 9, 8))
