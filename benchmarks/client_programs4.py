@@ -444,7 +444,7 @@ def _(n, seed):
 
 # -- recursion: merge sort on arrays, a quadtree over points --------------------------------
 
-@program("recursion", sizes=(24, 37), bench=2000)
+@program("recursion", sizes=(24, 37), bench=500)
 def recursion(deco):
     @deco
     def merge(a, b):
