@@ -30,7 +30,7 @@ import numpy as np  # noqa: E402
 
 import sot  # noqa: E402
 from difftest import assert_captured_whole, check  # noqa: E402
-from sot.executor import element_loops  # noqa: E402
+from sot.executor import small_loops  # noqa: E402
 
 
 class _Scaled:
@@ -75,11 +75,35 @@ def _tridiag(n):
 
 
 def test_a_long_element_loop_runs_natively_with_its_reason():
-    long = _tridiag(element_loops.LIMIT)   # well over LIMIT element operations
+    long = _tridiag(small_loops.LIMIT)   # well over LIMIT element operations
     report = sot.explain(sot.to_static(_thomas), *long)
     assert [b.category for b in report.breaks] == ["limit"], [str(b) for b in report.breaks]
-    assert "single array elements" in str(report.breaks[0])
-    check(_thomas, long, _tridiag(element_loops.LIMIT + 7))
+    assert "tiny values" in str(report.breaks[0])
+    check(_thomas, long, _tridiag(small_loops.LIMIT + 7))
+
+
+def _kalman(zs, F, H, q, r):
+    x, P = np.zeros(len(F)), np.eye(len(F))
+    xs = np.empty((len(zs), len(F)))
+    for k, z in enumerate(zs):   # a whole filter: a few 3x3 operations per step
+        x, P = F @ x, F @ P @ F.T + q
+        S = H @ P @ H.T + r
+        K = P @ H.T / S
+        x = x + K @ (z - H @ x)
+        P = P - K @ H @ P
+        xs[k] = x
+    return xs, P
+
+
+def test_a_long_loop_over_small_matrices_runs_natively():
+    F = np.array([[1.0, 0.1, 0.0], [0.0, 1.0, 0.1], [0.0, 0.0, 1.0]])
+    H = np.array([[1.0, 0.0, 0.0]])
+    zs = np.sin(np.arange(small_loops.LIMIT) * 0.1).reshape(-1, 1)
+    report = sot.explain(sot.to_static(_kalman), zs, F, H, 1e-3, 0.25)
+    assert [b.category for b in report.breaks] == ["limit"], [str(b) for b in report.breaks]
+    check(_kalman, (zs, F, H, 1e-3, 0.25), (zs[:40], F, H, 1e-2, 0.5), calls=2)
+    big = np.eye(5) + 0.01   # values of 25 elements are not tiny: the loop is captured
+    assert_captured_whole(_kalman, zs[:40], big, np.ones((1, 5)), 1e-3, 0.25)
 
 
 def test_a_short_element_loop_and_element_work_among_array_work_stay_captured():
@@ -90,7 +114,7 @@ def test_a_short_element_loop_and_element_work_among_array_work_stay_captured():
             X = X * v[i] + X.mean(axis=0)
             v[i] = v[i] * 0.5
         return X, v
-    args = (np.ones((4, 3)), np.linspace(1.0, 2.0, element_loops.LIMIT // 2 + 8))
+    args = (np.ones((8, 5)), np.linspace(1.0, 2.0, small_loops.LIMIT // 2 + 8))
     assert_captured_whole(mostly_arrays, *args)
     check(mostly_arrays, args, calls=2)
 
