@@ -29,7 +29,7 @@ def test_client_program_decorated_is_eager_bitwise(name):
 import numpy as np  # noqa: E402
 
 import sot  # noqa: E402
-from difftest import assert_captured_whole, check  # noqa: E402
+from difftest import assert_captured_whole, assert_same, check  # noqa: E402
 from sot.executor import small_loops  # noqa: E402
 
 
@@ -164,3 +164,11 @@ def test_a_loop_whose_body_holds_a_comprehension_keeps_graphs_around_its_break()
     xs = [np.full(2, v) for v in (0.1, 0.2, 1.0, 3.0)]
     check(_shadowing, (xs, 7), (xs[:2], "kept"))
     check(_raising, ([np.arange(3.0)] * 4, 3), ([np.arange(3.0)] * 4, 4), ([np.arange(8.0)] * 9, 8))
+
+
+def test_full_graph_and_export_trace_a_long_element_loop_whole():
+    # they ask for the graph whatever it costs: the limit is a translation's choice
+    long = _tridiag(small_loops.LIMIT)
+    assert_same(_thomas(*long), sot.to_static(_thomas, full_graph=True)(*long), bitwise=True)
+    from sot.executor.function_graph import FunctionGraph
+    assert FunctionGraph("g").tiny_limit is None   # as export/trace.py makes it

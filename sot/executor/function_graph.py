@@ -81,6 +81,7 @@ class FunctionGraph:
         self.handled: set = set()  # id() of statements recorded where a handler of the trace's frames covers them
         self.generators: list = []  # GeneratorVariables made by the trace (generators.check_left_open)
         self.tiny_ops = 0  # operations on tiny values (small_loops.py)
+        self.tiny_limit = None  # how many may be recorded (None: no limit; a translation sets it)
 
     # -- guards --------------------------------------------------------------
     def add_guard(self, guard) -> None:

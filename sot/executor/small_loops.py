@@ -10,7 +10,9 @@ so its translation is almost all first-call cost: 0.6 s for the Thomas
 sweep over 200 points (1 ms eager), 2.5 s for the Kalman filter (15 ms
 eager). Past `LIMIT` such operations that are most of the trace, the
 frame runs natively (no graph break: a resume function would unroll the
-rest of the loop again)."""
+rest of the loop again). Only a translation sets the limit
+(`FunctionGraph.tiny_limit`): `full_graph=True`, strict mode and export
+ask for the graph whatever it costs."""
 from __future__ import annotations
 
 from ..breaks.reasons import LIMIT as LIMIT_KIND, FallbackError
@@ -40,10 +42,10 @@ def is_tiny_op(op, ir_args, out) -> bool:
 def count(graph, op, ir_args, out) -> None:
     """Count ``op`` if it works on tiny values; FallbackError (the frame
     runs natively) once the trace is mostly a long unrolled loop of them."""
-    if not is_tiny_op(op, ir_args, out):
+    if graph.tiny_limit is None or not is_tiny_op(op, ir_args, out):
         return
     graph.tiny_ops += 1
-    if graph.tiny_ops > LIMIT and graph.tiny_ops >= SHARE * len(graph.ir):
+    if graph.tiny_ops > graph.tiny_limit and graph.tiny_ops >= SHARE * len(graph.ir):
         error = FallbackError(LIMIT_KIND, f"the trace unrolled more than {LIMIT} operations on values of at most "
                               f"{TINY} elements (a long Python loop over tiny values): a graph of them is no "
                               "faster than the loop, and costs hundreds of times more to translate",
