@@ -2754,3 +2754,523 @@ def p4_misc_repro_scalar_array_0d(x):
 def p4_misc_locals_in_comprehension_scope(x):
     n = 2
     return [n * i for i in range(3)], {i: n for i in range(2)}, x.ndim
+
+
+# -- side effects ordered against exceptions and breaks (Paddle test_side_effects,
+#    test_output_restoration, Dynamo test_repros) ----------------------------------------
+
+@case([1, 2], {"a": 1})
+def p4_eff_mutations_then_numpy_error(lst, d):
+    lst.append(3)
+    d["b"] = 2
+    x = np.ones((2, 3)) + np.ones((4,))
+    lst.append(x)
+    return lst
+
+
+@case([X, 1])
+def p4_eff_list_arg_replaced_element_then_break(lst):
+    lst[0] = lst[0] * 2
+    print("between")
+    lst[1] += 1
+    return lst[0].sum()
+
+
+@case({"w": X})
+def p4_eff_dict_arg_inplace_array(d):
+    d["w"] += 1
+    d["w2"] = d["w"] * 2
+    return d["w"] is d["w2"]
+
+
+@case([X])
+def p4_eff_array_in_list_arg_inplace(lst):
+    a = lst[0]
+    a *= 2
+    lst.append(a.sum())
+    return lst[0] is a
+
+
+@case()
+def p4_eff_exception_after_inplace_on_argument(x):
+    x += 1
+    x[0, 0] = -100
+    return x.reshape(7)
+
+
+@case([])
+def p4_eff_closure_appends_to_argument(lst):
+    def push(v):
+        lst.append(v)
+    push(1)
+    push(np.float32(2))
+    raise KeyError(len(lst))
+
+
+@case()
+def p4_eff_global_mutated_then_raise(x):
+    _P4_EFF.append(x.shape)
+    _P4_EFF.clear()
+    _P4_EFF.append(1)
+    raise ValueError(list(_P4_EFF))
+
+
+_P4_EFF: list = []
+
+
+@case()
+def p4_eff_object_attr_set_then_raise(x):
+    _P4_OBJ.v = x.sum()
+    _P4_OBJ.w = 1
+    del _P4_OBJ.w
+    raise RuntimeError(hasattr(_P4_OBJ, "w"))
+
+
+class _P4Obj:
+    pass
+
+
+_P4_OBJ = _P4Obj()
+
+
+@case([1, 2, 3])
+def p4_eff_list_sort_reverse_pop_arg(lst):
+    lst.sort(reverse=True)
+    lst.pop(0)
+    lst.insert(0, 10)
+    return lst
+
+
+@case({"a": 1, "b": 2})
+def p4_eff_dict_arg_pop_popitem_clear(d):
+    a = d.pop("a")
+    d["c"] = a
+    b = d.popitem()
+    d.setdefault("z", [])
+    d["z"].append(1)
+    return a, b
+
+
+@case([[1], [2]])
+def p4_eff_nested_list_arg_inner_mutated(lst):
+    inner = lst[0]
+    inner.append(5)
+    lst[1] = inner
+    return lst[0] is lst[1]
+
+
+@case(X, [0])
+def p4_eff_counter_arg_in_loop_with_break_inside(x, count):
+    for i in range(3):
+        count[0] += 1
+        if i == 1:
+            print("brk", count[0])
+    return x * count[0]
+
+
+@case()
+def p4_eff_stdout_order_around_graph(x):
+    print("a")
+    y = x + 1
+    print("b", y.shape)
+    z = y * 2
+    print("c")
+    return z
+
+
+@case()
+def p4_eff_print_to_file_kw(x):
+    import io
+    buf = io.StringIO()
+    print("into", x.shape, file=buf)
+    return buf.getvalue()
+
+
+# -- aliasing and identity (Dynamo test_repros / test_misc) --------------------------
+
+@case(X)
+def p4_alias_same_array_twice(x):
+    return _p4_alias2(x, x)
+
+
+def _p4_alias2(a, b):
+    a += 1
+    return b.sum(), a is b
+
+
+@case([X, X])
+def p4_alias_list_holding_same_array(lst):
+    lst[0] += 1
+    return lst[1][0, 0], lst[0] is lst[1]
+
+
+@case()
+def p4_alias_view_of_argument_returned(x):
+    v = x[1:]
+    v += 1
+    return v.base is x, v
+
+
+@case()
+def p4_alias_returned_slice_of_argument(x):
+    return x[0], x.T, x.reshape(-1), x[:, ::2]
+
+
+@case()
+def p4_alias_returned_argument_in_dict(x):
+    return {"orig": x, "new": x + 0}
+
+
+@case()
+def p4_alias_np_asarray_identity(x):
+    a = np.asarray(x)
+    b = np.array(x, copy=False) if hasattr(np, "__version__") and np.__version__ < "2" else np.asarray(x)
+    c = np.array(x)
+    return a is x, b is x, c is x
+
+
+@case()
+def p4_alias_astype_same_dtype_copies(x):
+    a = x.astype(np.float32)
+    b = x.astype(np.float32, copy=False)
+    return a is x, b is x
+
+
+@case()
+def p4_alias_ravel_vs_flatten_views(x):
+    r = x.ravel()
+    f = x.flatten()
+    r[0] = 7
+    return x[0, 0], f[0], np.shares_memory(r, x)
+
+
+@case()
+def p4_alias_reshape_of_transpose_copies(x):
+    t = x.T.reshape(-1)
+    t[0] = 55
+    return x[0, 0], t[0]
+
+
+@case()
+def p4_alias_inplace_with_overlapping_views(x):
+    y = x.copy()
+    y[1:] += y[:-1]
+    z = x.copy()
+    z[:, 1:] = z[:, :-1]
+    return y, z
+
+
+# -- dtype and value corners through the graph --------------------------------------
+
+@case()
+def p4_dt_int_array_true_div_and_pow(x):
+    i = np.arange(6, dtype=np.int32).reshape(2, 3)
+    return i / 2, i // 2, i ** 2, (i ** 2).dtype, i.mean().dtype, np.float32(2) ** i
+
+
+@case()
+def p4_dt_python_float_with_float32_array(x):
+    return (x * 1e-3).dtype, (x + 1e40).dtype, (x + 1e40)[0, 0], (x * 2.5).dtype
+
+
+@case()
+def p4_dt_uint_and_int_mix(x):
+    u = np.arange(4, dtype=np.uint8)
+    s = np.arange(4, dtype=np.int8)
+    return (u + s).dtype, (u + 1).dtype, u - 1, (u * 100), (u.astype(np.uint64) + s).dtype
+
+
+@case()
+def p4_dt_bool_sum_and_mean(x):
+    m = x > 0
+    return m.sum(), m.sum().dtype, m.mean(), m.astype(int).dtype, (m + m).dtype, (m * 1.5).dtype
+
+
+@case()
+def p4_dt_float16_ops(x):
+    h = x.astype(np.float16)
+    return h * 3, (h + np.float32(1)).dtype, h.sum(), h.mean().dtype, np.exp(h)
+
+
+@case()
+def p4_dt_complex_ops(x):
+    c = x + 1j * x
+    return np.abs(c), c.real.dtype, np.angle(c), c.conj(), (c * c).dtype
+
+
+@case()
+def p4_dt_nan_inf_handling(x):
+    y = np.log(x)
+    return np.isnan(y).sum(), np.nan_to_num(y), np.nanmax(y), np.isinf(1 / (x * 0)).sum()
+
+
+@case()
+def p4_dt_signed_zero_and_copysign(x):
+    z = x * 0
+    return np.signbit(z), np.copysign(1.0, z), 1 / (z - 0.0)
+
+
+@case()
+def p4_dt_integer_overflow_wraps(x):
+    a = np.array([2**31 - 1], dtype=np.int32)
+    return a + 1, a * 2, np.int32(2**31 - 1) + np.int32(0)
+
+
+@case()
+def p4_dt_integer_division_by_zero_array(x):
+    a = np.arange(3)
+    return a // 0, a % 0
+
+
+@case()
+def p4_dt_scalar_types_from_reductions(x):
+    return type(x.sum()).__name__, type(x.sum().item()).__name__, type(x.argmax()).__name__, type(x.shape[0]).__name__
+
+
+@case()
+def p4_dt_python_int_of_float32_sum(x):
+    s = x.sum()
+    return int(s), float(s), bool(s), round(s), round(float(s), 1)
+
+
+@case()
+def p4_dt_mixed_scalar_result_types(x):
+    a = x[0, 0]
+    return type(a + 1).__name__, type(a + 1.0).__name__, type(a * x[0, 1]).__name__, type(a > 0).__name__, type(-a).__name__
+
+
+@case()
+def p4_dt_astype_unsafe_float_to_uint(x):
+    return (x * 10).astype(np.uint8), (x * 1000).astype(np.int8)
+
+
+# -- more guards that change between calls -------------------------------------------
+
+@case()
+def p4_guard_global_list_of_arrays_grows(x):
+    del _P4_LAYERS[1:]
+    if _p4_phase():
+        _P4_LAYERS.append(np.ones((4, 4), dtype=np.float32))
+    out = x
+    for w in _P4_LAYERS:
+        out = out @ w
+    return out, len(_P4_LAYERS)
+
+
+_P4_LAYERS = [np.eye(4, dtype=np.float32)]
+
+
+@case()
+def p4_guard_dict_order_changes(x):
+    if _p4_phase():
+        _P4_ORD.clear()
+        _P4_ORD.update(b=2, a=1)
+    else:
+        _P4_ORD.clear()
+        _P4_ORD.update(a=1, b=2)
+    return [x * v for v in _P4_ORD.values()], list(_P4_ORD)
+
+
+_P4_ORD = {"a": 1, "b": 2}
+
+
+@case()
+def p4_guard_object_identity_changes(x):
+    _P4_HOLD["o"] = _P4_A if _p4_phase() else _P4_B
+    return _P4_HOLD["o"].apply(x)
+
+
+class _P4Add:
+    k = 1
+
+    def apply(self, v):
+        return v + self.k
+
+
+class _P4Mul(_P4Add):
+    def apply(self, v):
+        return v * 3
+
+
+_P4_A, _P4_B = _P4Add(), _P4Mul()
+_P4_HOLD: dict = {}
+
+
+@case()
+def p4_guard_type_of_global_changes(x):
+    _P4_HOLD["v"] = [1, 2] if _p4_phase() else (1, 2)
+    return x + len(_P4_HOLD["v"]), type(_P4_HOLD["v"]).__name__
+
+
+@case()
+def p4_guard_int_used_as_slice_bound(x):
+    _P4_HOLD["n"] = 1 + _p4_phase()
+    return x[: _P4_HOLD["n"]]
+
+
+@case()
+def p4_guard_float_equal_but_int(x):
+    _P4_HOLD["s"] = 2 if _p4_phase() else 2.0
+    r = x * _P4_HOLD["s"]
+    return r, type(_P4_HOLD["s"] * 1).__name__, str(_P4_HOLD["s"])
+
+
+@case()
+def p4_guard_bool_vs_int_one(x):
+    _P4_HOLD["b"] = True if _p4_phase() else 1
+    return x + _P4_HOLD["b"], repr(_P4_HOLD["b"]), _P4_HOLD["b"] is True
+
+
+@case()
+def p4_guard_negative_zero_vs_zero(x):
+    _P4_HOLD["z"] = -0.0 if _p4_phase() else 0.0
+    return 1 / (x * 0 + 1) * _P4_HOLD["z"], math.copysign(1, _P4_HOLD["z"])
+
+
+@case()
+def p4_guard_nan_global(x):
+    _P4_HOLD["nan"] = float("nan") if _p4_phase() else 1.0
+    return x + _P4_HOLD["nan"], _P4_HOLD["nan"] == _P4_HOLD["nan"]
+
+
+@case()
+def p4_guard_array_contents_read_as_python(x):
+    _P4_ARR3[0] = 1 + _p4_phase()
+    k = int(_P4_ARR3[0])
+    return x[:k], k
+
+
+_P4_ARR3 = np.zeros(2, dtype=np.int64)
+
+
+@case()
+def p4_guard_array_flags_writeable(x):
+    a = np.ones(3)
+    a.flags.writeable = not _p4_phase()
+    try:
+        a[0] = 5
+    except ValueError as e:
+        return str(e)
+    return a
+
+
+@case()
+def p4_guard_string_key_lookup_changes(x):
+    key = "ab"[_p4_phase()]
+    table = {"a": np.sin, "b": np.cos}
+    return table[key](x)
+
+
+@case()
+def p4_guard_module_attribute_changes(x):
+    _P4NS.scale = 1 + _p4_phase()
+    return x * _P4NS.scale
+
+
+class _P4NS:
+    scale = 1
+
+
+@case()
+def p4_guard_tuple_of_arrays_global_len(x):
+    _P4_HOLD["ts"] = (x,) * (1 + _p4_phase())
+    return sum(_P4_HOLD["ts"]), len(_P4_HOLD["ts"])
+
+
+@case()
+def p4_guard_closure_over_list_changes(x):
+    cfg = _P4_CFGL
+    cfg[0] = "sum" if _p4_phase() else "mean"
+
+    def reduce(v):
+        return getattr(v, cfg[0])(axis=0)
+    return reduce(x)
+
+
+_P4_CFGL = ["mean"]
+
+
+@case()
+def p4_guard_range_len_global(x):
+    _P4_HOLD["r"] = range(1 + _p4_phase() * 2)
+    out = x
+    for _ in _P4_HOLD["r"]:
+        out = out * 2
+    return out
+
+
+# -- unspec numbers from arrays and shapes (Dynamo test_unspec) -----------------------
+
+@case()
+def p4_num_shape_product_in_python(x):
+    n = 1
+    for d in x.shape:
+        n *= d
+    return n, n == x.size, np.zeros(n).shape
+
+
+@case()
+def p4_num_float_from_array_in_python_math(x):
+    m = float(x.mean())
+    return math.exp(m), m * 2, round(m, 3), m > 0
+
+
+@case()
+def p4_num_int_from_argmax_indexes_list(x):
+    names = ["a", "b", "c", "d"]
+    return names[int(x[0].argmax())], names[x[0].argmax()]
+
+
+@case()
+def p4_num_item_in_range(x):
+    n = int(np.abs(x).max().item()) + 1
+    return list(range(n)), n
+
+
+@case()
+def p4_num_count_nonzero_python(x):
+    k = np.count_nonzero(x > 0)
+    return k, type(k).__name__, x[:k] if k < 3 else x
+
+
+@case()
+def p4_num_len_of_nonzero(x):
+    idx = np.nonzero(x > 0)[0]
+    return len(idx), idx, x[idx]
+
+
+@case()
+def p4_num_python_sum_of_array_row(x):
+    return sum(x[0]), type(sum(x[0])).__name__, sum(x[0].tolist())
+
+
+@case()
+def p4_num_int_division_result_types(x):
+    n = x.shape[0]
+    return n / 3, n // 3, type(n / 3).__name__, n / 3 == 1.0, (n * 1.0).is_integer()
+
+
+_P4_RO = np.zeros(3, dtype=np.float32)
+
+
+@case()
+def p4_guard_global_array_writeable_flips(x):
+    a = _P4_RO
+    a.flags.writeable = not _p4_phase()
+    try:
+        a[0] = x[0, 1]
+        r = "wrote"
+    except ValueError as e:
+        r = str(e)
+    return r, a.copy(), x * 2
+
+
+@case()
+def p4_guard_argument_written_in_try_twice(x):
+    y = x[::2]
+    try:
+        y += 1
+        x[0, 0] = -7
+    except ValueError as e:
+        return str(e)
+    return x
