@@ -3274,3 +3274,341 @@ def p4_guard_argument_written_in_try_twice(x):
     except ValueError as e:
         return str(e)
     return x
+
+
+# -- unusual arguments: layouts, dtypes, subclasses, containers ------------------------
+
+F_ORDER = np.asfortranarray(X)
+STRIDED = np.arange(24, dtype=np.float32).reshape(4, 6)[::2, 1::2]
+BIG_ENDIAN = X.astype(">f4")
+ZERO_D = np.array(2.5, dtype=np.float64)
+EMPTY = np.zeros((0, 4), dtype=np.float32)
+STRUCT = np.array([(1, 2.0), (3, 4.0)], dtype=[("a", "i4"), ("b", "f8")])
+DATES = np.array(["2024-01-01", "2024-03-01"], dtype="datetime64[D]")
+OBJ = np.array([1, "a", None], dtype=object)
+
+
+@case(F_ORDER)
+def p4_arg_fortran_order_ops(x):
+    y = x + 1
+    return y, y.flags["F_CONTIGUOUS"], x.T.flags["C_CONTIGUOUS"], x.ravel(), x.reshape(4, 3)
+
+
+@case(STRIDED)
+def p4_arg_strided_view_ops(x):
+    x2 = x * 2
+    return x2, x.strides, x.sum(axis=0), x.copy().strides, x.base is not None
+
+
+@case(STRIDED)
+def p4_arg_strided_view_written(x):
+    x[0] = -1
+    x += 1
+    return x.base[0]
+
+
+@case(BIG_ENDIAN)
+def p4_arg_big_endian(x):
+    y = x + 1
+    return y, y.dtype.byteorder, x.dtype.byteorder, x.sum(), x.astype(np.float32)
+
+
+@case(ZERO_D)
+def p4_arg_zero_d_array(x):
+    return x + 1, x * np.ones(2), float(x), x[()], x.item(), x.shape, (x + 1).ndim
+
+
+@case(EMPTY)
+def p4_arg_empty_array(x):
+    return x.sum(axis=0), x.mean(axis=1), x.T @ x, x.reshape(-1, 2).shape, len(x), x.any()
+
+
+@case(STRUCT)
+def p4_arg_structured_fields(x):
+    return x["a"] * 2, x["b"].sum(), x[0], x.dtype.names, x[["b"]]
+
+
+@case(DATES)
+def p4_arg_datetime_ops(x):
+    d = x[1] - x[0]
+    return d, d.astype(int), x + np.timedelta64(1, "D"), (x > np.datetime64("2024-02-01"))
+
+
+@case(OBJ)
+def p4_arg_object_array(x):
+    return x[1], len(x), x[0] + 1, x.dtype, [type(v).__name__ for v in x]
+
+
+@case(np.ma.masked_array([1.0, 2.0, 3.0], mask=[0, 1, 0]))
+def p4_arg_masked_array(m):
+    return m.sum(), (m * 2).filled(0), type(m + 1).__name__
+
+
+@case(np.arange(6).reshape(2, 3).view(np.recarray) if False else I.astype(np.int8))
+def p4_arg_int8_array_overflow(x):
+    return x * 100, (x * 100).dtype, x + np.int8(127), x.sum(), x.sum().dtype
+
+
+@case((X, Y))
+def p4_arg_tuple_of_arrays(t):
+    a, b = t
+    return a + b.astype(np.float32), len(t), t[0] is a
+
+
+@case({"x": X, "n": 2, "name": "s"})
+def p4_arg_dict_of_mixed(d):
+    return d["x"] * d["n"], d["name"] * d["n"], sorted(d)
+
+
+@case([X, [Y, (I, None)]])
+def p4_arg_nested_containers(a):
+    x, (y, (i, none)) = a
+    return x.sum() + y.sum() + i.sum(), none is None, len(a[1])
+
+
+@case(X, None)
+def p4_arg_none_default_pattern(x, bias):
+    if bias is None:
+        bias = np.zeros(x.shape[-1], dtype=x.dtype)
+    return x + bias
+
+
+@case(X, "mean")
+def p4_arg_string_reduction_mode(x, mode):
+    if mode == "mean":
+        return x.mean(axis=0)
+    elif mode == "sum":
+        return x.sum(axis=0)
+    raise ValueError(mode)
+
+
+@case(X, np.tanh)
+def p4_arg_function_argument(x, act):
+    return act(x), act.__name__
+
+
+@case(X, lambda v: v * 3)
+def p4_arg_lambda_argument(x, fn):
+    return fn(x) + fn(1)
+
+
+@case(X, np.float32)
+def p4_arg_dtype_class_argument(x, dt):
+    return x.astype(dt), np.zeros(2, dt), dt(1.5), np.dtype(dt).itemsize
+
+
+@case(X, np.dtype("int16"))
+def p4_arg_dtype_instance_argument(x, dt):
+    return x.astype(dt), dt.kind, dt.itemsize, np.iinfo(dt).max
+
+
+@case(X, (2, 6))
+def p4_arg_shape_tuple_argument(x, shape):
+    return x.reshape(shape), np.empty(shape).shape, shape[0] * shape[1]
+
+
+@case(X, slice(1, 3))
+def p4_arg_slice_argument(x, s):
+    return x[:, s], x[s], s.stop - s.start
+
+
+@case(X, [0, 2])
+def p4_arg_index_list_argument(x, idx):
+    return x[idx], x[:, idx], x[idx][:, idx]
+
+
+@case(X, range(3))
+def p4_arg_range_argument(x, r):
+    return [x[i].sum() for i in r], len(r), r[-1]
+
+
+@case(X, Ellipsis)
+def p4_arg_ellipsis_argument(x, e):
+    return x[e, 0], x[0, e]
+
+
+# -- value semantics users trip over ---------------------------------------------------
+
+@case()
+def p4_sem_array_unhashable(x):
+    return {x: 1}
+
+
+@case()
+def p4_sem_list_index_array_ambiguous(x):
+    rows = [x[0] + 100, x[1]]
+    return rows.index(x[1])
+
+
+@case()
+def p4_sem_max_of_arrays_ambiguous(x):
+    return max([x[0], x[1]])
+
+
+@case()
+def p4_sem_array_eq_none_elementwise(x):
+    return x == None, x is None, (x != None).all()  # noqa: E711
+
+
+@case()
+def p4_sem_in_list_by_identity_first(x):
+    lst = [x, 1]
+    return x in lst, 1 in lst
+
+
+@case()
+def p4_sem_sorted_arrays_by_key(x):
+    return sorted([x[1], x[0], x[2]], key=lambda r: float(r.sum()))
+
+
+@case()
+def p4_sem_bool_of_empty_array(x):
+    return bool(x[:0].size), x[:0].size == 0, len(x[:0])
+
+
+@case()
+def p4_sem_np_array_of_arrays(x):
+    return np.array([x[0], x[1]]), np.array([1, x[0, 0]]), np.array([x[0, 0], 1.5]).dtype, np.asarray([x, x]).shape
+
+
+@case()
+def p4_sem_np_array_ragged_raises(x):
+    return np.array([x[0], x[0, :2]])
+
+
+@case()
+def p4_sem_str_and_repr_of_arrays(x):
+    return str(x[0]), repr(x[:1]), str(x.dtype), f"{x[0, :2]}"
+
+
+@case()
+def p4_sem_tolist_nested_types(x):
+    t = x.tolist()
+    return t, type(t[0][0]).__name__, (x > 0).tolist()[0], I[0].tolist()
+
+
+@case()
+def p4_sem_seeded_generator(x):
+    rng = np.random.default_rng(0)
+    return rng.normal(size=3), rng.integers(0, 10, size=2), x + rng.random()
+
+
+@case()
+def p4_sem_seeded_global_random(x):
+    np.random.seed(3)
+    a = np.random.rand(2)
+    b = np.random.randint(0, 5, size=3)
+    return a, b, x * a[0]
+
+
+@case()
+def p4_sem_random_state_object(x):
+    rs = np.random.RandomState(7)
+    return rs.uniform(size=2), rs.permutation(4), x.shape
+
+
+@case()
+def p4_sem_integer_index_from_numpy_int(x):
+    k = np.int64(1)
+    lst = ["a", "b", "c"]
+    return lst[k], (1, 2, 3)[np.int32(2)], "abc"[np.uint8(0)], x[k]
+
+
+@case()
+def p4_sem_float_index_raises(x):
+    return [1, 2][np.float32(1)]
+
+
+@case()
+def p4_sem_range_with_numpy_ints(x):
+    n = x.shape[0]
+    return list(range(np.int64(n))), list(range(np.int32(1), 4, np.int8(2)))
+
+
+@case()
+def p4_sem_mutable_default_argument_shared(x):
+    def f(v, acc=[]):  # noqa: B006
+        acc.append(v)
+        return len(acc)
+    return f(x), f(x), f(x, [])
+
+
+@case()
+def p4_sem_is_on_small_ints_and_strings(x):
+    a = x.shape[0]
+    return a == 3, "ab" == "a" + "b", None is None
+
+
+@case()
+def p4_sem_numpy_bool_identity(x):
+    b = x[0, 0] > 0
+    return type(b).__name__, b is np.True_ or b is np.False_, bool(b) is False, not b
+
+
+@case()
+def p4_sem_numpy_scalars_as_dict_keys(x):
+    d = {np.int64(1): "a", 2: "b"}
+    return d[1], d[np.int32(2)], len(d), 1.0 in d
+
+
+@case()
+def p4_sem_float_int_equality_containers(x):
+    return [1, 2] == [1.0, 2.0], (1,) == (True,), {1: "a"} == {1.0: "a"}, {1, 2} == {2.0, 1.0}
+
+
+@case()
+def p4_sem_augassign_list_vs_tuple_identity(x):
+    a = [1]
+    b = a
+    a += [2]
+    t = (1,)
+    u = t
+    t += (2,)
+    return a is b, t is u, b, u
+
+
+@case()
+def p4_sem_aug_assign_array_vs_rebind(x):
+    a = x.copy()
+    b = a
+    a += 1
+    c = a
+    a = a + 1
+    return b is c, a is c, b
+
+
+@case()
+def p4_sem_del_list_slice_and_item_in_loop(x):
+    rows = list(x)
+    while rows:
+        r = rows.pop()
+        if r.sum() < 0:
+            break
+    return len(rows), r
+
+
+@case()
+def p4_sem_global_statement_in_nested_function(x):
+    def set_it(v):
+        global _P4_NESTED_G
+        _P4_NESTED_G = v
+    set_it(x.shape)
+    return _P4_NESTED_G
+
+
+_P4_NESTED_G = None
+
+
+@case()
+def p4_sem_exec_like_getattr_chain(x):
+    return getattr(getattr(np, "linalg"), "norm")(x), getattr(x, "T").shape
+
+
+@case()
+def p4_sem_vars_and_dir_of_module_attr(x):
+    return hasattr(np, "float32"), "sum" in dir(x), type(np).__name__
+
+
+@case()
+def p4_sem_operator_precedence_mixed(x):
+    return -x ** 2, (-x) ** 2, 2 ** -1, not 1 == 2, 1 + 2 * 3 ** 2 // 4 % 5
