@@ -3612,3 +3612,404 @@ def p4_sem_vars_and_dir_of_module_attr(x):
 @case()
 def p4_sem_operator_precedence_mixed(x):
     return -x ** 2, (-x) ** 2, 2 ** -1, not 1 == 2, 1 + 2 * 3 ** 2 // 4 % 5
+
+
+# -- recompiles: what changes between calls is read through loops, breaks, callees ----
+
+_P4_R = {"n": 2, "keys": ["a", "b"], "w": {"a": 1.0, "b": 2.0}, "fn": None}
+
+
+@case()
+def p4_recompile_loop_count_from_global(x):
+    _P4_R["n"] = 2 + _p4_phase()
+    out = x
+    for _ in range(_P4_R["n"]):
+        out = out * 2 + 1
+    return out
+
+
+@case()
+def p4_recompile_iterated_keys_change(x):
+    _P4_R["w"] = {"a": 1.0, "b": 2.0} if not _p4_phase() else {"b": 3.0, "c": 4.0, "a": 0.5}
+    return [(k, x * v) for k, v in _P4_R["w"].items()]
+
+
+@case()
+def p4_recompile_list_content_types_change(x):
+    _P4_R["keys"] = ["a", "b"] if not _p4_phase() else ["a", 2]
+    return [type(k).__name__ for k in _P4_R["keys"]], x + len(_P4_R["keys"])
+
+
+@case()
+def p4_recompile_value_read_after_break(x):
+    _P4_R["n"] = 1 + _p4_phase()
+    y = x + 1
+    print("brk")
+    return y * _P4_R["n"]
+
+
+@case()
+def p4_recompile_value_read_in_callee_after_break(x):
+    _P4_R["n"] = 1 + _p4_phase()
+    return _p4_callee_reads_after_break(x)
+
+
+def _p4_callee_reads_after_break(v):
+    psdb.breakgraph()
+    return v * _P4_R["n"]
+
+
+@case()
+def p4_recompile_value_read_in_generator(x):
+    _P4_R["n"] = 1 + _p4_phase()
+
+    def g():
+        for i in range(_P4_R["n"]):
+            yield x * i
+    return list(g())
+
+
+@case()
+def p4_recompile_closure_reads_global_at_call(x):
+    def f():
+        return x * _P4_R["n"]
+    _P4_R["n"] = 3 - _p4_phase()
+    return f()
+
+
+@case()
+def p4_recompile_global_function_body_replaced(x):
+    _P4_R["fn"] = _p4_fa if _p4_phase() else _p4_fb
+    return _P4_R["fn"](x), _P4_R["fn"].__name__
+
+
+def _p4_fa(v):
+    return v - 1
+
+
+def _p4_fb(v):
+    return v + 1
+
+
+@case()
+def p4_recompile_code_object_swapped(x):
+    _p4_swappable.__code__ = (_p4_fa if _p4_phase() else _p4_fb).__code__
+    return _p4_swappable(x)
+
+
+def _p4_swappable(v):
+    return v + 1
+
+
+@case()
+def p4_recompile_instance_class_swapped(x):
+    _P4_SWAP_OBJ.__class__ = _P4Mul if _p4_phase() else _P4Add
+    return _P4_SWAP_OBJ.apply(x)
+
+
+_P4_SWAP_OBJ = _P4Add()
+
+
+@case()
+def p4_recompile_instance_attr_array_shape(x):
+    _P4_MODEL.w = np.ones((4, 2 + _p4_phase()), dtype=np.float32)
+    return x @ _P4_MODEL.w
+
+
+@case()
+def p4_recompile_global_array_inplace_between_calls(x):
+    _P4_STATE["a"][...] = _p4_phase()
+    _P4_STATE["a"] += 1
+    return x[0] + _P4_STATE["a"]
+
+
+_P4_STATE = {"a": np.zeros(4, dtype=np.float32)}
+
+
+@case()
+def p4_recompile_global_python_float_accumulates(x):
+    _P4_STATE["t"] = 0.5 * _p4_phase()
+    _P4_STATE["t"] = _P4_STATE.get("t", 0.0) + 0.5
+    return x * _P4_STATE["t"]
+
+
+@case()
+def p4_recompile_list_global_appended_read_last(x):
+    _P4_HIST[:] = [1.0] * _p4_phase()
+    _P4_HIST.append(float(len(_P4_HIST)))
+    return x + _P4_HIST[-1], len(_P4_HIST)
+
+
+_P4_HIST: list = []
+
+
+@case()
+def p4_recompile_int_key_changes(x):
+    k = _p4_phase()
+    table = {0: x, 1: -x}
+    return table[k], k
+
+
+@case()
+def p4_recompile_getattr_name_changes(x):
+    name = ("sum", "max")[_p4_phase()]
+    return getattr(x, name)(axis=0), name
+
+
+@case()
+def p4_recompile_isinstance_of_global_changes(x):
+    _P4_R["v"] = 1.5 if _p4_phase() else 2
+    if isinstance(_P4_R["v"], int):
+        return x * _P4_R["v"], "int"
+    return x / _P4_R["v"], "float"
+
+
+@case()
+def p4_recompile_none_to_value_in_default_pattern(x):
+    _P4_R["bias"] = None if _p4_phase() else np.float32(0.5)
+    b = _P4_R["bias"]
+    return x if b is None else x + b
+
+
+@case()
+def p4_recompile_hasattr_changes(x):
+    if _p4_phase():
+        _P4_OBJ.flag = 1
+    elif hasattr(_P4_OBJ, "flag"):
+        del _P4_OBJ.flag
+    return x + (2 if hasattr(_P4_OBJ, "flag") else 0)
+
+
+@case()
+def p4_recompile_len_of_global_tuple_in_loop(x):
+    shapes = ((2, 6), (6, 2), (12,))[: 1 + _p4_phase() * 2]
+    return [x.reshape(s).shape for s in shapes]
+
+
+# -- generators, breaks and exceptions together (Paddle test_22_generator, Dynamo) ---
+
+@case()
+def p4_gen_break_inside_then_next(x):
+    def g():
+        yield x + 1
+        print("inside")
+        yield x + 2
+    it = g()
+    a = next(it)
+    b = next(it)
+    return a, b, next(it, "end")
+
+
+@case()
+def p4_gen_close_after_break_runs_finally(x):
+    log = []
+
+    def g():
+        try:
+            yield 1
+            yield 2
+        finally:
+            log.append("closed")
+    it = g()
+    next(it)
+    print("brk")
+    del it
+    return log, x.shape
+
+
+@case()
+def p4_gen_exception_propagates_through_break(x):
+    def g():
+        yield x
+        psdb.breakgraph()
+        raise KeyError("gen")
+    out = []
+    try:
+        for v in g():
+            out.append(v * 2)
+    except KeyError as e:
+        out.append(str(e))
+    return out
+
+
+@case()
+def p4_exc_caught_in_loop_with_break_in_handler(x):
+    out = []
+    for i in range(3):
+        try:
+            if i == 1:
+                raise ValueError(i)
+            out.append(x[i].sum())
+        except ValueError:
+            print("handled", i)
+            out.append(-1)
+    return out
+
+
+@case()
+def p4_exc_raised_in_callee_after_break(x):
+    def f(v):
+        psdb.breakgraph()
+        return v.reshape(5)
+    try:
+        return f(x)
+    except ValueError as e:
+        return "caught", str(e)
+
+
+@case()
+def p4_exc_finally_with_break_and_return_value(x):
+    log = []
+
+    def f(v):
+        try:
+            return v + 1
+        finally:
+            print("fin")
+            log.append("f")
+    return f(x), log
+
+
+@case()
+def p4_exc_reraise_after_break_keeps_type(x):
+    try:
+        try:
+            {}["missing"]
+        except KeyError:
+            print("brk")
+            raise
+    except KeyError as e:
+        return repr(e), x.ndim
+
+
+@case()
+def p4_exc_numpy_error_caught_after_side_effect(x):
+    log = []
+    try:
+        log.append(1)
+        y = np.ones((2, 3)) @ np.ones((2, 3))
+    except ValueError as e:
+        log.append(str(e)[:20])
+        y = None
+    return log, y
+
+
+@case()
+def p4_exc_errstate_raise_floating_caught(x):
+    with np.errstate(divide="raise"):
+        try:
+            y = x / 0
+        except FloatingPointError as e:
+            y = str(e)
+    return y
+
+
+@case()
+def p4_exc_warning_as_error_caught(x):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        try:
+            y = np.log(x)
+        except RuntimeWarning as w:
+            y = str(w)
+    return y
+
+
+# -- more Paddle SOT-style function calls: builtins dispatch, map/zip/range/enumerate
+
+@case()
+def p4_builtin_map_over_arrays_and_ints(x):
+    return list(map(lambda a, b: a * b, x, [1, 2, 3])), list(map(str, range(3))), list(map(len, ["a", "bb"]))
+
+
+@case()
+def p4_builtin_zip_three_and_unzip(x):
+    a, b, c = zip(*[(1, "a", x), (2, "b", x + 1)])
+    return a, b, len(c), list(zip())
+
+
+@case()
+def p4_builtin_range_attrs_and_ops(x):
+    r = range(1, 10, 3)
+    return r.start, r.stop, r.step, len(r), r[1], r[-1], 4 in r, list(r[::-1]), r.index(7), range(0) == range(1, 1)
+
+
+@case()
+def p4_builtin_enumerate_start_unpack(x):
+    return [(i, r.shape) for i, r in enumerate(x, start=5)], list(enumerate("ab"))
+
+
+@case()
+def p4_builtin_reversed_sequences(x):
+    return list(reversed([1, 2, 3])), list(reversed((1, 2))), list(reversed(range(3))), [r.sum() for r in reversed(x)]
+
+
+@case()
+def p4_builtin_isinstance_bool_int(x):
+    return isinstance(True, int), isinstance(1, bool), type(True) is int, issubclass(bool, int), bool.__mro__[1].__name__
+
+
+@case()
+def p4_builtin_len_of_containers(x):
+    return len([1]), len((1, 2)), len({1: 2}), len({1, 2, 3}), len("abcd"), len(range(5)), len(x), len(x.T)
+
+
+@case()
+def p4_builtin_getattr_default_and_missing(x):
+    return getattr(x, "nope", 5), getattr(np, "nope", None)
+
+
+@case()
+def p4_builtin_getattr_missing_raises(x):
+    return getattr(x, "nope")
+
+
+@case()
+def p4_builtin_abs_neg_on_bool_and_numpy(x):
+    return abs(True), -True, abs(np.int8(-128)), abs(x[0]), abs(-2.5)
+
+
+@case()
+def p4_builtin_sum_with_start_and_types(x):
+    return sum([[1], [2]], []), sum((0.1, 0.2)), sum([1, 2], 0.5), sum(x), sum(x, start=np.float32(1))
+
+
+@case()
+def p4_builtin_min_max_key_default(x):
+    return max([3, 1, 2], key=lambda v: -v), min("hello"), max((1, 2), (1, 3)), max([], default="e"), min(1, 2, 3)
+
+
+@case()
+def p4_builtin_sorted_stability_reverse(x):
+    data = [(1, "b"), (0, "a"), (1, "a"), (0, "b")]
+    return sorted(data, key=lambda t: t[0]), sorted(data, key=lambda t: t[0], reverse=True)
+
+
+@case()
+def p4_builtin_any_all_iterables(x):
+    return any(v > 2 for v in [1, 2, 3]), all([]), any([0, "", None]), all(x.shape), any(())
+
+
+@case()
+def p4_builtin_iter_next_on_list_and_dict(x):
+    it = iter([x, 1])
+    d = iter({"a": 1, "b": 2})
+    return next(it) is x, next(it), next(d), next(d), next(d, "done")
+
+
+@case()
+def p4_builtin_type_call_three_args(x):
+    T = type("T", (), {"k": 3})
+    return T.k, T.__name__, x * T.k
+
+
+@case()
+def p4_builtin_format_builtin(x):
+    return format(3.14159, ".2f"), format(255, "x"), format("a", ">3"), format(x.shape[0], "03d")
+
+
+@case()
+def p4_builtin_chr_ord_bin_roundtrip(x):
+    n = x.shape[1]
+    return chr(ord("a") + n), int(bin(n), 2), int(hex(n * 100), 16)
