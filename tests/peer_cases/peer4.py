@@ -4013,3 +4013,40 @@ def p4_builtin_format_builtin(x):
 def p4_builtin_chr_ord_bin_roundtrip(x):
     n = x.shape[1]
     return chr(ord("a") + n), int(bin(n), 2), int(hex(n * 100), 16)
+
+
+# -- set iteration order after operations (Dynamo test_sets: sets returned as lists) --
+
+_P4_SA = (36, 5, 16, 19, 24, 25, 30, 2 ** 61 - 1, 8, -3)
+_P4_SB = (0, 6, 7, 15, 20, 21, 25, 29, 16, 2 ** 40)
+
+
+@case()
+def p4_set_order_of_operator_results(x):
+    a, b = set(_P4_SA), set(_P4_SB)
+    return list(a - b), list(a ^ b), [v for v in a & b], list(a | b), x + 1
+
+
+@case()
+def p4_set_order_of_method_results(x):
+    a = set(_P4_SA)
+    return list(a.difference(_P4_SB)), list(a.symmetric_difference(set(_P4_SB))), list(a.union([1, 2])), x + 1
+
+
+@case()
+def p4_set_order_after_discard_and_add(x):
+    a = set(_P4_SA)
+    a.discard(36)
+    a.add(29)
+    return list(a), str(a), list(a.copy()), list(set(a)), x + 1
+
+
+@case()
+def p4_set_order_of_update_from_set_and_dict(x):
+    a = {1, 2}
+    a.update(set(_P4_SB))
+    b = set({k: 0 for k in _P4_SA})
+    c = set(_P4_SA)
+    c -= {5, 36}
+    c |= {99, 29}
+    return list(a), list(b), list(c), x + 1
