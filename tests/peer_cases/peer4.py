@@ -709,7 +709,7 @@ def p4_jump_nested_ternaries(x):
 
 # -- for loops (Paddle test_12_for_loop) -----------------------------------------------
 
-@case()
+@case(ort=True)
 def p4_for_over_list_of_arrays(x):
     acc = x * 0
     for r in [x, x + 1, x * 2]:
@@ -740,7 +740,7 @@ def p4_for_else_and_break(x):
     return i, j
 
 
-@case()
+@case(ort=True)
 def p4_for_over_array_rows_accumulate(x):
     s = np.zeros(x.shape[1], dtype=x.dtype)
     for row in x:
@@ -858,7 +858,7 @@ def p4_ops_int_bitwise(i):
     return i & 3, i | 8, i ^ 5, i << 2, i >> 1, ~i, -i, +i, abs(i)
 
 
-@case()
+@case(ort=True)
 def p4_ops_compare_all(x):
     return x < 0, x <= 0, x > 0, x >= 0, x == 0, x != 0
 
@@ -930,7 +930,7 @@ def p4_slice_list_all_forms(x):
     return s[1:], s[:3], s[::2], s[1:8:3], s[-3:], s[::-1], s[5:2:-1], s[100:]
 
 
-@case()
+@case(ort=True)
 def p4_slice_array_all_forms(x):
     return x[1:], x[:, 1:3], x[::-1, ::2], x[..., -1], x[None, 1], x[1:2, None, :], x[-1:-4:-1]
 
@@ -965,7 +965,7 @@ def p4_slice_tuple_string(x):
 
 # -- array methods (Paddle test_18_tensor_method) --------------------------------------
 
-@case()
+@case(ort=True)
 def p4_method_chain(x):
     return x.T.reshape(-1).clip(-1, 1).cumsum().astype(np.float64)[-3:]
 
@@ -1016,7 +1016,7 @@ def p4_closure_reads_outer_array(x):
     return f(2)
 
 
-@case()
+@case(ort=True)
 def p4_closure_two_levels(x):
     a = 1
 
@@ -1157,7 +1157,7 @@ def _p4_len_user(v):
 
 # -- graph breaks and resumes (Paddle test_break_graph, test_sot_resume*) --------------
 
-@case(X, Y)
+@case(X, Y, ort=True)
 def p4_brk_print_between_ops(x, y):
     z = x + y
     print(x.shape, z.dtype)
@@ -1201,7 +1201,7 @@ def p4_brk_resume_none_branch(x):
     return np.add(x[:2], y[0:50] if y is not None else 0)
 
 
-@case()
+@case(ort=True)
 def p4_brk_in_loop_body_accumulates(x):
     s = x * 0
     for i in range(3):
@@ -2660,14 +2660,14 @@ def p4_misc_repro_index_with_list_of_ints_from_python(x):
     return x[:, idx], x[idx[:1]]
 
 
-@case()
+@case(ort=True)
 def p4_misc_repro_softmax_stable(x):
     m = x.max(axis=-1, keepdims=True)
     e = np.exp(x - m)
     return e / e.sum(axis=-1, keepdims=True)
 
 
-@case()
+@case(ort=True)
 def p4_misc_repro_layernorm(x):
     mu = x.mean(-1, keepdims=True)
     var = ((x - mu) ** 2).mean(-1, keepdims=True)
@@ -2686,14 +2686,14 @@ def p4_misc_repro_argsort_take_along(x):
     return np.take_along_axis(x, idx, axis=1), idx[:, :2]
 
 
-@case()
+@case(ort=True)
 def p4_misc_repro_one_hot(x):
     labels = np.array([0, 2, 1])
     eye = np.eye(4, dtype=x.dtype)
     return eye[labels], (eye[labels] * x).sum(axis=1)
 
 
-@case()
+@case(ort=True)
 def p4_misc_repro_cumulative_python_loop(x):
     out = [x[0]]
     for r in x[1:]:
@@ -4050,3 +4050,244 @@ def p4_set_order_of_update_from_set_and_dict(x):
     c -= {5, 36}
     c |= {99, 29}
     return list(a), list(b), list(c), x + 1
+
+
+# -- NumPy scalar and Python number semantics (Dynamo test_unspec, test_misc) ---------
+
+@case()
+def p4_scal_floor_div_mod_signs(x):
+    a, b = np.int64(-7), np.float32(-7.5)
+    return a // 2, a % 2, divmod(a, 2), b // 2, b % 2, divmod(b, np.float32(2)), -7 // 2, -7.5 % 2
+
+
+@case()
+def p4_scal_round_numpy_types(x):
+    return (round(np.float32(2.5)), type(round(np.float32(2.5))).__name__, round(np.float64(3.14159), 2),
+            type(round(np.float64(1.5), 1)).__name__, round(np.int64(17), -1), round(x[0, 1]))
+
+
+@case()
+def p4_scal_hash_and_eq_across_types(x):
+    return (hash(np.float32(1.5)) == hash(1.5), np.float32(0.1) == 0.1, np.float64(0.1) == 0.1,
+            hash(np.int64(-1)), hash(-1), np.int8(3) == 3.0)
+
+
+@case()
+def p4_scal_truediv_and_pow_types(x):
+    a = np.int32(7)
+    return (type(a / 2).__name__, type(a ** 2).__name__, type(a ** -1).__name__ if False else a / a,
+            type(np.float32(2) ** 2).__name__, type(2 ** np.float32(2)).__name__)
+
+
+@case()
+def p4_scal_python_int_huge_with_numpy_int(x):
+    a = np.int64(2)
+    return a * 10 ** 18, type(a * 10 ** 18).__name__
+
+
+@case()
+def p4_scal_python_int_too_big_raises(x):
+    return np.int64(2) + 2 ** 70
+
+
+@case()
+def p4_scal_bool_ops_on_numpy_bools(x):
+    t, f = np.True_, np.False_
+    return t & f, t | f, t ^ t, ~t, -1 * t, t + t, type(t + t).__name__, not f
+
+
+@case()
+def p4_scal_comparisons_chain_numpy(x):
+    a = x[1, 1]
+    return -1 < a < 1, a == a, a != a, (a > 0) == (a >= 0), type(a < 1).__name__
+
+
+@case()
+def p4_scal_int_conversion_of_numpy_floats(x):
+    v = np.float32(-2.7)
+    return int(v), math.floor(v), math.ceil(v), math.trunc(v), int(np.float64(1e10)), type(math.floor(v)).__name__
+
+
+@case()
+def p4_scal_float_str_repr_forms(x):
+    vals = [np.float32(0.1), np.float64(0.1), 0.1, np.float16(0.1), 1e16, 1.5e-7, np.float32(1e20)]
+    return [str(v) for v in vals], [repr(v) for v in vals]
+
+
+@case()
+def p4_scal_int_str_repr_forms(x):
+    vals = [np.int8(-5), np.uint64(2 ** 63), np.int64(10), True, np.bool_(False)]
+    return [str(v) for v in vals], [repr(v) for v in vals]
+
+
+@case()
+def p4_scal_python_float_special_values(x):
+    inf, nan = float("inf"), float("nan")
+    return inf - inf != inf - inf, inf * 0 != inf * 0, -inf < 0, math.isinf(inf), str(nan), repr(-inf), 0.0 == -0.0
+
+
+@case()
+def p4_scal_python_int_ops(x):
+    n = x.shape[1]
+    return n << 40, (n << 40) >> 38, -n >> 1, n & -2, ~n, n ** 30, (n ** 30) % 1000003, abs(-n)
+
+
+@case()
+def p4_scal_python_float_precision(x):
+    return 0.1 + 0.2, 0.1 + 0.2 == 0.3, 1e308 * 10, 2.0 ** 0.5, 1 / 3, 10 / 3 * 3, math.fsum([0.1] * 10)
+
+
+@case()
+def p4_scal_mixed_numpy_python_results(x):
+    a = x[0, 0]                      # float32 scalar from the graph
+    return (a + 1, a * 2.0, a / 3, a ** 2, a // 1, a % 1, 1 - a, 2.0 / (a + 5), type(1 - a).__name__)
+
+
+@case()
+def p4_scal_int_scalar_from_graph_arith(x):
+    n = np.int64(x.shape[0]) * 2
+    k = x.astype(np.int64).sum()
+    return n + k, n * k, k // 3, k % 3, -k, abs(k), type(k // 3).__name__
+
+
+@case()
+def p4_scal_numpy_int_as_repeat_count(x):
+    n = np.int64(2)
+    return [0] * n, "ab" * n, (1,) * n
+
+
+@case()
+def p4_scal_item_types(x):
+    return (type(np.float32(1).item()).__name__, type(np.int8(1).item()).__name__, type(np.bool_(1).item()).__name__,
+            type(np.complex64(1).item()).__name__, x[0, 0].item())
+
+
+# -- dicts: order, views and identity ------------------------------------------------
+
+@case()
+def p4_dict_order_after_delete_and_update(x):
+    d = dict.fromkeys("abcdef", 0)
+    for k in "bdf":
+        del d[k]
+    d.update(b=1, z=2)
+    d["a"] = x.shape
+    return list(d), list(d.values()), list(d.items())[-1]
+
+
+@case()
+def p4_dict_views_live_and_reversed(x):
+    d = {"a": 1, "b": 2}
+    ks, vs, its = d.keys(), d.values(), d.items()
+    d["c"] = x.ndim
+    return list(ks), list(vs), list(its), list(reversed(d)), list(reversed(d.values())), len(ks)
+
+
+@case()
+def p4_dict_popitem_after_reinsert(x):
+    d = {"a": 1, "b": 2, "c": 3}
+    d["a"] = d.pop("a")
+    return d.popitem(), list(d)
+
+
+@case()
+def p4_dict_get_vs_index_identity(x):
+    v = [x]
+    d = {"k": v}
+    return d["k"] is v, d.get("k") is v, d.setdefault("k", []) is v, d.pop("k") is v
+
+
+@case()
+def p4_dict_comprehension_dup_keys_last_wins(x):
+    d = {k % 3: k for k in range(10)}
+    e = {**{"a": 1}, "a": 2}
+    return d, e, {1: "a", 1.0: "b", True: "c"}
+
+
+@case()
+def p4_dict_keys_of_mixed_types(x):
+    d = {1: "i", "1": "s", (1,): "t", None: "n", 2.5: "f"}
+    return [type(k).__name__ for k in d], d[(1,)], d[None], d[2.5]
+
+
+@case()
+def p4_dict_nested_update_and_copy_shallow(x):
+    a = {"inner": {"v": 1}, "arr": x}
+    b = a.copy()
+    b["inner"]["v"] = 2
+    b["arr"] = x + 1
+    return a["inner"]["v"], a["arr"] is x, b["arr"] is x
+
+
+@case()
+def p4_dict_setdefault_returns_existing_list(x):
+    groups = {}
+    for i, r in enumerate(x):
+        groups.setdefault(i % 2, []).append(r)
+    return {k: np.stack(v) for k, v in groups.items()}
+
+
+@case()
+def p4_dict_items_unpack_and_sorted_keys(x):
+    d = {"b": x[1], "a": x[0], "c": x[2]}
+    return [k + ":" + str(v.shape) for k, v in sorted(d.items())], min(d), max(d, key=lambda k: d[k].sum())
+
+
+# -- lists: identity and aliasing ------------------------------------------------------
+
+@case()
+def p4_list_alias_mutation_visible(x):
+    a = [x, 1]
+    b = a
+    c = a[:]
+    a.append(2)
+    a[0] = None
+    return b, c, b is a, c is a
+
+
+@case()
+def p4_list_nested_mult_shares_inner(x):
+    grid = [[0] * 2] * 2
+    grid[0][0] = 1
+    good = [[0] * 2 for _ in range(2)]
+    good[0][0] = 1
+    return grid, good
+
+
+@case()
+def p4_list_sort_returns_none_sorted_new(x):
+    a = [3, 1, 2]
+    r = a.sort()
+    b = sorted(a, reverse=True)
+    return r, a, b, a is b
+
+
+@case()
+def p4_list_index_errors(x):
+    a = [1, 2, 3]
+    out = []
+    for fn in (lambda: a.index(9), lambda: a.remove(9), lambda: a.pop(5), lambda: [].pop()):
+        try:
+            fn()
+        except (ValueError, IndexError) as e:
+            out.append((type(e).__name__, str(e)))
+    return out, x.ndim
+
+
+@case()
+def p4_list_slice_assign_wrong_extended_raises(x):
+    a = [0, 1, 2, 3]
+    a[::2] = [9]
+    return a
+
+
+@case()
+def p4_list_comprehension_nested_conditional(x):
+    return [r.sum() if i % 2 else -r.sum() for i, r in enumerate(x) if i != 1], [[j for j in range(i)] for i in range(3)]
+
+
+@case()
+def p4_list_extend_self_and_contains(x):
+    a = [1, 2]
+    a.extend(a)
+    a += a[:1]
+    return a, 2 in a, a.count(1)
