@@ -4291,3 +4291,29 @@ def p4_list_extend_self_and_contains(x):
     a.extend(a)
     a += a[:1]
     return a, 2 in a, a.count(1)
+
+
+@case()
+def p4_list_imul_keeps_identity(x):
+    a = [x, 1]
+    b = a
+    a *= 2
+    t = (x,)
+    u = t
+    t *= 2
+    return b, a is b, len(b), u == t, len(u)
+
+
+@case([X, 1])
+def p4_list_imul_argument_in_place(lst):
+    alias = lst
+    lst *= 3
+    lst += (5,)
+    lst += "ab"
+    return alias is lst, len(lst)
+
+
+@case()
+def p4_list_repeat_by_numpy_int_and_bool(x):
+    n = np.int64(2)
+    return [x[0]] * n, n * [1], (0,) * np.int32(3), [1] * True, False * [1], [x] * -1
