@@ -4317,3 +4317,159 @@ def p4_list_imul_argument_in_place(lst):
 def p4_list_repeat_by_numpy_int_and_bool(x):
     n = np.int64(2)
     return [x[0]] * n, n * [1], (0,) * np.int32(3), [1] * True, False * [1], [x] * -1
+
+
+# -- shared objects inside containers built by builtins and methods ------------------
+
+@case()
+def p4_shared_fromkeys_mutable_value(x):
+    d = dict.fromkeys("ab", [])
+    d["a"].append(x.ndim)
+    return d, d["a"] is d["b"]
+
+
+@case()
+def p4_shared_setdefault_same_default(x):
+    default = []
+    d = {}
+    d.setdefault("a", default).append(1)
+    d.setdefault("b", default).append(2)
+    return d, default
+
+
+@case()
+def p4_shared_list_of_list_copy_shallow(x):
+    inner = [1]
+    a = [inner, inner]
+    b = a.copy()
+    c = list(a)
+    d = a[:]
+    inner.append(2)
+    return b, c, d, b[0] is c[1]
+
+
+@case()
+def p4_shared_copy_module_copy_and_deepcopy(x):
+    import copy
+    inner = [x]
+    a = {"k": inner}
+    s = copy.copy(a)
+    d = copy.deepcopy(a)
+    inner.append(1)
+    return s["k"] is inner, d["k"] is inner, len(s["k"]), len(d["k"]), d["k"][0] is x
+
+
+@case()
+def p4_shared_zip_tuples_hold_same(x):
+    rows = [x[0], x[1]]
+    pairs = list(zip(rows, rows))
+    return pairs[0][0] is pairs[0][1], pairs[1][0] is rows[1]
+
+
+@case()
+def p4_shared_dict_values_list_aliases(x):
+    d = {"a": [1], "b": [2]}
+    vals = list(d.values())
+    vals[0].append(9)
+    d["a"] = [0]
+    return d, vals
+
+
+@case()
+def p4_shared_tuple_of_list_mutated(x):
+    lst = [1]
+    t = (lst, x)
+    lst.append(2)
+    try:
+        t[0] += [3]
+    except TypeError as e:
+        msg = str(e)
+    return t[0], msg
+
+
+@case()
+def p4_shared_list_reverse_sort_in_place_identity(x):
+    a = [3, 1, 2]
+    b = a
+    a.reverse()
+    r1 = list(b)
+    a.sort()
+    a.extend(a)
+    return r1, b, a is b
+
+
+@case()
+def p4_shared_nested_dict_update_identity(x):
+    inner = {"v": 1}
+    a = {}
+    a.update(k=inner)
+    b = dict(a)
+    inner["v"] = 2
+    return a, b, b["k"] is inner
+
+
+@case()
+def p4_shared_enumerate_and_list_of_same_object(x):
+    objs = [x] * 3
+    return [o is x for o in objs], [i for i, o in enumerate(objs) if o is objs[0]]
+
+
+@case()
+def p4_shared_default_dict_factory_list(x):
+    d = collections.defaultdict(list)
+    d["a"].append(x[0])
+    d["b"]
+    d["a"].append(x[1])
+    return dict(d), len(d["a"]), d["b"] is d["b"]
+
+
+@case()
+def p4_shared_deque_rotate_and_extendleft(x):
+    q = collections.deque([1, 2, 3], maxlen=4)
+    q.extendleft([0, -1])
+    q.rotate(1)
+    q.append(x.ndim)
+    return q, list(q), q.maxlen
+
+
+@case()
+def p4_shared_counter_update_and_arith(x):
+    c = collections.Counter("abca")
+    c.update({"a": 2, "z": 1})
+    d = c - collections.Counter(a=3)
+    return c, d, c + d, list(c.items())
+
+
+@case()
+def p4_shared_chainmap_lookup_and_write(x):
+    base, over = {"a": 1, "b": 2}, {"b": 3}
+    cm = collections.ChainMap(over, base)
+    cm["c"] = x.ndim
+    return cm["a"], cm["b"], over, base, list(cm)
+
+
+@case()
+def p4_shared_namedtuple_module_level(x):
+    p = _P4Point(x, 2)
+    q = p._replace(y=3)
+    return p.x is x, q.y, p[1], tuple(q)[1], _P4Point._fields
+
+
+_P4Point = collections.namedtuple("_P4Point", "x y")
+
+
+@case()
+def p4_shared_dataclass_module_level(x):
+    c = _P4DC(x, 3)
+    c.n += 1
+    d = dataclasses.replace(c, n=0)
+    return c.arr is x, c.n, d.n, dataclasses.astuple(d)[1], c == _P4DC(x, 4)
+
+
+@dataclasses.dataclass
+class _P4DC:
+    arr: np.ndarray
+    n: int = 0
+
+    def __eq__(self, other):
+        return isinstance(other, _P4DC) and self.n == other.n
