@@ -4473,3 +4473,171 @@ class _P4DC:
 
     def __eq__(self, other):
         return isinstance(other, _P4DC) and self.n == other.n
+
+
+# -- iterators consumed partly (Dynamo test_iter / test_functions, Paddle test_iter) --
+
+@case()
+def p4_iter_zip_consumes_extra_from_first(x):
+    it = iter([1, 2, 3, 4])
+    pairs = list(zip(it, [10]))
+    return pairs, next(it), list(it)
+
+
+@case()
+def p4_iter_zip_shortest_second_exhausted(x):
+    it = iter(x)
+    short = [0]
+    z = list(zip(short, it))
+    return len(z), next(it).shape, len(list(it))
+
+
+@case()
+def p4_iter_in_operator_consumes(x):
+    it = iter([1, 2, 3, 4, 5])
+    found = 3 in it
+    return found, next(it), 9 in it, list(it)
+
+
+@case()
+def p4_iter_any_all_short_circuit_position(x):
+    it = iter([0, 0, 1, 0, 1])
+    a = any(it)
+    rest = list(it)
+    it2 = iter([1, 1, 0, 1])
+    b = all(it2)
+    return a, rest, b, list(it2)
+
+
+@case()
+def p4_iter_for_break_then_continue_iterating(x):
+    it = iter(x)
+    for r in it:
+        if r.sum() > -5:
+            break
+    return r, [q.sum() for q in it]
+
+
+@case()
+def p4_iter_map_two_iterables_consumes(x):
+    a = iter([1, 2, 3])
+    b = [10, 20]
+    m = list(map(operator.add, a, b))
+    return m, list(a)
+
+
+@case()
+def p4_iter_enumerate_over_shared_iterator(x):
+    it = iter("abcdef")
+    out = []
+    for i, c in enumerate(it):
+        out.append((i, c, next(it, None)))
+    return out
+
+
+@case()
+def p4_iter_islice_then_rest(x):
+    it = iter(range(10))
+    head = list(itertools.islice(it, 3))
+    skip = list(itertools.islice(it, 2, 4))
+    return head, skip, list(it)
+
+
+@case()
+def p4_iter_next_default_and_stopiteration_value(x):
+    it = iter([x])
+    a = next(it)
+    b = next(it, "default")
+    try:
+        next(it)
+    except StopIteration as e:
+        return a is x, b, e.value, e.args
+    return None
+
+
+@case()
+def p4_iter_list_mutated_during_iteration(x):
+    lst = [1, 2, 3]
+    seen = []
+    for v in lst:
+        seen.append(v)
+        if v == 1:
+            lst.append(4)
+        if len(seen) > 6:
+            break
+    return seen, lst
+
+
+@case()
+def p4_iter_list_removed_during_iteration_skips(x):
+    lst = [1, 2, 3, 4]
+    seen = []
+    for v in lst:
+        seen.append(v)
+        if v == 2:
+            lst.remove(v)
+    return seen, lst
+
+
+@case()
+def p4_iter_dict_changed_size_raises(x):
+    d = {"a": 1}
+    for k in d:
+        d.pop(k)
+        d["b"] = 2
+    return d
+
+
+@case()
+def p4_iter_reversed_iterator_and_len_hint(x):
+    r = reversed([1, 2, 3])
+    first = next(r)
+    import operator as op
+    return first, op.length_hint(r), list(r), op.length_hint(iter(range(5)))
+
+
+@case()
+def p4_iter_iter_of_iterator_is_same(x):
+    it = iter([1, 2])
+    return iter(it) is it, next(iter(it)), list(it)
+
+
+@case()
+def p4_iter_generator_two_consumers(x):
+    g = (r.sum() for r in x)
+    first = next(g)
+    rest = sum(g)
+    return first, rest, list(g)
+
+
+@case()
+def p4_iter_unpack_consumes_iterator(x):
+    it = iter(range(5))
+    a, b = next(it), next(it)
+    *c, = it
+    return a, b, c
+
+
+@case()
+def p4_iter_chain_from_iterable_lazy(x):
+    parts = [[1, 2], (3,), range(4, 6)]
+    ch = itertools.chain.from_iterable(parts)
+    first = next(ch)
+    return first, list(ch), list(itertools.chain("ab", [x.ndim]))
+
+
+@case()
+def p4_iter_filter_none_and_map_none(x):
+    return list(filter(None, [0, 1, "", "a", None, [], [0]])), list(map(abs, [-1, 2]))
+
+
+@case()
+def p4_iter_sorted_over_iterator_exhausts(x):
+    it = iter([3, 1, 2])
+    s = sorted(it)
+    return s, list(it), next(it, "done")
+
+
+@case()
+def p4_iter_max_over_generator_with_key(x):
+    return max(((i, r) for i, r in enumerate(x)), key=lambda t: -t[0])[0], min(iter([4, 2, 8]))
