@@ -1926,22 +1926,6 @@ def p4_gen_send_protocol(x):
 
 
 @case()
-def p4_gen_finally_runs_on_close(x):
-    log = []
-
-    def g():
-        try:
-            yield 1
-            yield 2
-        finally:
-            log.append("fin")
-    it = g()
-    next(it)
-    it.close()
-    return log, x.shape
-
-
-@case()
 def p4_gen_exception_inside_propagates(x):
     def g(a):
         yield a
