@@ -25,6 +25,7 @@ from ..guards.overlap import OverlapGuard
 from ..guards.tracker import AttrTracker
 from ..ir import ops_write
 from . import writes_out
+from .read_only import read_only_source
 from .variables import ConstVariable, TensorVariable, TupleVariable, Variable
 
 __all__ = ["record", "setitem", "inplace", "call_function", "call_method", "stores_back", "finish"]
@@ -34,6 +35,8 @@ def record(graph, op, args, kwargs, target: Variable, what: str) -> None:
     """Record the write ``op(*args, **kwargs)`` into ``target``."""
     if not isinstance(target, TensorVariable) or target.meta.is_scalar:
         raise FallbackError(SIDE_EFFECT, f"{what} into {target.describe()}: not an array the graph writes")
+    if (maker := read_only_source(graph.ir, target.symbol)) is not None:
+        raise FallbackError(SIDE_EFFECT, f"{what} into a read-only array made by {maker} (NumPy raises)")
     graph.call_op(op, args, kwargs, inplace=True)
     _, roots = ops_write.write_roots(graph.ir)[-1]
     for name in roots:

@@ -4625,3 +4625,115 @@ def p4_iter_sorted_over_iterator_exhausts(x):
 @case()
 def p4_iter_max_over_generator_with_key(x):
     return max(((i, r) for i, r in enumerate(x)), key=lambda t: -t[0])[0], min(iter([4, 2, 8]))
+
+
+# -- writes into read-only arrays the function made -----------------------------------
+
+@case()
+def p4_ro_broadcast_to_write_raises_caught(x):
+    b = np.broadcast_to(x[0], (2, 4))
+    try:
+        b[0, 0] = 1
+    except ValueError as e:
+        return str(e), b
+    return b
+
+
+@case()
+def p4_ro_broadcast_to_inplace_raises(x):
+    b = np.broadcast_to(x[0], (2, 4))
+    b += 1
+    return b
+
+
+@case()
+def p4_ro_broadcast_arrays_write(x):
+    a, b = np.broadcast_arrays(x[:, :1], x[:1])
+    try:
+        a[0, 0] = 5
+    except ValueError as e:
+        return str(e)
+    return a
+
+
+@case()
+def p4_ro_setflags_then_write(x):
+    y = x.copy()
+    y.setflags(write=False)
+    try:
+        y[0] = 0
+    except ValueError as e:
+        return str(e), y
+    return y
+
+
+@case()
+def p4_ro_out_argument_read_only_view(x):
+    b = np.broadcast_to(x[0], (3, 4))
+    try:
+        np.add(x, 1, out=b)
+    except ValueError as e:
+        return str(e)
+    return b
+
+
+@case()
+def p4_ro_frombuffer_bytes_write(x):
+    a = np.frombuffer(b"\x00\x01\x02\x03", dtype=np.uint8)
+    try:
+        a[0] = 9
+    except ValueError as e:
+        return str(e), a
+    return a
+
+
+@case()
+def p4_ro_view_of_read_only_copy_write(x):
+    y = x.copy()
+    y.flags.writeable = False
+    v = y[1:]
+    try:
+        v += 1
+    except ValueError as e:
+        return str(e), y
+    return y
+
+
+@case()
+def p4_ro_diagonal_view_write(x):
+    d = x.diagonal()
+    try:
+        d[0] = 100
+    except ValueError as e:
+        return str(e), d
+    return d
+
+
+@case()
+def p4_ro_imag_of_real_write_and_complex_ok(x):
+    c = x.astype(np.complex64)
+    c.imag[0] = 1
+    try:
+        x.copy().imag[0] = 1
+    except ValueError as e:
+        return str(e), c
+    return c
+
+
+@case()
+def p4_ro_sliding_window_write(x):
+    w = np.lib.stride_tricks.sliding_window_view(x[0].copy(), 2)
+    try:
+        w[0, 0] = 7
+    except ValueError as e:
+        return str(e), w
+    return w
+
+
+@case()
+def p4_ro_broadcast_then_copy_is_writeable(x):
+    b = np.broadcast_to(x[0], (2, 4)).copy()
+    b[0, 0] = 1
+    r = np.broadcast_to(x[0], (2, 4)).reshape(8)
+    r[0] = 2
+    return b, r, x[0, 0]
