@@ -4737,3 +4737,107 @@ def p4_ro_broadcast_then_copy_is_writeable(x):
     r = np.broadcast_to(x[0], (2, 4)).reshape(8)
     r[0] = 2
     return b, r, x[0, 0]
+
+
+# -- errors only the data decides, after a write into the caller's memory -------------
+
+SINGULAR = np.array([[1.0, 2.0], [2.0, 4.0]])
+
+
+@case(SINGULAR)
+def p4_late_linalg_error_after_argument_write(m):
+    m[0, 0] += 0.0
+    try:
+        r = np.linalg.inv(m)
+    except np.linalg.LinAlgError as e:
+        r = str(e)
+    return r, m
+
+
+@case(I)
+def p4_late_fancy_index_out_of_bounds_after_write(i):
+    i[0, 0] = 0
+    try:
+        r = np.arange(5)[i]
+    except IndexError as e:
+        r = str(e)
+    return r, i
+
+
+@case(I)
+def p4_late_take_out_of_bounds_after_write(i):
+    i += 1
+    try:
+        r = np.take(np.arange(3), i)
+    except IndexError as e:
+        r = str(e)
+    return r
+
+
+@case(SINGULAR)
+def p4_late_cholesky_error_after_write(m):
+    m *= 1.0
+    try:
+        r = np.linalg.cholesky(m)
+    except np.linalg.LinAlgError as e:
+        r = str(e)
+    return r
+
+
+@case(I)
+def p4_late_int_power_negative_after_write(i):
+    i -= 1
+    try:
+        r = i ** i
+    except ValueError as e:
+        r = str(e)
+    return r
+
+
+@case(I)
+def p4_late_astype_index_then_repeat_negative(i):
+    i[0] = -1
+    try:
+        r = np.repeat(np.arange(4), i[0])
+    except ValueError as e:
+        r = str(e)
+    return r
+
+
+@case(X, np.array([0, 7]))
+def p4_late_setitem_fancy_out_of_bounds_after_write(x, idx):
+    x[0, 0] = 5
+    try:
+        x[idx] = 0
+    except IndexError as e:
+        return str(e), x
+    return x
+
+
+@case(X, np.array([1, 2]))
+def p4_late_add_at_out_of_bounds_second_write(x, idx):
+    x += 1
+    try:
+        np.add.at(x, idx * 3, 1)
+    except IndexError as e:
+        return str(e), x
+    return x
+
+
+@case(X, np.array([0, 7]))
+def p4_late_first_write_fancy_out_of_bounds(x, idx):
+    y = x * 2
+    try:
+        x[idx] = 0
+    except IndexError as e:
+        return str(e), y
+    return x
+
+
+@case(X, np.array([0, 7]))
+def p4_late_first_write_add_at_out_of_bounds(x, idx):
+    try:
+        np.add.at(x, idx, 1)
+    except IndexError as e:
+        return str(e), x
+    return x
