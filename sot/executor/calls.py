@@ -102,7 +102,7 @@ def _type_call(executor, obj: ObjectVariable) -> Variable:
     attr = next((k.__dict__["__call__"] for k in cls.__mro__ if "__call__" in k.__dict__), None)
     if attr is None:
         raise FallbackError(UNSUPPORTED_CALL, f"{obj.describe()} is not callable (its class has no __call__)")
-    if not inspect.isfunction(attr):
+    if not classes.binds_like_function(attr):   # a decorated __call__ is inlined as what it wraps
         raise FallbackError(UNSUPPORTED_CALL, f"__call__ of {cls.__qualname__} is not a plain function")
     fn = executor.graph.wrap(attr, AttrTracker(ConstTracker(cls), "__call__"))
     return BoundMethodVariable(fn, obj)
