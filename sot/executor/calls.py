@@ -430,15 +430,17 @@ def b_next(executor, it, *default):
 def b_set(executor, iterable=None):
     if iterable is None:
         return sets.SetVariable(history=[])
-    return sets.build(dispatch.get_iter(executor.graph, iterable).items, sets.one_at_a_time(iterable))
+    values = sets.operand(iterable, "set()", executor.graph)
+    if type(values) is list:   # added one at a time: eager's adds make it again
+        return sets.SetVariable(values, list(values))
+    return sets.SetVariable(set(values))
 
 
 def b_frozenset(executor, iterable=None):
     """frozenset of plain constants: an immutable constant, as eager builds it from these items."""
     if iterable is None:
         return const(frozenset())
-    items = dispatch.get_iter(executor.graph, iterable).items
-    return const(frozenset(functional.plain_values(items, "frozenset()")))
+    return const(frozenset(sets.operand(iterable, "frozenset()", executor.graph)))
 
 
 def b_tuple(executor, iterable=None):
