@@ -174,10 +174,17 @@ plain_keys(PyObject *d)
     return known;
 }
 #else
+/* Before 3.12 nothing tells a dict's keys changed type, and a dict recorded
+ * into every step grows: scanning it on every call would make the call
+ * O(len). Past this many keys the scan is skipped, and such a dict is taken
+ * as plain: a guard's lookup may then call a colliding user key's __eq__
+ * (the hazard the scan removes for smaller dicts). */
+#define PLAIN_SCAN_MAX 256
+
 static int
 plain_keys(PyObject *d)
 {
-    return PyDict_CheckExact(d) && scan_plain_keys(d);
+    return PyDict_CheckExact(d) && (PyDict_GET_SIZE(d) > PLAIN_SCAN_MAX || scan_plain_keys(d));
 }
 #endif
 

@@ -8,6 +8,7 @@ more often than eagerly. The ``plainkeys`` guard op (the dict's keys are
 all exact str/int) comes first: a dict with any other key misses the entry
 and the function runs as eager does.
 """
+import sys
 import numpy as np
 import pytest
 
@@ -75,3 +76,34 @@ def test_a_dict_growing_by_int_keys_keeps_its_entry():
         np.testing.assert_array_equal(static(np.ones(2), stats_t, i), step(np.ones(2), stats_e, i))
     assert stats_t == stats_e
     assert max(cache.translation_count(rec.code) for rec in cache._records.values()) <= 3
+
+
+def test_a_dict_past_the_scan_bound_keeps_its_entry_and_c_agrees_with_python():
+    """Before 3.12 a dict of more than PLAIN_SCAN_MAX keys is not scanned
+    every call (the check would grow with the dict); the Python reference
+    evaluator says the same as the C program (strict mode compares them)."""
+    from sot import _C
+    from sot.guards import program_ref
+    previous = _C.set_guard_strict(True)
+    before = _C.guard_counters()["strict_mismatches"]
+    try:
+        _run_past_the_bound(program_ref)
+    finally:
+        _C.set_guard_strict(previous)
+    assert _C.guard_counters()["strict_mismatches"] == before
+
+
+def _run_past_the_bound(program_ref):
+
+    def step(x, stats, i):
+        stats[i] = 1
+        return x * stats["scale"]
+
+    static = sot.to_static(step)
+    stats_e = {"scale": 2, **{-k: 0 for k in range(1, program_ref._PLAIN_SCAN_MAX + 5)}}
+    stats_t = dict(stats_e)
+    for i in range(12):
+        np.testing.assert_array_equal(static(np.ones(2), stats_t, i), step(np.ones(2), stats_e, i))
+    assert stats_t == stats_e
+    assert max(cache.translation_count(rec.code) for rec in cache._records.values()) <= 3
+    assert program_ref._plain_scan_skipped(len(stats_t)) == (sys.version_info < (3, 12))

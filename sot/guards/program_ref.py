@@ -17,6 +17,7 @@ It reads only what C reads; it does not need to be fast.
 """
 from __future__ import annotations
 
+import sys
 from types import CellType
 from weakref import ref as _weakref_type
 from typing import Any
@@ -133,11 +134,21 @@ def _class(regs, g, op):
     return True
 
 
+#: before 3.12, a dict of more keys than this is taken as plain unscanned
+#: (guard_program.c: PLAIN_SCAN_MAX; a scan per call would grow with the dict)
+_PLAIN_SCAN_MAX = 256
+
+
+def _plain_scan_skipped(n: int) -> bool:
+    return sys.version_info < (3, 12) and n > _PLAIN_SCAN_MAX
+
+
 _CHECKS = {
     "type": lambda regs, g, op: type(regs[op[1]]) is op[2],
     "id": lambda regs, g, op: regs[op[1]] is op[2],
     "plainkeys": lambda regs, g, op: (type(regs[op[1]]) is dict
-                                      and all(type(k) in (str, int) for k in regs[op[1]])),
+                                      and (_plain_scan_skipped(len(regs[op[1]]))
+                                           or all(type(k) in (str, int) for k in regs[op[1]]))),
     "wid": lambda regs, g, op: _alive_is(op[2](), regs[op[1]]),
     "wtype": lambda regs, g, op: _alive_is(op[2](), type(regs[op[1]])),
     "tensor": _tensor,
