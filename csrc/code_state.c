@@ -168,14 +168,18 @@ sot_clear_cache(PyObject *module, PyObject *code)
     Py_RETURN_NONE;
 }
 
+/* The state of `code` (created if needed), or NULL with an error set. */
+static sot_code_state *
+state_to_mark(PyObject *code)
+{
+    return check_code(code) < 0 ? NULL : code_state_get_or_create(code);
+}
+
 static PyObject *
 sot_mark_loop_body_code(PyObject *module, PyObject *code)
 {
     (void)module;
-    if (check_code(code) < 0) {
-        return NULL;
-    }
-    sot_code_state *st = code_state_get_or_create(code);
+    sot_code_state *st = state_to_mark(code);
     if (st == NULL) {
         return NULL;
     }
@@ -183,7 +187,21 @@ sot_mark_loop_body_code(PyObject *module, PyObject *code)
     Py_RETURN_NONE;
 }
 
+static PyObject *
+sot_mark_user_frame_code(PyObject *module, PyObject *code)
+{
+    (void)module;
+    sot_code_state *st = state_to_mark(code);
+    if (st == NULL) {
+        return NULL;
+    }
+    st->user_frame = 1;
+    Py_RETURN_NONE;
+}
+
 PyMethodDef sot_code_state_methods[] = {
+    {"mark_user_frame", sot_mark_user_frame_code, METH_O,
+     "mark_user_frame(code): a graph compiled as the user's code (its traceback entry is the user's frame)"},
     {"mark_loop_body", sot_mark_loop_body_code, METH_O,
      "mark_loop_body(code): a loop body's code (its frame's traceback entry stands for the user's)"},
     {"skip_code", sot_skip_code, METH_O, "skip_code(code): never intercept this code"},

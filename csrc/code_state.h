@@ -23,6 +23,8 @@ typedef struct {
     unsigned quiet_runs;     /* runs since it became calm */
     int loop_body;           /* a loop body's code, or made from one
                               * (traceback_fixup.h) */
+    int user_frame;          /* a graph compiled as the user's code: its
+                              * traceback entry is the user's frame */
 } sot_code_state;
 
 /* The co_extra index of sot's state (-1 before sot_code_state_init). */

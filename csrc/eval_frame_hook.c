@@ -471,6 +471,7 @@ run_replacement(sot_thread_state *ts, sot_frame *frame, PyCodeObject *co,
         }
         else {
             sot_tb_drop_replacement_entry(rc);
+            sot_tb_start_at_user_frame(rc);
         }
         return NULL;
     }
@@ -508,6 +509,9 @@ intercept(PyThreadState *tstate, sot_thread_state *ts, sot_frame *frame,
                 if (res == NULL && PyErr_ExceptionMatches(rerun_natively)) {
                     PyErr_Clear();  /* as for a replacement: the frame is unrun */
                     return run_default(tstate, frame, 0);
+                }
+                if (res == NULL) {
+                    sot_tb_start_at_user_frame(NULL);
                 }
                 sot_frame_release_unrun(tstate, frame);
                 sot_frame_drop_unrun_locals(frame, co);

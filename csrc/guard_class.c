@@ -16,6 +16,9 @@
  * value). When the precise check holds, the current tag is remembered, so
  * the next call takes the fast path again until the class changes.
  *
+ * "wclass" is the same check of a class held weakly (its own dict's
+ * functions too: a method using super() refers to the class).
+ *
  * A class that writes one of its own attributes on every call
  * (`Counter.calls += 1`) therefore keeps its cache entry, while a method
  * replaced, a property or __bool__/__len__/__getattr__ added, or a name
@@ -72,21 +75,48 @@ is_descriptor(PyObject *v)
     return Py_TYPE(v)->tp_descr_get != NULL || Py_TYPE(v)->tp_descr_set != NULL;
 }
 
+/* "wclass": t's MRO is t followed by the items of tail. */
+static int
+same_mro(PyTypeObject *t, PyObject *tail)
+{
+    PyObject *mro = t->tp_mro;
+    if (mro == NULL || !PyTuple_Check(mro) || PyTuple_GET_SIZE(mro) != PyTuple_GET_SIZE(tail) + 1 ||
+        PyTuple_GET_ITEM(mro, 0) != (PyObject *)t) {
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(tail); i++) {
+        if (PyTuple_GET_ITEM(mro, i + 1) != PyTuple_GET_ITEM(tail, i)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 int
 sot_check_class(guard_op *op)
 {
-    if (sot_tag_unchanged(op->a, op->n)) {
+    int weak = op->op == OP_WCLASS;
+    PyObject *self = weak ? sot_weak_referent(op->a) : op->a;
+    if (self == NULL || !PyType_Check(self)) {
+        return 0;  /* a weakly held class that died */
+    }
+    if (sot_tag_unchanged(self, op->n)) {
         return 1;
     }
-    PyTypeObject *t = (PyTypeObject *)op->a;
+    PyTypeObject *t = (PyTypeObject *)self;
     PyObject *mro = PyTuple_GET_ITEM(op->b, 0), *meta = PyTuple_GET_ITEM(op->b, 1);
     PyObject *snapshot = PyTuple_GET_ITEM(op->b, 2), *any = PyTuple_GET_ITEM(op->b, 3);
-    if (t->tp_mro != mro || (PyObject *)Py_TYPE(t) != meta) {
+    PyObject *own = weak ? PyTuple_GET_ITEM(op->b, 4) : NULL;
+    if (!(weak ? same_mro(t, mro) : t->tp_mro == mro) || (PyObject *)Py_TYPE(t) != meta) {
         return 0;
     }
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(snapshot); i++) {
         PyObject *pair = PyTuple_GET_ITEM(snapshot, i);
-        PyObject *now = ((PyTypeObject *)PyTuple_GET_ITEM(pair, 0))->tp_dict;
+        PyObject *k = PyTuple_GET_ITEM(pair, 0);
+        if (weak && PyWeakref_CheckRefExact(k)) {
+            k = self;
+        }
+        PyObject *now = ((PyTypeObject *)k)->tp_dict;
         PyObject *then = PyTuple_GET_ITEM(pair, 1);
         if (now == NULL || !PyDict_CheckExact(now) || PyDict_GET_SIZE(now) != PyDict_GET_SIZE(then)) {
             return 0;
@@ -97,6 +127,15 @@ sot_check_class(guard_op *op)
             PyObject *cur = PyDict_GetItemWithError(now, name);
             if (cur == NULL) {
                 return PyErr_Occurred() ? -1 : 0;
+            }
+            if (old == own) {
+                continue;  /* the class's own __dict__/__weakref__ descriptor */
+            }
+            if (weak && PyWeakref_CheckRefExact(old)) {
+                old = sot_weak_referent(old);  /* a method, held weakly */
+                if (old == NULL) {
+                    return 0;
+                }
             }
             if (cur != old && (old != any || is_descriptor(cur))) {
                 return 0;

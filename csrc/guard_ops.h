@@ -11,7 +11,7 @@
 enum {
     OP_ARG, OP_CELL, OP_GLOBAL, OP_BUILTINS, OP_ATTR, OP_ITEM, OP_CONST,
     OP_TYPE, OP_ID, OP_TENSOR, OP_VALUE, OP_LEN, OP_DICTKEYS, OP_ABSENT, OP_DIMEQ,
-    OP_SAME, OP_NOTIN, OP_TYPEVER, OP_CLASS, OP_CALL, OP_OVERLAP,
+    OP_SAME, OP_NOTIN, OP_TYPEVER, OP_CLASS, OP_CALL, OP_OVERLAP, OP_WID, OP_WTYPE, OP_WTYPEVER, OP_WCLASS, OP_PLAINKEYS, OP_WCONST,
 };
 
 typedef struct {
@@ -42,7 +42,26 @@ typedef struct {
  * with an exception set. */
 int sot_guard_parse_op(GuardProgram *p, PyObject *t, guard_op *op);
 
-/* guard_class.c: the "class" check (1 holds, 0 not, -1 error); it may
+/* The referent of weakref.ref `ref` as a borrowed pointer, only compared
+ * with (never used past the check), or NULL when it has died. */
+static inline PyObject *
+sot_weak_referent(PyObject *ref)
+{
+#if PY_VERSION_HEX >= 0x030D0000
+    PyObject *o = NULL;
+    if (PyWeakref_GetRef(ref, &o) <= 0) {
+        PyErr_Clear();
+        return NULL;
+    }
+    Py_DECREF(o);  /* alive before the call: still alive after it */
+    return o;
+#else
+    PyObject *o = PyWeakref_GET_OBJECT(ref);
+    return o == Py_None ? NULL : o;
+#endif
+}
+
+/* guard_class.c: the "class" (and "wclass") check (1 holds, 0 not, -1 error); it may
  * update op->n, the tag last seen to hold. */
 int sot_check_class(guard_op *op);
 /* whether t's version tag is valid and equal to tag */

@@ -10,11 +10,11 @@
 static const char *const op_names[] = {
     "arg", "cell", "global", "builtins", "attr", "item", "const",
     "type", "id", "tensor", "value", "len", "dictkeys", "absent", "dimeq",
-    "same", "notin", "typever", "class", "call", "overlap", NULL,
+    "same", "notin", "typever", "class", "call", "overlap", "wid", "wtype", "wtypever", "wclass", "plainkeys", "wconst", NULL,
 };
 
 /* How many fields each op's tuple has, op name included. */
-static const int op_sizes[] = {3, 3, 3, 2, 4, 4, 3, 3, 3, 6, 3, 4, 4, 2, 6, 4, 3, 3, 4, 3, 5};
+static const int op_sizes[] = {3, 3, 3, 2, 4, 4, 3, 3, 3, 6, 3, 4, 4, 2, 6, 4, 3, 3, 4, 3, 5, 3, 3, 3, 4, 2, 3};
 
 /* ------------------------------------------------------------ parsing */
 
@@ -64,7 +64,8 @@ sot_guard_parse_op(GuardProgram *p, PyObject *t, guard_op *op)
         return -1;
     }
     Py_ssize_t reg = -1, x;
-    int no_reg = op->op == OP_ABSENT || op->op == OP_TYPEVER || op->op == OP_CLASS || op->op == OP_CALL;
+    int no_reg = op->op == OP_ABSENT || op->op == OP_TYPEVER || op->op == OP_CLASS || op->op == OP_CALL ||
+                 op->op == OP_WTYPEVER || op->op == OP_WCLASS;
     if (!no_reg && parse_index(t, 1, p->nregs, "register", &reg) < 0) {
         return -1;
     }
@@ -115,9 +116,27 @@ sot_guard_parse_op(GuardProgram *p, PyObject *t, guard_op *op)
         }
         op->n = PyLong_AsSsize_t(PyTuple_GET_ITEM(t, 2));
         return op->n == -1 && PyErr_Occurred() ? -1 : 0;
-    case OP_CLASS: {
+    case OP_WTYPEVER:
         op->reg = -1;
-        if (parse_type(t, 1, &op->a) < 0) {
+        if (!PyWeakref_CheckRefExact(PyTuple_GET_ITEM(t, 1))) {
+            PyErr_SetString(PyExc_TypeError, "guard program: wtypever needs a weakref.ref");
+            return -1;
+        }
+        op->a = Py_NewRef(PyTuple_GET_ITEM(t, 1));
+        op->n = PyLong_AsSsize_t(PyTuple_GET_ITEM(t, 2));
+        return op->n == -1 && PyErr_Occurred() ? -1 : 0;
+    case OP_CLASS:
+    case OP_WCLASS: {
+        int weak = op->op == OP_WCLASS;
+        op->reg = -1;
+        if (weak) {
+            if (!PyWeakref_CheckRefExact(PyTuple_GET_ITEM(t, 1))) {
+                PyErr_SetString(PyExc_TypeError, "guard program: wclass needs a weakref.ref");
+                return -1;
+            }
+            op->a = Py_NewRef(PyTuple_GET_ITEM(t, 1));
+        }
+        else if (parse_type(t, 1, &op->a) < 0) {
             return -1;
         }
         op->n = PyLong_AsSsize_t(PyTuple_GET_ITEM(t, 2));
@@ -125,15 +144,22 @@ sot_guard_parse_op(GuardProgram *p, PyObject *t, guard_op *op)
             return -1;
         }
         PyObject *spec = PyTuple_GET_ITEM(t, 3);
-        if (!PyTuple_Check(spec) || PyTuple_GET_SIZE(spec) != 4 || !PyTuple_Check(PyTuple_GET_ITEM(spec, 2))) {
-            PyErr_SetString(PyExc_TypeError, "guard program: class needs (mro, metaclass, snapshot, any)");
+        if (!PyTuple_Check(spec) || PyTuple_GET_SIZE(spec) != 4 + weak || !PyTuple_Check(PyTuple_GET_ITEM(spec, 2)) ||
+            !PyTuple_Check(PyTuple_GET_ITEM(spec, 0))) {
+            PyErr_SetString(PyExc_TypeError, "guard program: class needs (mro, metaclass, snapshot, any[, own])");
             return -1;
         }
         PyObject *snapshot = PyTuple_GET_ITEM(spec, 2);
         for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(snapshot); i++) {
             PyObject *pair = PyTuple_GET_ITEM(snapshot, i);
-            if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2 || !PyType_Check(PyTuple_GET_ITEM(pair, 0)) ||
-                !PyDict_CheckExact(PyTuple_GET_ITEM(pair, 1)) ||
+            if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2 || !PyDict_CheckExact(PyTuple_GET_ITEM(pair, 1))) {
+                PyErr_SetString(PyExc_TypeError, "guard program: a class snapshot is ((heap type, dict), ...)");
+                return -1;
+            }
+            if (weak && PyWeakref_CheckRefExact(PyTuple_GET_ITEM(pair, 0))) {
+                continue;  /* the class itself, held weakly */
+            }
+            if (!PyType_Check(PyTuple_GET_ITEM(pair, 0)) ||
                 !(((PyTypeObject *)PyTuple_GET_ITEM(pair, 0))->tp_flags & Py_TPFLAGS_HEAPTYPE)) {
                 PyErr_SetString(PyExc_TypeError, "guard program: a class snapshot is ((heap type, dict), ...)");
                 return -1;
@@ -192,6 +218,15 @@ sot_guard_parse_op(GuardProgram *p, PyObject *t, guard_op *op)
     }
     case OP_TYPE:
         return parse_type(t, 2, &op->a);
+    case OP_WID:
+    case OP_WTYPE:
+    case OP_WCONST:
+        if (!PyWeakref_CheckRefExact(PyTuple_GET_ITEM(t, 2))) {
+            PyErr_SetString(PyExc_TypeError, "guard program: wid/wtype/wconst need a weakref.ref");
+            return -1;
+        }
+        op->a = Py_NewRef(PyTuple_GET_ITEM(t, 2));
+        return 0;
     case OP_LEN:
         if (parse_type(t, 2, &op->a) < 0) {
             return -1;

@@ -10,8 +10,31 @@
  *           ("attr", r, s, name)     r = getattr(regs[s], name)
  *           ("item", r, s, key)      r = regs[s][key]
  *           ("const", r, value)      r = value
+ *           ("wconst", r, ref)       r = ref() (a class the user's code
+ *                                    made, held weakly); fails once it died
  *   checks  ("type", r, T)           type(regs[r]) is T
  *           ("id", r, obj)           regs[r] is obj
+ *           ("wid", r, ref)          regs[r] is ref() and ref is alive (a
+ *                                    weakref.ref: the guard does not keep a
+ *                                    class or function made by the user's
+ *                                    code alive; once it dies the op never
+ *                                    holds again)
+ *           ("wtype", r, ref)        type(regs[r]) is ref(), ref alive
+ *           ("plainkeys", r)         regs[r] is an exact dict whose keys are
+ *                                    all exact str or int: a lookup of a
+ *                                    str/int key in it (the "item" and
+ *                                    "notin" ops after it, the runner's
+ *                                    loads) compares only with those, so it
+ *                                    runs no user __eq__ (a key of a user
+ *                                    class with a colliding hash would)
+ *           ("wtypever", ref, tag)   "typever" of the class ref(), alive
+ *           ("wclass", ref, tag, (mro[1:], metaclass, snapshot, ANY, OWN))
+ *                                    "class" of the class ref() (one the
+ *                                    user's code made, held weakly), alive;
+ *                                    nothing in the spec refers to it: the
+ *                                    MRO without it, a weakref for it in the
+ *                                    snapshot, OWN for its own __dict__/
+ *                                    __weakref__ descriptors (guard_class.c)
  *           ("tensor", r, T, dtype, shape, exact)
  *                                    type is T, dtype == dtype, and shape
  *                                    matches (None: a NumPy scalar, no
@@ -71,6 +94,99 @@ static PyObject *str_builtins = NULL;      /* "__builtins__", interned */
 static PyObject *interp_builtins = NULL;   /* the builtins module's dict */
 static Py_ssize_t strict_mismatches = 0;
 static Py_ssize_t c_evaluations = 0;
+
+/* ------------------------------------------------------ plain dict keys
+ *
+ * Whether every key of a dict is an exact str or int is a scan of the dict;
+ * a dict that a step function records into grows on every call. On 3.12+
+ * a dict found plain is watched (PyDict_AddWatcher): it stays in
+ * plain_dicts until a key of another type is added to it (or it is cloned
+ * into, or freed), so the check is one set lookup. Before 3.12: the scan. */
+
+static int
+scan_plain_keys(PyObject *d)
+{
+    Py_ssize_t pos = 0;
+    PyObject *k, *v;
+    while (PyDict_Next(d, &pos, &k, &v)) {
+        if (!PyUnicode_CheckExact(k) && !PyLong_CheckExact(k)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+#if PY_VERSION_HEX >= 0x030C0000
+static PyObject *plain_dicts = NULL;   /* set of addresses (int) of watched plain dicts */
+static int plain_watcher = -1;
+
+static void
+forget_plain(PyObject *d)
+{
+    PyObject *key = PyLong_FromVoidPtr(d);
+    if (key == NULL || PySet_Discard(plain_dicts, key) < 0) {
+        PyErr_Clear();
+    }
+    Py_XDECREF(key);
+}
+
+static int
+plain_watch_callback(PyDict_WatchEvent event, PyObject *d, PyObject *key, PyObject *value)
+{
+    (void)value;
+    PyObject *exc = PyErr_GetRaisedException();   /* a deallocation may run with one set */
+    if (event == PyDict_EVENT_ADDED ? !(PyUnicode_CheckExact(key) || PyLong_CheckExact(key))
+                                    : (event == PyDict_EVENT_CLONED || event == PyDict_EVENT_DEALLOCATED)) {
+        forget_plain(d);
+        if (event != PyDict_EVENT_DEALLOCATED) {
+            (void)PyDict_Unwatch(plain_watcher, d);
+            PyErr_Clear();
+        }
+    }
+    PyErr_SetRaisedException(exc);
+    return 0;
+}
+
+static int
+plain_keys(PyObject *d)
+{
+    if (!PyDict_CheckExact(d)) {
+        return 0;
+    }
+    if (plain_dicts == NULL) {
+        if ((plain_dicts = PySet_New(NULL)) == NULL) {
+            return -1;
+        }
+        if ((plain_watcher = PyDict_AddWatcher(plain_watch_callback)) < 0) {
+            Py_CLEAR(plain_dicts);
+            return -1;
+        }
+    }
+    PyObject *key = PyLong_FromVoidPtr(d);
+    if (key == NULL) {
+        return -1;
+    }
+    int known = PySet_Contains(plain_dicts, key);
+    if (known == 0 && scan_plain_keys(d)) {
+        known = PyDict_Watch(plain_watcher, d) < 0 || PySet_Add(plain_dicts, key) < 0 ? -1 : 1;
+    }
+    Py_DECREF(key);
+    return known;
+}
+#else
+/* Before 3.12 nothing tells a dict's keys changed type, and a dict recorded
+ * into every step grows: scanning it on every call would make the call
+ * O(len). Past this many keys the scan is skipped, and such a dict is taken
+ * as plain: a guard's lookup may then call a colliding user key's __eq__
+ * (the hazard the scan removes for smaller dicts). */
+#define PLAIN_SCAN_MAX 256
+
+static int
+plain_keys(PyObject *d)
+{
+    return PyDict_CheckExact(d) && (PyDict_GET_SIZE(d) > PLAIN_SCAN_MAX || scan_plain_keys(d));
+}
+#endif
 
 /* ------------------------------------------------------ value equality */
 
@@ -394,12 +510,35 @@ run_program(GuardProgram *p, PyObject *const *vec, Py_ssize_t n)
         case OP_CONST:
             regs[op->reg] = Py_NewRef(op->a);
             break;
+        case OP_WCONST: {
+            PyObject *o = sot_weak_referent(op->a);
+            if (o == NULL) {
+                ok = 0;
+            }
+            else {
+                regs[op->reg] = Py_NewRef(o);
+            }
+            break;
+        }
         case OP_TYPE:
             ok = (PyObject *)Py_TYPE(v) == op->a;
             break;
         case OP_ID:
             ok = v == op->a;
             break;
+        case OP_PLAINKEYS:
+            ok = plain_keys(v);
+            break;
+        case OP_WID: {
+            PyObject *o = sot_weak_referent(op->a);
+            ok = o != NULL && v == o;
+            break;
+        }
+        case OP_WTYPE: {
+            PyObject *o = sot_weak_referent(op->a);
+            ok = o != NULL && (PyObject *)Py_TYPE(v) == o;
+            break;
+        }
         case OP_TENSOR:
             ok = check_tensor(op, v);
             break;
@@ -441,8 +580,14 @@ run_program(GuardProgram *p, PyObject *const *vec, Py_ssize_t n)
             ok = sot_tag_unchanged(op->a, op->n);
             break;
         case OP_CLASS:
+        case OP_WCLASS:
             ok = sot_check_class((guard_op *)op);
             break;
+        case OP_WTYPEVER: {
+            PyObject *o = sot_weak_referent(op->a);
+            ok = o != NULL && PyType_Check(o) && sot_tag_unchanged(o, op->n);
+            break;
+        }
         case OP_CALL: {
             PyObject *r = PyObject_CallNoArgs(op->b);
             ok = r == NULL ? -1 : value_equal(r, op->a);
@@ -599,7 +744,7 @@ gp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     }
     for (Py_ssize_t k = 0; k < nops; k++) {
         guard_op *op = &self->ops[k];
-        int is_load = op->op <= OP_CONST;
+        int is_load = op->op <= OP_CONST || op->op == OP_WCONST;
         int reads = is_load ? ((op->op == OP_ATTR || op->op == OP_ITEM) ? op->src : -1) : op->reg;
         int reads2 = (op->op == OP_DIMEQ || op->op == OP_SAME || op->op == OP_OVERLAP) ? op->src : -1;
         if ((reads >= 0 && !written[reads]) || (reads2 >= 0 && !written[reads2]) ||

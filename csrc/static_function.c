@@ -75,7 +75,14 @@ sf_measured_call(StaticFunction *sf, PyObject *const *args, size_t nargsf, PyObj
     PyObject *token = PyObject_CallMethodNoArgs(measure, begin_name);
     if (token == NULL) {
         Py_DECREF(measure);
-        return NULL;
+        /* sot's own Python failed (a RecursionError at a depth eager's call
+         * still fits in): the call runs natively, unmeasured. A
+         * KeyboardInterrupt or SystemExit is the user's: it propagates. */
+        if (!PyErr_ExceptionMatches(PyExc_Exception)) {
+            return NULL;
+        }
+        PyErr_Clear();
+        return PyObject_Vectorcall(sf->fn, args, nargsf, kwnames);
     }
     int translated = PyTuple_Check(token) && PyTuple_GET_SIZE(token) > 0 ?
                      PyObject_IsTrue(PyTuple_GET_ITEM(token, 0)) : -1;
@@ -93,13 +100,34 @@ sf_measured_call(StaticFunction *sf, PyObject *const *args, size_t nargsf, PyObj
     if (res != NULL) {
         PyObject *done = PyObject_CallMethodOneArg(measure, end_name, token);
         if (done == NULL) {
-            Py_CLEAR(res);
+            if (PyErr_ExceptionMatches(PyExc_Exception)) {
+                PyErr_Clear();   /* the sample is lost, not the call's result */
+            }
+            else {
+                Py_CLEAR(res);
+            }
         }
         Py_XDECREF(done);
     }
     Py_DECREF(token);
     Py_DECREF(measure);
     return res;
+}
+
+int sot_monitoring_active(PyThreadState *tstate, PyCodeObject *co);  /* monitoring.c */
+
+/* A trace or profile function (or a sys.monitoring tool) is active: the
+ * hook stands aside, and the governor's Python code must not run either
+ * (the tracer would see its frames, which eager does not have). */
+static int
+being_traced(PyObject *fn)
+{
+    PyThreadState *tstate = PyThreadState_Get();
+    if (tstate->c_tracefunc != NULL || tstate->c_profilefunc != NULL) {
+        return 1;
+    }
+    return PyFunction_Check(fn) &&
+           sot_monitoring_active(tstate, (PyCodeObject *)PyFunction_GET_CODE(fn));
 }
 
 static PyObject *
@@ -115,7 +143,7 @@ sf_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kw
     if (sf->mode == SF_NATIVE) {
         return PyObject_Vectorcall(sf->fn, args, nargsf, kwnames);
     }
-    if (sf->mode == SF_MEASURE && sf->measure != NULL && sf->measure != Py_None) {
+    if (sf->mode == SF_MEASURE && sf->measure != NULL && sf->measure != Py_None && !being_traced(sf->fn)) {
         return sf_measured_call(sf, args, nargsf, kwnames);
     }
     PyObject *prev;

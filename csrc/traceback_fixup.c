@@ -27,8 +27,10 @@ entry_after_replacement(PyObject *tb, PyCodeObject *rc)
     return drop ? Py_NewRef((PyObject *)next) : NULL;
 }
 
-void
-sot_tb_drop_replacement_entry(PyCodeObject *rc)
+/* With an exception set: replace its traceback by pick(tb, rc) when that
+ * gives one (a new reference). Keeps the exception set; never fails. */
+static void
+replace_traceback(PyObject *(*pick)(PyObject *, PyCodeObject *), PyCodeObject *rc)
 {
 #if PY_VERSION_HEX >= 0x030C0000
     PyObject *exc = PyErr_GetRaisedException();
@@ -36,7 +38,7 @@ sot_tb_drop_replacement_entry(PyCodeObject *rc)
         return;
     }
     PyObject *tb = PyException_GetTraceback(exc);
-    PyObject *next = entry_after_replacement(tb, rc);
+    PyObject *next = pick(tb, rc);
     if (next != NULL) {
         PyException_SetTraceback(exc, next);  /* cannot fail: next is a traceback */
         Py_DECREF(next);
@@ -46,7 +48,7 @@ sot_tb_drop_replacement_entry(PyCodeObject *rc)
 #else
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
-    PyObject *next = entry_after_replacement(tb, rc);
+    PyObject *next = pick(tb, rc);
     if (next != NULL) {
         Py_SETREF(tb, next);
         if (value != NULL && PyExceptionInstance_Check(value)) {
@@ -55,6 +57,39 @@ sot_tb_drop_replacement_entry(PyCodeObject *rc)
     }
     PyErr_Restore(type, value, tb);
 #endif
+}
+
+void
+sot_tb_drop_replacement_entry(PyCodeObject *rc)
+{
+    replace_traceback(entry_after_replacement, rc);
+}
+
+/* The first entry of tb standing for the user's frame, when only rc and
+ * skipped codes come before it (new reference), else NULL. */
+static PyObject *
+user_frame_entry(PyObject *tb, PyCodeObject *rc)
+{
+    PyTracebackObject *e = (tb != NULL && PyTraceBack_Check(tb)) ? (PyTracebackObject *)tb : NULL;
+    for (int depth = 0; e != NULL && e->tb_frame != NULL && depth < 4; depth++, e = e->tb_next) {
+        PyCodeObject *code = PyFrame_GetCode(e->tb_frame);
+        sot_code_state *st = code_state_peek(code);
+        int is_rc = code == rc;
+        Py_DECREF(code);
+        if (st != NULL && st->user_frame) {
+            return depth > 0 ? Py_NewRef((PyObject *)e) : NULL;
+        }
+        if (!is_rc && (st == NULL || !st->skip)) {
+            return NULL;
+        }
+    }
+    return NULL;
+}
+
+void
+sot_tb_start_at_user_frame(PyCodeObject *rc)
+{
+    replace_traceback(user_frame_entry, rc);
 }
 
 void

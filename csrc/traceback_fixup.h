@@ -19,6 +19,15 @@
  * the exception set; never fails. */
 void sot_tb_drop_replacement_entry(PyCodeObject *rc);
 
+/* With an exception set that left a runner (rc: the replacement code that
+ * called it, or NULL where the hook called it directly): when the
+ * traceback reaches a graph's frame that stands for the user's
+ * (sot_code_state.user_frame) through only rc and sot's own skipped codes
+ * (the runner, its careful wrapper), the traceback starts at the graph's
+ * entry: eager's has the user's frame there, at that line. Keeps the
+ * exception set; never fails. */
+void sot_tb_start_at_user_frame(PyCodeObject *rc);
+
 /* Mark `code` as derived from a loop body; errors are cleared (only the
  * traceback's shape depends on it). */
 void sot_mark_loop_body(PyObject *code);

@@ -39,6 +39,7 @@ from sot._C import (  # noqa: F401  (re-exported API)
     hook_installed,
     is_skipped,
     mark_loop_body,
+    mark_user_frame,
     release_frame_args,
     reset_counters,
     set_cache,

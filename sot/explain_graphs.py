@@ -45,6 +45,9 @@ def _placement(report: dict) -> list[str]:
     for i, c in enumerate(report.get("segment_choices", ())):   # auto per segment (onnx.segments)
         where = f"{c['chosen']}: {c['why']}" if c["chosen"] else "not chosen yet (timed on the first calls)"
         lines.append(f"segment {i} ({c['kind']}, {c['statements']} statements from {c['first']}): {where}")
+    for i, c in enumerate(report.get("thread_choices", ())):   # onnx.threads
+        where = f"{c['chosen']} ({c['why']})" if c["chosen"] else "not chosen yet (timed on the first calls)"
+        lines.append(f"small onnxruntime segment {i}: threads: {where}")
     for item in report.get("not_lowered", ()):
         lines.append(f"on NumPy: {item['statement']}: {item['reason']}")
     per = report.get("per_shape_bytes")

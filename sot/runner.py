@@ -4,7 +4,9 @@ careful NumPy twin where floating-point state asks for it), replays side
 effects and rebuilds the values the frame returns or hands on."""
 from __future__ import annotations
 
-from . import _hook, _skip
+import types
+
+from . import _hook, _skip, graph_frames
 from .backends import GraphWriteError, compile_graph, fp_state
 from .backends.numpy.writes import first_commit
 from .breaks.reasons import SIDE_EFFECT, UNSUPPORTED_OBJECT, FallbackError
@@ -47,7 +49,7 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
             # onnxruntime they are 0-d inputs, see backends/__init__.py)
             backend = options.backend
             compiled = compile_graph(graph.ir, backend, options.device if backend != "numpy" else "cpu")
-        run = compiled.fn  # the backend's function itself: one call less
+        run = _as_user_frame(compiled.fn, code)  # the backend's function itself: one call less
         if hasattr(run, "__code__"):
             _hook.skip_code(run.__code__)
         namespace["__graph"] = run
@@ -93,8 +95,14 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
             namespace["__careful"] = run if compiled.backend == "numpy" else _numpy_twin(ir)
         lines += ["    try:", "        if __fp_plain(__fp_token):", f"            O = __graph({inputs})",
                   "        else:", f"            O = __careful({inputs})",
-                  "    except __written as e:", "        raise e.error from None",
-                  "    except Exception:", "        raise __rerun from None"]
+                  "    except __written as e:", "        __err = e.error",
+                  "    except Exception:", "        raise __rerun from None",
+                  "    else:", "        __err = None",
+                  "    if __err is not None:", "        __raise_as_user(__err)"]   # not in the except: no __context__
+        graph_code = getattr(run, "__code__", None)
+        at_user_lines = graph_code is not None and graph_code.co_filename == code.co_filename
+        namespace["__raise_as_user"] = graph_frames.raiser(graph_code, graph_frames.user_stacks(
+            ir.statements, code.co_filename, None if at_user_lines else getattr(compiled, "statement_at_line", {})))
         info.graphs.append((len(graph.ir), compiled.backend, compiled.source))
         info.compiled.append(compiled)
     # read-only: the arrays whose values the graph reads (not only a shape)
@@ -113,6 +121,23 @@ def make_runner(code, graph: FunctionGraph, builder: OutputBuilder, ret: str, in
     runner.source = source
     _hook.skip_code(runner.__code__)
     return runner
+
+
+def _as_user_frame(run, code):
+    """A NumPy graph compiled at the user's lines (backends/numpy) as a
+    function named like the user's: an error it raises as it is (after a
+    write, GraphWriteError) shows the user's function at the user's line,
+    and the hook starts the traceback there (no runner frame), as eager's."""
+    graph_code = getattr(run, "__code__", None)
+    if graph_code is None or graph_code.co_filename != code.co_filename:
+        return run
+    names = {"co_name": code.co_name}
+    if hasattr(code, "co_qualname"):
+        names["co_qualname"] = code.co_qualname
+    user = types.FunctionType(graph_frames.without_columns(graph_code.replace(**names)), run.__globals__, code.co_name,
+                              run.__defaults__, run.__closure__)
+    _hook.mark_user_frame(user.__code__)
+    return user
 
 
 def _bound_int_inputs(ir, bits) -> list[str]:

@@ -304,6 +304,14 @@ def m_same(env, gd):
         yield from _rebind(env, gd.tracker, b, "%s made %s" % (gd.tracker.name(), gd.other.name()))
 
 
+def m_plain_keys(env, gd):
+    d = env.load(gd.tracker)
+    if type(d) is dict:
+        key = (1.5, "user-typed key")
+        yield "a key of another type added to %s" % gd.tracker.name(), \
+            lambda: d.__setitem__(key, 0), lambda: d.pop(key)
+
+
 def m_type(env, gd):
     obj = env.load(gd.tracker)
     cls = gd.type
@@ -323,6 +331,7 @@ MUTATORS = {
     I.KeyAbsentGuard: m_key_absent,
     I.ClassUnchangedGuard: m_class,
     I.SameGuard: m_same,
+    I.PlainKeysGuard: m_plain_keys,
     G.TypeGuard: m_type,
     G.DimEqualGuard: None,  # symbolic dims: test_dynamic_shapes changes sizes
 }

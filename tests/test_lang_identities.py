@@ -225,12 +225,18 @@ def unhashable_in_a_set(x):
         return str(e), x * 2
 
 
+def frozenset_of_objects(x):
+    a = Node(x)
+    return a in frozenset([a, Node(x)]), x
+
+
 def returned_set_of_objects(x):
     a = Node(x)
     return a, {a}
 
 
-@pytest.mark.parametrize("fn", [default_hash_value_used, iterating_a_set_of_objects, unhashable_in_a_set])
+@pytest.mark.parametrize("fn", [default_hash_value_used, iterating_a_set_of_objects, unhashable_in_a_set,
+                                frozenset_of_objects])
 def test_what_needs_the_address_breaks_with_eagers_result(fn):
     report = sot.explain(sot.to_static(fn, min_graph_size=0), X)
     assert report.breaks

@@ -237,6 +237,14 @@ def test_importing_sot_does_not_import_onnx_or_onnxruntime(tmp_path):
 # ----------------------------------------------------------------------------
 # auto
 
+@pytest.fixture(autouse=True)
+def fixed_threads(request, monkeypatch):
+    """auto's own protocol: threads fixed as a user can fix them, so no small
+    segment times its threads first (onnx/threads.py, tested there)."""
+    if request.node.name.startswith("test_auto"):
+        monkeypatch.setenv("SOT_ORT_THREADS", "1")
+
+
 def test_auto_keeps_numpy_for_a_tiny_graph_and_records_the_times():
     g, (x, y) = graph_of(((8,), np.float32), ((8,), np.float32))
     g.set_outputs([g.add_op(M("sum"), (g.add_op(O("add"), (g.add_op(O("mul"), (x, y)), 1)),))])

@@ -146,7 +146,8 @@ def entry_key(model, options, providers) -> str:
     m.graph.name = ""
     h = hashlib.sha256()
     for part in (*_environment(), repr(providers), str(options.graph_optimization_level),
-                 str(options.intra_op_num_threads), _config(options, "session.intra_op.allow_spinning")):
+                 str(options.intra_op_num_threads), _config(options, "session.intra_op.allow_spinning"),
+                 _config(options, "session.force_spinning_stop")):
         h.update(part.encode() + b"\0")
     h.update(m.SerializeToString(deterministic=True))
     return h.hexdigest()

@@ -118,9 +118,9 @@ class OpcodeExecutor:
             self.graph.frames.pop()
 
     def location(self) -> tuple:
-        """(filename, lineno, globals) of the instruction being simulated."""
+        """(filename, lineno, globals, function name) of the instruction being simulated."""
         line = self.lines.get(self.current.offset) if self.current is not None else None
-        return self.code.co_filename, line, self.globals
+        return self.code.co_filename, line, self.globals, self.code.co_name
 
     def _located(self, err: FallbackError, raised: bool = False) -> FallbackError:
         if self.current is not None:

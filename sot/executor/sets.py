@@ -44,7 +44,9 @@ _OPERATORS = {"or_": operator.or_, "and_": operator.and_, "sub": operator.sub, "
 class SetVariable(Variable):
     def __init__(self, values=(), history=None):
         super().__init__(None)
-        self.values = set(values)
+        # the set itself, made by the operations eager makes (a copy would
+        # lay out its table anew: another iteration order)
+        self.values = values if type(values) is set else set(values)
         # what eager did to the set since it was empty, in order: values
         # added, or (_MERGED, a frozenset constant of the code) merged in; None: not known
         self.history = history
@@ -106,7 +108,8 @@ def build(items, one_at_a_time: bool = True, graph=None) -> SetVariable:
 def add_all(target: SetVariable, items, one_at_a_time: bool = True, source: Variable | None = None,
             graph=None) -> None:
     values = _plain(items, "a set", target.values, graph)
-    target.values.update(values)
+    whole = _whole(source, values) if source is not None else None
+    target.values.update(values if whole is None else whole)
     if target.history is None:
         return
     if one_at_a_time:
@@ -117,12 +120,43 @@ def add_all(target: SetVariable, items, one_at_a_time: bool = True, source: Vari
         target.history = None
 
 
+def _whole(source: Variable, values: list):
+    """What `set.update(source)` merges as a whole, as eager's update sees
+    it (a set, frozenset or dict: its table is sized first and, for a set,
+    copied slot by slot); None for an iterable added one item at a time."""
+    real = _values(source)
+    if real is not None:
+        return real
+    try:
+        t = source.python_type()
+    except FallbackError:
+        return None
+    return dict.fromkeys(values) if t is dict else None   # the keys, in order, with their hashes
+
+
+def operand(source: Variable, what: str, graph=None):
+    """`source` as eager's set operation iterates it: a set's own table, a
+    dict's keys, or the list of the items of another iterable."""
+    from .dispatch import get_iter
+    real = _values(source)
+    if real is not None:
+        return real
+    values = _plain(get_iter(graph, source).items, what, graph=graph)
+    whole = _whole(source, values)
+    return values if whole is None else whole
+
+
 def one_at_a_time(source: Variable) -> bool:
     """Whether set.update(source) / set(source) adds source's items one by one."""
     try:
         return source.python_type() not in (set, frozenset, dict)
     except FallbackError:
         return False
+
+
+def _check_kinds(a, b) -> None:
+    from .identities import check_kinds   # here: identities imports classes (an import cycle)
+    check_kinds(a, b)
 
 
 def _values(v: Variable):
@@ -139,14 +173,17 @@ def binary(name: str, a: Variable, b: Variable) -> Variable:
     base = {"ior": "or_", "iand": "and_", "isub": "sub", "ixor": "xor"}.get(name, name)
     fn = _OPERATORS.get(base)
     av, bv = _values(a), _values(b)
+    if av is not None and bv is not None:
+        _check_kinds(av, bv)
     if fn is None or av is None or bv is None:
         raise FallbackError(UNSUPPORTED_OBJECT, f"operator {name} on {a.describe()} and {b.describe()}")
-    result = fn(set(av), set(bv))
-    if not isinstance(a, SetVariable):   # frozenset op set: a frozenset, as the left operand's type
-        return const(frozenset(result))
-    if inplace:  # |= and friends update the set itself
-        a.values, a.history = result, None
+    if inplace and isinstance(a, SetVariable):  # |= and friends update the set itself
+        _python(getattr(operator, name), av, bv)
+        a.history = None
         return a
+    result = _python(fn, av, bv)   # on the sets themselves: eager's table, so eager's order
+    if type(result) is frozenset:   # frozenset op set: a frozenset, as the left operand's type
+        return const(result)
     return SetVariable(result)
 
 
@@ -156,6 +193,8 @@ def contains(item: Variable, s: SetVariable, graph=None) -> bool:
 
 def compare(name: str, a: Variable, b: Variable) -> Variable:
     av, bv = _values(a), _values(b)
+    if av is not None and bv is not None:
+        _check_kinds(av, bv)
     if av is None or bv is None:
         other = b if av is not None else a
         if name in ("eq", "ne") and not _set_like(other):
@@ -181,9 +220,9 @@ def _bad(a, b):
 def method(s: SetVariable, name: str, args, kwargs, graph=None) -> Variable:
     if kwargs:
         raise FallbackError(UNSUPPORTED_CALL, f"set.{name} with keyword arguments")
-    from .dispatch import get_iter
-    others = [a if isinstance(a, SetVariable) else build(get_iter(None, a).items, graph=graph) for a in args] \
-        if name in ("union", "intersection", "difference", "update", "issubset", "issuperset") else []
+    others = [operand(a, f"set.{name}", graph) for a in args] if name in _TAKES_ITERABLES else []
+    for o in others:
+        _check_kinds(s.values, o)
     if name in ("add", "discard", "remove"):
         (value,) = _plain(args, f"set.{name}", s.values, graph)
         _python(getattr(s.values, name), value)
@@ -192,19 +231,24 @@ def method(s: SetVariable, name: str, args, kwargs, graph=None) -> Variable:
         else:
             s.history = None
         return const(None)
-    if name == "update":
-        for o in others:
-            s.values |= o.values
-        s.history = None
+    if name in ("update", "difference_update", "intersection_update", "symmetric_difference_update"):
+        _python(getattr(s.values, name), *others)
+        if name == "update" and s.history is not None and all(type(o) is list for o in others):
+            s.history.extend(v for o in others for v in o)   # added one at a time
+        else:
+            s.history = None
         return const(None)
-    if name in ("union", "intersection", "difference"):
-        return SetVariable(getattr(s.values, name)(*[o.values for o in others]))
-    if name in ("issubset", "issuperset"):
-        return const(getattr(s.values, name)(others[0].values))
+    if name in ("union", "intersection", "difference", "symmetric_difference"):
+        return SetVariable(_python(getattr(s.values, name), *others))
+    if name in ("issubset", "issuperset", "isdisjoint"):
+        return const(_python(getattr(s.values, name), *others))
     if name == "copy":
-        return SetVariable(s.values)
+        return SetVariable(s.values.copy())
     raise FallbackError(UNSUPPORTED_CALL, f"set.{name} is not modelled")
 
 
-METHODS = {"add", "discard", "remove", "update", "union", "intersection", "difference", "issubset",
-           "issuperset", "copy"}
+#: the methods whose arguments are iterables of members
+_TAKES_ITERABLES = frozenset({"union", "intersection", "difference", "symmetric_difference", "update",
+                              "difference_update", "intersection_update", "symmetric_difference_update",
+                              "issubset", "issuperset", "isdisjoint"})
+METHODS = _TAKES_ITERABLES | {"add", "discard", "remove", "copy"}

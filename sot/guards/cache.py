@@ -31,6 +31,7 @@ class CodeRecord:
     overflowed: bool = False
     graphless: int = 0  # translations that captured no array op
     replaced: int = 0   # entries dropped because a later entry covers their inputs (subsume.py)
+    dead: int = 0       # entries dropped because an object a guard pinned weakly died
 
 
 _records = CodeMap()
@@ -61,8 +62,12 @@ def add_entry(code, guard, replacement, info, cache_size: int, direct=None) -> b
         _hook.set_cache(code, pairs)
     if rec.overflowed:
         return False
+    _drop_dead(rec, pairs)
     _drop_implied(rec, pairs, info)
-    if len(rec.entries) >= cache_size:
+    # a dead entry still counts: a function that makes a new class on every
+    # call (each entry dies by the next) runs natively past the limit, as
+    # when the entries were kept, instead of translating on every call
+    if len(rec.entries) + rec.dead >= cache_size:
         rec.overflowed = True
         pairs.append((_always, None))
         vlog(1, log, "%s (%s:%d): cache limit of %d entries reached; it runs natively from now on "
@@ -72,6 +77,35 @@ def add_entry(code, guard, replacement, info, cache_size: int, direct=None) -> b
     rec.entries.append(info)
     pairs.append((guard, replacement) if direct is None else (guard, replacement, direct))
     return True
+
+
+def _guard_of(info):
+    return getattr(info, "guard", None)
+
+
+def _drop_entry(rec: CodeRecord, pairs: list, k: int) -> None:
+    """Remove entry ``k`` of ``rec`` and its pair from the hook's list."""
+    hot = rec.entries[k].guard.hot
+    for i, pair in enumerate(pairs):   # the hook reorders pairs: find it by identity
+        if pair[0] is hot:
+            del pairs[i]
+            break
+    del rec.entries[k]   # by position: EntryInfo == compares fields
+
+
+def _drop_dead(rec: CodeRecord, pairs: list) -> None:
+    """Drop the entries a guard of which pins an object that has died (a
+    class made at a break, held weakly): they can never hold again, and
+    must not keep their graphs (they count against the cache size)."""
+    for k in range(len(rec.entries) - 1, -1, -1):
+        guard = _guard_of(rec.entries[k])
+        if guard is not None and any(getattr(gd, "is_dead", _never)() for gd in guard.guards):
+            _drop_entry(rec, pairs, k)
+            rec.dead += 1
+
+
+def _never() -> bool:
+    return False
 
 
 def _drop_implied(rec: CodeRecord, pairs: list, info) -> None:
@@ -87,12 +121,7 @@ def _drop_implied(rec: CodeRecord, pairs: list, info) -> None:
         guard = getattr(old, "guard", None)
         if guard is None or not implies(guard.guards, new):
             continue
-        hot = guard.hot
-        for i, pair in enumerate(pairs):   # the hook reorders pairs: find it by identity
-            if pair[0] is hot:
-                del pairs[i]
-                break
-        del rec.entries[k]   # by position: EntryInfo == compares fields
+        _drop_entry(rec, pairs, k)
         rec.replaced += 1
         vlog(2, log, "%s (%s:%d): an entry is replaced by a more general one (%s)", rec.code.co_name,
              rec.code.co_filename, rec.code.co_firstlineno, "; ".join(guard.describe()))

@@ -33,13 +33,20 @@ kind                       ops check                                      ``desc
 
 Every check begins with an exact type (or identity) test, so what follows
 only touches objects of a known type. Guards hold strong references to the
-objects they compare against (classes, functions, dict keys), so an ``id``
-can never be reused while the guard lives.
+objects they compare against (dict keys, values), so an ``id`` can never be
+reused while the guard lives -- except what ``IdGuard`` and ``TypeGuard``
+pin that the user's code may make and drop on every call (a class or
+function defined in the function, a user object): those are held by a
+weak reference (ops ``wid``/``wtype``), so a guard does not keep them alive
+(eager frees them; ``Base.__subclasses__()`` must not grow one class per
+cache entry). Once such an object dies its guard never holds again (no
+live object can be it) and the cache drops the entry (``is_dead``).
 """
 
 from __future__ import annotations
 
 import builtins as _bi
+import weakref as _weakref
 from types import BuiltinFunctionType, FunctionType, MethodType, ModuleType
 from typing import Any
 
@@ -51,6 +58,7 @@ from .tracker import (
     _qualname,
     _short,
     value_key,
+    weak_class_ref,
 )
 
 __all__ = [
@@ -72,11 +80,61 @@ VALUE_TYPES = (int, float, complex, str, bytes, bool, type(None))
 _HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE
 
 
+def _weak(obj: Any):
+    """A weak reference to ``obj`` if the user's code may make and drop
+    it, else None (held strongly): a class made by the user's code
+    (``tracker.weak_class_ref``), or an object that is neither a class nor
+    a module."""
+    if isinstance(obj, type):
+        return weak_class_ref(obj)
+    if isinstance(obj, ModuleType):
+        return None
+    try:
+        return _weakref.ref(obj)
+    except TypeError:
+        return None
+
+
+class _Gone:
+    """What a weakly held guard object reads as once it has died."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<collected object>"
+
+
+_GONE = _Gone()
+
+
+class _Pins:
+    """Mixin of IdGuard and TypeGuard: the pinned object, strong or weak."""
+
+    def _pin(self, obj: Any) -> None:
+        self._ref = _weak(obj)
+        self._strong = obj if self._ref is None else None
+        self._id = id(obj)
+
+    def _pinned(self) -> Any:
+        if self._ref is None:
+            return self._strong
+        obj = self._ref()
+        return _GONE if obj is None else obj
+
+    def is_dead(self) -> bool:
+        """The weakly held object has been collected: never holds again."""
+        return self._ref is not None and self._ref() is None
+
+
 def _type_name(t: type) -> str:
+    if t is _GONE:
+        return repr(t)
     return t.__name__ if t.__module__ in ("builtins", "numpy") else _qualname(t)
 
 
 def _obj_desc(obj: Any) -> str:
+    if obj is _GONE:
+        return repr(obj)
     if isinstance(obj, type):
         return "<class %s>" % _qualname(obj)
     if isinstance(obj, ModuleType):
@@ -220,14 +278,18 @@ class TensorGuard(Guard):
         return (self.type, self.dtype, self.shape)
 
 
-class TypeGuard(Guard):
-    """``type(v) is T`` (exact)."""
+class TypeGuard(_Pins, Guard):
+    """``type(v) is T`` (exact); a heap class is held weakly."""
 
     def __init__(self, tracker: Tracker, type_: type):
         if not isinstance(type_, type):
             raise TypeError("TypeGuard needs a type")
         self.tracker = tracker
-        self.type = type_
+        self._pin(type_)
+
+    @property
+    def type(self):
+        return self._pinned()
 
     def describe(self):
         return "type(%s) is %s" % (self.tracker.name(), _type_name(self.type))
@@ -236,10 +298,12 @@ class TypeGuard(Guard):
         return self._type_changed(self.type, value)
 
     def c_ops(self, prog):
-        return [("type", prog.reg(self.tracker), self.type)]
+        if self._ref is not None:
+            return [("wtype", prog.reg(self.tracker), self._ref)]
+        return [("type", prog.reg(self.tracker), self._strong)]
 
     def _key(self):
-        return (id(self.type),)
+        return (self._id,)
 
 
 def _check_value_type(value: Any) -> None:
@@ -288,12 +352,17 @@ class ValueGuard(Guard):
         return (self._vkey,)
 
 
-class IdGuard(Guard):
-    """``v is O``: functions, classes, modules, user objects."""
+class IdGuard(_Pins, Guard):
+    """``v is O``: functions, classes, modules, user objects (weakly held
+    where the user's code may make them, ``_weak``)."""
 
     def __init__(self, tracker: Tracker, obj: Any):
         self.tracker = tracker
-        self.obj = obj
+        self._pin(obj)
+
+    @property
+    def obj(self):
+        return self._pinned()
 
     def describe(self):
         return "%s is %s" % (self.tracker.name(), _obj_desc(self.obj))
@@ -302,10 +371,12 @@ class IdGuard(Guard):
         return "%s is no longer the same object" % self.tracker.subject()
 
     def c_ops(self, prog):
-        return [("id", prog.reg(self.tracker), self.obj)]
+        if self._ref is not None:
+            return [("wid", prog.reg(self.tracker), self._ref)]
+        return [("id", prog.reg(self.tracker), self._strong)]
 
     def _key(self):
-        return (id(self.obj),)
+        return (self._id,)
 
 
 class LenGuard(Guard):

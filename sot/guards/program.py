@@ -50,7 +50,7 @@ class Program:
         self.trackers: dict[Tracker, int] = {}
         # objects the guards pin by identity, by tracker (read_names)
         from .guard import IdGuard
-        self._pinned = [(gd.tracker, gd.obj) for gd in guards if type(gd) is IdGuard]
+        self._pinned = [gd for gd in guards if type(gd) is IdGuard]  # their objects: weakly
         self._reads = guards
         self._owner = None
 
@@ -93,7 +93,7 @@ class Program:
         """Attribute names the guards read through a tracker whose value is
         ``obj`` (a constant, or a tracker an IdGuard pins to it): their
         values are checked by those guards."""
-        bases = {t for t, o in self._pinned if o is obj}
+        bases = {gd.tracker for gd in self._pinned if gd.obj is obj}
         names = set()
         for gd in self._reads:
             for t in (gd.tracker, getattr(gd, "other", None)):

@@ -17,7 +17,9 @@ It reads only what C reads; it does not need to be fast.
 """
 from __future__ import annotations
 
+import sys
 from types import CellType
+from weakref import ref as _weakref_type
 from typing import Any
 
 from .. import _C
@@ -32,6 +34,17 @@ _type_mro = type.__dict__["__mro__"].__get__
 
 def _value_equal(v: Any, w: Any) -> bool:
     return value_key(v) == value_key(w)
+
+
+def _alive(referent: Any) -> Any:
+    if referent is None:
+        raise ReferenceError("a weakly held guard object was collected")
+    return referent
+
+
+def _alive_is(referent: Any, v: Any) -> bool:
+    """``v`` is the weakly held ``referent`` (None: it died, nothing is)."""
+    return referent is not None and v is referent
 
 
 def _is_descriptor(v: Any) -> bool:
@@ -57,6 +70,7 @@ LOADS = {
     "attr": lambda regs, g, args, cells, op: getattr(regs[op[2]], op[3]),
     "item": lambda regs, g, args, cells, op: regs[op[2]][op[3]],
     "const": lambda regs, g, args, cells, op: op[2],
+    "wconst": lambda regs, g, args, cells, op: _alive(op[2]()),
 }
 
 
@@ -84,28 +98,59 @@ def _dim(v, axis, ndarray):
     return v.shape[axis]
 
 
+def _same_items(a: tuple, b: tuple) -> bool:
+    """Item by item identity (``==`` could run a metaclass's ``__eq__``)."""
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
+
+
 def _class(regs, g, op):
-    _, t, tag, (mro, meta, snapshot, any_) = op
+    _, t, tag, (mro, meta, snapshot, any_, *own) = op
+    weak = op[0] == "wclass"
+    if weak:
+        ref, t = t, t()
+        if not isinstance(t, type):
+            return False   # a weakly held class that died
+    own = own[0] if own else None
     if _C.type_unchanged(t, tag):
         return True
-    if _type_mro(t) is not mro or type(t) is not meta:
+    if not (_same_items(_type_mro(t), (t,) + mro) if weak else _type_mro(t) is mro) or type(t) is not meta:
         return False
     for k, then in snapshot:
-        now = _type_dict(k)
+        now = _type_dict(t if k is ref else k) if weak else _type_dict(k)
         if len(now) != len(then):
             return False
         for name, old in then.items():
             if name not in now:
                 return False
             cur = now[name]
+            if old is own is not None:
+                continue   # the class's own __dict__/__weakref__ descriptor
+            if weak and type(old) is _weakref_type:
+                old = old()   # a method, held weakly
+                if old is None:
+                    return False
             if cur is not old and (old is not any_ or _is_descriptor(cur)):
                 return False
     return True
 
 
+#: before 3.12, a dict of more keys than this is taken as plain unscanned
+#: (guard_program.c: PLAIN_SCAN_MAX; a scan per call would grow with the dict)
+_PLAIN_SCAN_MAX = 256
+
+
+def _plain_scan_skipped(n: int) -> bool:
+    return sys.version_info < (3, 12) and n > _PLAIN_SCAN_MAX
+
+
 _CHECKS = {
     "type": lambda regs, g, op: type(regs[op[1]]) is op[2],
     "id": lambda regs, g, op: regs[op[1]] is op[2],
+    "plainkeys": lambda regs, g, op: (type(regs[op[1]]) is dict
+                                      and (_plain_scan_skipped(len(regs[op[1]]))
+                                           or all(type(k) in (str, int) for k in regs[op[1]]))),
+    "wid": lambda regs, g, op: _alive_is(op[2](), regs[op[1]]),
+    "wtype": lambda regs, g, op: _alive_is(op[2](), type(regs[op[1]])),
     "tensor": _tensor,
     "value": lambda regs, g, op: _value_equal(regs[op[1]], op[2]),
     "len": lambda regs, g, op: type(regs[op[1]]) is op[2] and len(regs[op[1]]) == op[3],
@@ -115,7 +160,10 @@ _CHECKS = {
     "same": lambda regs, g, op: (regs[op[1]] is regs[op[2]]) is bool(op[3]),
     "notin": lambda regs, g, op: type(regs[op[1]]) is dict and op[2] not in regs[op[1]],
     "typever": lambda regs, g, op: bool(_C.type_unchanged(op[1], op[2])),
+    "wtypever": lambda regs, g, op: (isinstance(op[1](), type)
+                                     and bool(_C.type_unchanged(op[1](), op[2]))),
     "class": _class,
+    "wclass": _class,
     "call": lambda regs, g, op: _value_equal(op[1](), op[2]),
     "overlap": lambda regs, g, op: bool(op[3](regs[op[1]], regs[op[2]])) is bool(op[4]),
 }

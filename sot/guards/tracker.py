@@ -44,8 +44,11 @@ given order.
 from __future__ import annotations
 
 import builtins as _builtins
+import inspect as _inspect
 import keyword
 import struct
+import sys as _sys
+import weakref as _weakref
 from types import ModuleType
 from typing import Any
 
@@ -238,6 +241,35 @@ class LoadContext:
 
 # --------------------------------------------------------------------------
 # trackers
+
+
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE
+
+
+def weak_class_ref(obj: Any):
+    """A weak reference to ``obj`` if it is a class the user's code may
+    make and drop -- one that is not its module's attribute of its
+    qualified name (a class statement in a function, a ``type(...)``
+    call) -- else None. Classes of modules (and builtins) live as long as
+    their module."""
+    if not isinstance(obj, type) or not obj.__flags__ & _HEAPTYPE or _module_class(obj):
+        return None
+    try:
+        return _weakref.ref(obj)
+    except TypeError:
+        return None
+
+
+def _module_class(t: type) -> bool:
+    """``t`` is what its module's namespace names by ``t.__qualname__``
+    (a static read: no user ``__getattr__`` runs)."""
+    obj = _sys.modules.get(type.__dict__["__module__"].__get__(t))
+    for part in type.__dict__["__qualname__"].__get__(t).split("."):
+        try:
+            obj = _inspect.getattr_static(obj, part)
+        except AttributeError:
+            return False
+    return obj is t
 
 
 class Tracker:
@@ -500,27 +532,42 @@ class ItemTracker(Tracker):
 
 
 class ConstTracker(Tracker):
-    """A constant: loads the bound value itself; needs no guard."""
+    """A constant: loads the bound value itself; needs no guard. A class
+    the user's code makes (``weak_class_ref``) is held weakly: the guards
+    and loads of an entry do not keep it alive, and once it dies its load
+    fails (op ``wconst``), so the entry never holds again."""
 
-    __slots__ = ("value",)
+    __slots__ = ("_value", "_ref", "_id")
 
     def __init__(self, value: Any):
-        self.value = value
+        self._ref = weak_class_ref(value)
+        self._value = value if self._ref is None else None
+        self._id = id(value)
+
+    @property
+    def value(self) -> Any:
+        return self._value if self._ref is None else self._ref()
 
     def expr(self, ctx):
-        return ctx.const(self.value)
+        if self._ref is not None:
+            return "%s()" % ctx.bind(self._ref)
+        return ctx.const(self._value)
 
     def name(self):
         return _short(self.value)
 
     def load(self, g, args, cells):
+        if self._ref is not None and self._ref() is None:
+            raise ReferenceError("the class was collected")
         return self.value
 
     def needs_guard(self):
         return False
 
     def load_op(self, prog):
-        return ("const", self.value)
+        if self._ref is not None:
+            return ("wconst", self._ref)
+        return ("const", self._value)
 
     def _key(self):
-        return (value_key(self.value),)
+        return (("id", self._id),) if self._ref is not None else (value_key(self._value),)

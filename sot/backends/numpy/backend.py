@@ -304,12 +304,16 @@ def compile_numpy(graph: StatementIR, min_buffer_bytes: int | None = None) -> Nu
         fn = namespace.pop(fname)
         _hook.skip_code(fn.__code__)   # at a user's file, but never intercepted by the hook
     else:
+        statement_at_line = {k + 2: i for k, i in enumerate(lines_of)}   # def on line 1, body from 2
         filename = f"<sot numpy graph {fname} #{next(_COUNTER)}>"
         exec(compile(source, filename, "exec"), namespace)
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         fn = namespace.pop(fname)  # no cycle through its globals: the graph, and its buffers, go as soon as unused
         weakref.finalize(fn, linecache.cache.pop, filename, None)  # the source lives as long as the graph
-    return NumpyCompiledGraph(graph, source, fn, dict(emitter.constants), pool)
+    compiled = NumpyCompiledGraph(graph, source, fn, dict(emitter.constants), pool)
+    if user is None:   # its own file: which statement each line is (sot/graph_frames.py)
+        compiled.statement_at_line = statement_at_line
+    return compiled
 
 
 def user_locations(statements):

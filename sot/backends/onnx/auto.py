@@ -166,8 +166,10 @@ class AutoCompiledGraph:
                 self._choose_from_segments()
             return result
         n = self._calls
-        self._calls += 1
         name = "numpy" if n < 1 + TRIALS else "onnxruntime"
+        if name == "onnxruntime" and getattr(self.onnx, "settling", False):
+            return self._timed(name, inputs)[0]   # its segments time their threads first (threads)
+        self._calls += 1
         result, elapsed = self._timed(name, inputs)
         if elapsed is None:
             return result

@@ -29,6 +29,7 @@ from .writes import split_at_commit, writeback
 from .lowering import NumpySegment, OnnxSegment, plan
 from .lowering_array import matmul_prefers_numpy
 from .prebound import PreboundInputs, available as prebound_available
+from .threads import ThreadChoice, wants_choice
 
 __all__ = ["OnnxCompiledGraph", "compile_onnxruntime", "providers_for", "GPU_HELP"]
 
@@ -88,10 +89,12 @@ def threads_for(statements) -> int:
     return 1 if work < SMALL_WORK else 0
 
 
-def _session(model, providers, threads: int = 0, frozen: dict | None = None):
+def _session(model, providers, threads: int = 0, frozen: dict | None = None, spin_in_run: bool = False):
     """``frozen``: onnx name -> array, the data of the model's external
     initializers; the session reads it in place (CPU) while it lives, so the
-    caller keeps the arrays alive (they are read-only: executor/freeze.py)."""
+    caller keeps the arrays alive (they are read-only: executor/freeze.py).
+    ``spin_in_run``: a pool's threads spin between kernels and stop when
+    the run returns (``threads``), not sleep."""
     import onnxruntime as ort
     options = ort.SessionOptions()
     values = [ort.OrtValue.ortvalue_from_numpy(a) for a in (frozen or {}).values()]
@@ -100,7 +103,9 @@ def _session(model, providers, threads: int = 0, frozen: dict | None = None):
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     options.log_severity_level = 3
     options.intra_op_num_threads = threads
-    if threads != 1:
+    if spin_in_run:
+        options.add_session_config_entry("session.force_spinning_stop", "1")
+    elif threads != 1:
         # idle pool threads sleep instead of spinning: a spinning pool of one
         # graph slows the next graph's (and NumPy's own) threads
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
@@ -161,7 +166,7 @@ class _RunnableSegment:
 
     writeback = ()   # graph inputs it writes (``writes.writeback``)
 
-    def __init__(self, seg: OnnxSegment, providers):
+    def __init__(self, seg: OnnxSegment, providers, choose_threads: bool = False):
         self.segment = seg
         unique = list(dict.fromkeys(v for _, v in seg.exports))
         for sym, v in seg.exports:   # the IR knows every shape
@@ -184,25 +189,45 @@ class _RunnableSegment:
         self.static_shapes = not any(sym.meta.symbolic_axes for sym, _ in seg.exports)
         self.bind = cpu and out_bytes >= BIND_BYTES and self.static_shapes
         self.outputs = OutputSlots(self.output_metas)
-        self._run = _runner(self.session, cpu)
-        # functions of the session and names, not bound methods: the segment
-        # holds them, and a cycle through it would keep its session alive
-        # after its graph is dropped, until the collector's next full pass
-        self._call = functools.partial(_call_plain, self._run, names, self.inputs)
-        self.call = functools.partial(_call_bound, self.session, self.inputs, names, self.outputs) \
-            if self.bind else self._call
+        self._cpu = cpu
+        self.use_session(self.session)
         self._keeping = False
-        if not self.bind and cpu and prebound_available(self.session):   # inputs re-bound only when changed
-            self.call = PreboundInputs(self.session, [n for n, _ in self.inputs], names, self._call,
-                                       self.static_shapes)
         self.device_type = "cpu" if cpu else "cuda"
         #: positions of the results handed to a later onnxruntime segment
         #: only: kept as OrtValues on the device (OnnxCompiledGraph._keep)
         self.kept: frozenset = frozenset()
+        #: a small segment's measured choice of threads (``threads``)
+        self.thread_choice = None
+        if choose_threads and wants_choice(self.threads, cpu):
+            make = functools.partial(_session, self.model, providers, frozen=self.frozen, spin_in_run=True)
+            self.thread_choice = ThreadChoice(self, make)
+
+    def use_session(self, session) -> None:
+        """Run on ``session`` (one of this segment's model) from now on."""
+        self.session = session
+        names = self.output_names
+        self._run = _runner(session, self._cpu)
+        # functions of the session and names, not bound methods: the segment
+        # holds them, and a cycle through it would keep its session alive
+        # after its graph is dropped, until the collector's next full pass
+        self._call = functools.partial(_call_plain, self._run, names, self.inputs)
+        self.call = functools.partial(_call_bound, session, self.inputs, names, self.outputs) \
+            if self.bind else self._call
+        if not self.bind and self._cpu and prebound_available(session):   # inputs re-bound only when changed
+            self.call = PreboundInputs(session, [n for n, _ in self.inputs], names, self._call,
+                                       self.static_shapes)
+
+    @property
+    def settling(self) -> bool:
+        """Its threads are still being timed (``threads``)."""
+        return self.thread_choice is not None and self.thread_choice.settling
 
     def keep(self, positions, reads_kept: bool) -> None:
         self.kept = frozenset(positions)
         self._keeping = bool(self.kept or reads_kept)
+        if self._keeping and self.settling:   # runs through its own binding, not ``call``: no timing
+            self.call = self.thread_choice._call
+            self.thread_choice = None
 
     def run(self, env: dict) -> None:
         if self._keeping:
@@ -319,7 +344,7 @@ class OnnxCompiledGraph:
         for seg in self.plan.segments:
             if isinstance(seg, OnnxSegment):
                 if seg.exports:   # a segment nothing reads is dead code: dropped
-                    self._steps.append(_RunnableSegment(seg, providers))
+                    self._steps.append(_RunnableSegment(seg, providers, choose_threads=cuts is None))
                     self._steps[-1].writeback = writeback(graph, seg)
             else:
                 self._steps.append(seg)
@@ -362,7 +387,6 @@ class OnnxCompiledGraph:
         outputs = self._outputs
         if len(steps) == 1 and isinstance(steps[0], _RunnableSegment) and not steps[0].writeback:
             seg = steps[0]
-            call = seg.call
             feed_index = [input_names.index(name) for _, name in seg.inputs]
             by_name = {name: i for name, i, _scalar, _dtype in seg.exports}
             plan_out = []
@@ -374,7 +398,8 @@ class OnnxCompiledGraph:
             metas = seg.output_metas
 
             def run_graph(*inputs):
-                results = _as_numpys(call([inputs[i] for i in feed_index]), metas)
+                # ``seg.call`` looked up per call: a thread choice replaces it
+                results = _as_numpys(seg.call([inputs[i] for i in feed_index]), metas)
                 out = []
                 for kind, i, scalar in plan_out:
                     if kind:
@@ -423,6 +448,11 @@ class OnnxCompiledGraph:
         return self.fn(*inputs)
 
     @property
+    def settling(self) -> bool:
+        """Some segment still times its threads: ``auto`` waits for it."""
+        return any(getattr(s, "settling", False) for s in self._steps)
+
+    @property
     def steps(self) -> tuple:
         """The plan's steps in order: ONNX segments with their sessions, NumPy segments."""
         return tuple(self._steps)
@@ -444,6 +474,8 @@ class OnnxCompiledGraph:
             "fused": [p.kind for s in self._steps if isinstance(s, _RunnableSegment)
                       for p in s.segment.patterns],
             "threads": [s.threads for s in self._steps if isinstance(s, _RunnableSegment)],
+            "thread_choices": [s.thread_choice.report() for s in self._steps
+                               if isinstance(s, _RunnableSegment) and s.thread_choice is not None],
             "kept_in_onnxruntime": list(self.kept),
         }
 

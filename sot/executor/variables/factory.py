@@ -26,7 +26,7 @@ import numpy as np
 from ... import _skip
 from ..._hook import StaticFunction
 from ...guards.guard import DictKeysGuard, DimEqualGuard, IdGuard, LenGuard, TensorGuard, TypeGuard, ValueGuard
-from ...guards.invariants import ClassUnchangedGuard
+from ...guards.invariants import ClassUnchangedGuard, PlainKeysGuard
 from ...guards.tracker import AttrTracker
 from ...ir import TensorMeta, registry
 from ...ir.meta import dtype_is_supported
@@ -163,6 +163,7 @@ def dict_(graph, value, t, tracker):
     if tracker is None:
         return DictVariable({k: graph.wrap(v, None) for k, v in value.items()})
     graph.add_guard(TypeGuard(tracker, dict))  # keys and values: as the trace reads them (dict_data.py)
+    graph.add_guard(PlainKeysGuard(tracker))   # so that reading them runs no user __eq__
     ref = weakref.ref(graph)
     var = dict_data.source_dict(graph, value, tracker, lambda: ref()._dict_entries(value, tracker))
     return graph.mutable(var, value)
