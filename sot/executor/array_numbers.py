@@ -9,22 +9,26 @@ needs its value (a branch, a print, ``range``, a shape) the graph breaks
 there, as it did at the read, and the resume function takes it as a number
 input.  Forms with another result or a warning eagerly stay breaks:
 ``float()`` / ``int()`` of an array with dimensions (deprecated in NumPy 2)
-or of a complex value, ``int()`` of a float (it may raise); ``.item()`` of a
-bool, long double or complex array.
+or of a complex value; ``.item()`` of a bool, long double or complex array.
+``int()`` of a float raises for NaN and inf: the statement may raise, so the
+runner reruns the frame natively where it does before the graph wrote into
+memory from outside, and breaks at it where it would come after such a
+write (sot/runner.py ``_exposed``).
 """
 from __future__ import annotations
 
 import weakref
 
+import numpy as np
+
 from ..ir import data_numbers
-from .variables import SymScalarVariable, TensorVariable
+from .variables import ConstVariable, SymScalarVariable, TensorVariable
 
-__all__ = ["read_number"]
+__all__ = ["read_number", "convert_number", "meets_numpy_scalar"]
 
-#: dtype kinds that float() / int() convert without a warning or an error: int() of a
-#: float (NaN, inf) may raise when the graph runs, maybe after it wrote into its
-#: arguments, where the error could not come from the user's own line: a break
-_KINDS = {float: frozenset("biuf"), int: frozenset("biu")}
+#: dtype kinds that float() / int() convert without a warning (int() of a NaN or inf
+#: float raises when the graph runs; ir/run_errors.py counts it as "may raise")
+_KINDS = {float: frozenset("biuf"), int: frozenset("biuf")}
 _CONVERSIONS = {float: data_numbers.FLOAT_OP, int: data_numbers.INT_OP}
 
 
@@ -52,9 +56,35 @@ def read_number(graph, x, how):
         if any(d != 1 for d in meta.shape) or kind is None:
             return None
         op = data_numbers.ITEM_OP
+    return _record(graph, op, x.symbol, kind)
+
+
+def convert_number(graph, x, how):
+    """``int(m)`` of a float read from data (``int(float(x.mean()) * 10)``) or
+    ``float(n)`` of an int one: another number read from data (int() of a NaN
+    or inf raises when the graph runs, as eagerly), or None."""
+    if not isinstance(x, SymScalarVariable) or how not in _CONVERSIONS or x.meta.type not in (int, float) or \
+            x.meta.type is how or not any(data_numbers.is_data_number(s) for s in x.deps):
+        return None
+    return _record(graph, _CONVERSIONS[how], x.symbol, how)
+
+
+def _record(graph, op, symbol, kind):
     first = len(graph.ir)
-    symbol = graph.ir.add_data_number(op, x.symbol, kind)
+    symbol = graph.ir.add_data_number(op, symbol, kind)
     graph.locate(first)   # int(nan) raises when the graph runs: from the user's line
     var = SymScalarVariable(symbol, graph.ir.deps(symbol))
     var.graph = weakref.ref(graph)
     return var
+
+
+def meets_numpy_scalar(a, b) -> bool:
+    """Whether ``a op b`` is a number read from data and a NumPy scalar constant
+    (``m * np.float32(2)``): recorded as an op on a NumPy scalar, whose result
+    is a NumPy scalar of the dtype NEP 50 gives for every value of ``m``."""
+    for num, other in ((a, b), (b, a)):
+        if isinstance(num, SymScalarVariable) and any(data_numbers.is_data_number(s) for s in num.deps) and \
+                isinstance(other, ConstVariable) and isinstance(other.value, np.generic) and \
+                other.value.dtype.kind in "biufc":
+            return True
+    return False

@@ -541,7 +541,8 @@ def b_bool_like(fn):
     def handler(executor, *args):
         if len(args) == 1 and isinstance(args[0], SymScalarVariable) and args[0].meta.type is fn:
             return args[0]  # int(n) of an int computed from shapes is n itself
-        if fn is not bool and len(args) == 1 and (read := array_numbers.read_number(executor.graph, args[0], fn)):
+        if fn is not bool and len(args) == 1 and (read := array_numbers.read_number(executor.graph, args[0], fn)
+                                                  or array_numbers.convert_number(executor.graph, args[0], fn)):
             return read
         if len(args) == 1 and not isinstance(args[0], (ConstVariable, TensorVariable, SymScalarVariable)):
             if fn is bool:

@@ -1,0 +1,115 @@
+"""A number read from array data (``float(x.mean())``, ``int(n.sum())``) meeting
+a NumPy scalar constant, ``int()`` of float data, and ``int()`` / ``float()``
+of such a number stay in the graph (sot/executor/array_numbers.py); where the
+value makes eager raise (``int(nan)``, ``int(inf)``) the graph raises the
+same error from the same line, and where the conversion follows a write into
+an argument the graph breaks there."""
+import warnings
+
+import numpy as np
+import pytest
+
+import sot
+from difftest import assert_captured_whole, case_params, check, check_case
+
+F = np.array([0.25, -1.5, 3.0, 2.0])
+SPECIAL = [np.array([-0.0, 0.0]), np.array([np.nan, 1.0]), np.array([np.inf, 1.0]), np.array([1e300, 1e300]),
+           np.array([-2.75, 0.5]), np.array([3e18, 3e18])]
+
+
+def numpy_scalar_constants(x):
+    """NEP 50: the Python float is weak, the NumPy scalar decides the dtype."""
+    m = float(x.mean())
+    return (m * np.float32(2), np.float32(2) * m, m + np.int64(3), np.float64(1.5) / m, m < np.float16(0.5),
+            np.float32(0.5) >= m, m // np.float32(0.3), m % np.float64(0.75), m * np.complex64(1j),
+            m - np.bool_(True), np.float16(1) + m, m ** np.float64(2))
+
+
+def int_numbers_and_numpy_scalars(x):
+    n = int(x.astype(np.int64).sum())
+    return n * np.int64(3), np.float32(1.5) * n, n - np.float64(0.5), n == np.int64(7), n / np.int32(4)
+
+
+def int_of_float_data(x):
+    n = int(x.sum())
+    k = int(x[0])
+    return x * n, n, k, n + k, n * 0.5
+
+
+def conversions_of_data_numbers(x):
+    m = float(x.mean())
+    k = int(m * 10)
+    n = int(x.astype(np.int64).sum())
+    return k, k * x, float(n), float(n) / 3, int(-m), x * float(n)
+
+
+CASES = {
+    "numpy_scalar_constants": (numpy_scalar_constants, [(F,)] + [(a,) for a in SPECIAL]),
+    "int_numbers_and_numpy_scalars": (int_numbers_and_numpy_scalars, [(F * 4,), (-F * 100,), (np.zeros(2),)]),
+    "int_of_float_data": (int_of_float_data, [(F,)] + [(a,) for a in SPECIAL]),
+    "conversions_of_data_numbers": (conversions_of_data_numbers, [(F,)] + [(a,) for a in SPECIAL]),
+}
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("fn, arg_sets", case_params(CASES))
+def test_matches_eager_and_runs_whole(fn, arg_sets):
+    check_case(fn, arg_sets[:1] + [a for a in arg_sets[1:] if _eager_returns(fn, a)])
+
+
+def _eager_returns(fn, args):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fn(*args)
+    except (ValueError, OverflowError):
+        return False
+    return True
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("fn", [int_of_float_data, conversions_of_data_numbers])
+@pytest.mark.parametrize("backend", ["numpy", "onnxruntime"])
+def test_int_of_nan_and_inf_raises_eagers_error(fn, backend):
+    """int(nan) is ValueError, int(inf) OverflowError: raised by the graph, message and all."""
+    static = sot.to_static(fn, backend=backend)
+    for x in (np.array([np.nan, 1.0]), np.array([np.inf, 1.0]), np.array([-np.inf, 0.0]), F):
+        check(fn, (x,), static=static)
+
+
+def test_the_error_comes_from_the_users_line():
+    def f(x):
+        y = x * 2
+        return int(y.max())
+    for fn in (f, sot.to_static(f)):
+        with pytest.raises(ValueError, match="NaN") as info:
+            fn(np.array([np.nan]))
+        assert info.traceback[-1].statement.lines[-1].strip() == "return int(y.max())"
+
+
+def test_int_of_float_data_after_a_write_into_an_argument_keeps_the_write():
+    """int(nan) would come after the graph wrote into the caller's array: a break at the int()."""
+    def f(x, hist):
+        hist.append(float(x[1]))
+        x += 1
+        return x, int(x[0])
+    check(f, (np.array([np.nan, 1.0]), []), (np.array([np.inf, 1.0]), []), (np.array([2.5, 1.0]), []))
+    report = sot.explain(sot.to_static(f, min_graph_size=0), np.array([2.5, 1.0]), [])
+    assert [b.source for b in report.breaks] == ["return x, int(x[0])"], [str(b) for b in report.breaks]
+
+
+def test_a_narrow_int_scalar_that_a_value_may_overflow_breaks():
+    """``n * np.int8(3)`` raises OverflowError for n past int8: not decided at trace time."""
+    def f(x):
+        n = int(x.sum())
+        return n * np.int8(3)
+    check(f, (np.array([2]),), (np.array([300]),))
+    assert sot.explain(sot.to_static(f, min_graph_size=0), np.array([2])).breaks
+
+
+def test_a_shape_number_meeting_a_numpy_scalar_is_unchanged():
+    """Only numbers read from data take the new path; a dim still specialises as before."""
+    def f(x):
+        return x.shape[0] * np.float32(0.5), x.shape[0] < np.int64(3)
+    check(f, (np.zeros(2),), (np.zeros(5),))
+    assert_captured_whole(f, np.zeros(2))
