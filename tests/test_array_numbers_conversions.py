@@ -113,3 +113,28 @@ def test_a_shape_number_meeting_a_numpy_scalar_is_unchanged():
         return x.shape[0] * np.float32(0.5), x.shape[0] < np.int64(3)
     check(f, (np.zeros(2),), (np.zeros(5),))
     assert_captured_whole(f, np.zeros(2))
+
+
+def item_with_indices(x):
+    return x.item(1), x.item(-1), x.item(0) * 2, x.item(x.size - 1)
+
+
+def item_with_a_multi_index(x):
+    return x.item(1, 2), x.item((0, -1)), x.item(7), x.item(-3), x.T.item(3)
+
+
+@pytest.mark.parametrize("fn, arg_sets", case_params({
+    "item_with_indices": (item_with_indices, [(np.arange(6.0) - 2.5,), (np.arange(5, dtype=np.int8),),
+                                              (np.array([np.nan, -0.0, 2 ** 64 - 1.0]),)]),
+    "item_with_a_multi_index": (item_with_a_multi_index, [(np.arange(20.0).reshape(4, 5),),
+                                                          (np.arange(20, dtype=np.uint64).reshape(4, 5) * 2 ** 59,)]),
+}))
+def test_item_with_constant_indices_is_captured(fn, arg_sets):
+    check_case(fn, arg_sets)
+
+
+@pytest.mark.parametrize("call", ["x.item(100)", "x.item(-7)", "x.item(1, 2, 3)", "x.item(1.0)", "x.item((0, 9))"])
+def test_item_with_bad_indices_raises_eagers_error(call):
+    ns = {}
+    exec(f"def f(x):\n    return {call}\n", ns)
+    check(ns["f"], (np.ones((2, 3)),))

@@ -22,9 +22,9 @@ import weakref
 import numpy as np
 
 from ..ir import data_numbers
-from .variables import ConstVariable, SymScalarVariable, TensorVariable
+from .variables import ConstVariable, SymScalarVariable, TensorVariable, TupleVariable
 
-__all__ = ["read_number", "convert_number", "meets_numpy_scalar"]
+__all__ = ["read_number", "item_at", "convert_number", "meets_numpy_scalar"]
 
 #: dtype kinds that float() / int() convert without a warning (int() of a NaN or inf
 #: float raises when the graph runs; ir/run_errors.py counts it as "may raise")
@@ -57,6 +57,35 @@ def read_number(graph, x, how):
             return None
         op = data_numbers.ITEM_OP
     return _record(graph, op, x.symbol, kind)
+
+
+def item_at(graph, x, args):
+    """``x.item(k)`` / ``x.item(i, j)`` / ``x.item((i, j))`` with constant indices:
+    ``.item()`` of the element they name (``k`` a flat C-order index), or None
+    (also where the indices are out of bounds: eager's IndexError then comes
+    from the native call)."""
+    if not isinstance(x, TensorVariable) or x.meta.is_python or x.meta.symbolic_axes or not args or \
+            _item_type(x.meta.dtype) is None:
+        return None
+    if len(args) == 1 and type(args[0]) is TupleVariable:
+        args = args[0].items
+    if not all(isinstance(a, ConstVariable) for a in args):
+        return None
+    values = [a.value for a in args]
+    if len(values) == 1 and type(values[0]) is tuple:
+        values = list(values[0])
+    if not all(type(v) is int for v in values):
+        return None
+    shape = x.meta.shape
+    try:
+        np.empty(shape, dtype=bool).item(*values)   # its errors depend on the shape alone
+    except Exception:  # noqa: BLE001 - eager raises it: left to the native call
+        return None
+    index = np.unravel_index(values[0] % max(x.meta.size, 1), shape) if len(values) == 1 and len(shape) != 1 \
+        else tuple(values)
+    from .dispatch import getitem   # (dispatch imports this module)
+    element = getitem(graph, x, ConstVariable(tuple(int(i) for i in index)))
+    return read_number(graph, element, "item")
 
 
 def convert_number(graph, x, how):

@@ -150,7 +150,8 @@ def call_method(executor, obj: Variable, name: str, args, kwargs) -> Variable:
     if isinstance(obj, sets.SetVariable):
         return sets.method(obj, name, args, kwargs)
     if isinstance(obj, TensorVariable):
-        if name == "item" and not args and not kwargs and (read := array_numbers.read_number(graph, obj, "item")):
+        if name == "item" and not kwargs and (read := array_numbers.read_number(graph, obj, "item") if not args
+                                              else array_numbers.item_at(graph, obj, args)):
             return read
         if name in ("item", "tolist", "tobytes"):
             raise FallbackError(DATA_DEPENDENT, f".{name}() reads array data into Python",
