@@ -1,7 +1,8 @@
 """Breadth of NumPy's public API under sot: every public function and ufunc
 of ``np``, ``np.linalg`` and ``np.fft``, and every public ndarray method,
 each tried once with a representative call inside ``@sot.to_static``
-(``min_graph_size=0``) through ``sot.explain``.
+(``min_graph_size=0``) through ``sot.explain``; then the keyword and usage
+forms of numpy_coverage_forms.py (section "forms").
 
     PYTHONPATH=$PWD python benchmarks/numpy_coverage.py [-v] [--only NAME]
 
@@ -34,6 +35,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import sot  # noqa: E402
 from difftest import assert_same  # noqa: E402
+from numpy_coverage_forms import FORMS  # noqa: E402
 
 rng = np.random.default_rng(0)
 ARRAYS = {
@@ -195,6 +197,7 @@ def public_names():
         if name.startswith("_") or name in METHOD_NOT_MEASURED or not callable(getattr(np.ndarray, name)):
             continue
         out.append(("ndarray", "a0." + name, name))
+    out += [("forms", expr, k) for k, (expr, _) in enumerate(FORMS)]
     return out
 
 
@@ -219,7 +222,8 @@ def _probe_source(callee, pattern):
 
 def _make(expr, n):
     params = ", ".join(f"a{i}" for i in range(n))
-    src = f"def probe({params}):\n    return {expr}\n"
+    body = expr if "\n" in expr or expr.startswith("return ") else f"return {expr}"
+    src = f"def probe({params}):\n" + "".join(f"    {line}\n" for line in body.splitlines())
     ns = {"np": np}
     exec(compile(src, f"<probe {expr}>", "exec"), ns)
     return ns["probe"]
@@ -239,6 +243,8 @@ def _eager(fn, arrays):
 
 def candidates(section, qual, name):
     """Representative calls (expr, array names) to try, in order."""
+    if section == "forms":
+        return [FORMS[name]]
     if section != "ndarray" and name in CALLS:
         return [(expr, names) for expr, names in CALLS[name]]
     if section == "ndarray":
@@ -271,7 +277,7 @@ def measure_one(section, qual, name):
                 results.append((expr, "breaks", str(why[0]).splitlines()[0]))
             else:
                 results.append((expr, "captured", ""))
-        if section == "ndarray" or name not in CALLS:
+        if section in ("ndarray", "forms") or name not in CALLS:
             break  # one representative call per generic name
     return results
 
@@ -280,7 +286,7 @@ def measure(only=None):
     per = collections.OrderedDict()
     rows = []
     for section, qual, name in public_names():
-        if only and name != only:
+        if only and str(name) != only:
             continue
         counts = per.setdefault(section, collections.Counter())
         results = measure_one(section, qual, name)
@@ -296,7 +302,7 @@ def measure(only=None):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-v", "--verbose", action="store_true")
-    parser.add_argument("--only", help="measure only this name")
+    parser.add_argument("--only", help="measure only this name (a form: its index)")
     opts = parser.parse_args(argv)
     per, rows = measure(opts.only)
     cols = ("captured", "breaks", "differs", "not measured")
