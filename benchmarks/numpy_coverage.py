@@ -159,6 +159,7 @@ A["V5"] = A["F"][0].copy()
 A["SQ5"] = rng.standard_normal((5, 3))
 A["T3"] = rng.standard_normal((2, 3, 3))
 A["R3"], A["R3b"] = rng.standard_normal((4, 3)), rng.standard_normal((4, 3))
+A["IV4"], A["V1"], A["V5p"] = np.array([3, 1, 2, 4]), np.array([2.5]), np.array([1.0, 2.0, 0.5, 3.0, 1.0])
 
 # Not computations on arrays: I/O, printing, error state, configuration, help.
 NOT_MEASURED = {

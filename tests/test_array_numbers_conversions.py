@@ -138,3 +138,42 @@ def test_item_with_bad_indices_raises_eagers_error(call):
     ns = {}
     exec(f"def f(x):\n    return {call}\n", ns)
     check(ns["f"], (np.ones((2, 3)),))
+
+
+def to_lists(a):
+    return a.tolist(), a.sum().tolist(), a[0].tolist(), a.astype(np.int32).tolist(), a[:0].tolist(), a.T.tolist()
+
+
+def rounded(a):
+    m, n = float(a.sum()), int(a.astype(np.int64).max())
+    return round(m, 2), round(m), round(m, None), round(n, -1), round(m, ndigits=1), round(-m) * a, round(n)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("fn, arg_sets", case_params({
+    "to_lists": (to_lists, [(np.arange(6.0).reshape(2, 3) - 2.5,), (np.array([[np.nan, -0.0, 1e300]]),),
+                            (np.arange(6, dtype=np.uint64).reshape(3, 2) * 2 ** 61,)]),
+    "rounded": (rounded, [(np.array([1.2345, 2.5]),), (np.array([0.5, 0.0]),), (np.array([-2.5, 1e300]),),
+                          (np.array([-0.0]),)]),
+}))
+def test_tolist_and_round_are_captured(fn, arg_sets):
+    check_case(fn, arg_sets)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_round_of_nan_and_inf_raises_eagers_error():
+    for x in (np.array([np.nan, 1.0]), np.array([np.inf])):
+        check(rounded, (x,))
+
+
+def test_the_list_is_a_new_list_each_call_and_a_large_array_breaks():
+    def f(a):
+        out = a.tolist()
+        out.append(len(out))
+        return out
+    static = check(f, (np.arange(3.0),), (np.arange(3.0) * 2,))
+    assert static(np.arange(3.0)) is not static(np.arange(3.0))
+    assert_captured_whole(f, np.arange(3.0))
+    big = np.zeros(65)
+    check(f, (big,))
+    assert sot.explain(sot.to_static(f, min_graph_size=0), big).breaks

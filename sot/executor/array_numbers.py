@@ -24,7 +24,7 @@ import numpy as np
 from ..ir import data_numbers
 from .variables import ConstVariable, SymScalarVariable, TensorVariable, TupleVariable
 
-__all__ = ["read_number", "item_at", "convert_number", "meets_numpy_scalar"]
+__all__ = ["read_number", "item_at", "to_list", "round_number", "convert_number", "meets_numpy_scalar"]
 
 #: dtype kinds that float() / int() convert without a warning (int() of a NaN or inf
 #: float raises when the graph runs; ir/run_errors.py counts it as "may raise")
@@ -88,12 +88,48 @@ def item_at(graph, x, args):
     return read_number(graph, element, "item")
 
 
+#: the most elements ``.tolist()`` reads one by one in the graph (past it: a break)
+TOLIST_LIMIT = 64
+
+
+def to_list(graph, x):
+    """``x.tolist()`` of a small int or float array: nested lists of numbers read
+    from data, one ``.item(i, j)`` each (a 0-d array's or NumPy scalar's: the
+    number itself); None for other arrays."""
+    if not isinstance(x, TensorVariable) or x.meta.is_python or x.meta.symbolic_axes or \
+            _item_type(x.meta.dtype) is None or x.meta.size > TOLIST_LIMIT:
+        return None
+    if x.meta.ndim == 0:
+        return read_number(graph, x, "item")
+    from .variables import ListVariable
+
+    def nested(prefix):
+        if len(prefix) == x.meta.ndim:
+            return item_at(graph, x, [ConstVariable(i) for i in prefix])
+        return ListVariable([nested(prefix + (i,)) for i in range(x.meta.shape[len(prefix)])])
+    return nested(())
+
+
+def round_number(graph, x, ndigits):
+    """``round(m)`` (an int) or ``round(m, n)`` (a number of m's type) of a number
+    read from data, with a constant ``n``: another such number (``round(nan)``
+    raises when the graph runs, as eagerly); None otherwise."""
+    if not _is_data_number(x) or len(ndigits) > 1 or not all(
+            isinstance(n, ConstVariable) and (n.value is None or type(n.value) is int) for n in ndigits):
+        return None
+    return graph.call_op(data_numbers.ROUND_OP, [x] + list(ndigits))
+
+
+def _is_data_number(x) -> bool:
+    return isinstance(x, SymScalarVariable) and x.meta.type in (int, float) and \
+        any(data_numbers.is_data_number(s) for s in x.deps)
+
+
 def convert_number(graph, x, how):
     """``int(m)`` of a float read from data (``int(float(x.mean()) * 10)``) or
     ``float(n)`` of an int one: another number read from data (int() of a NaN
     or inf raises when the graph runs, as eagerly), or None."""
-    if not isinstance(x, SymScalarVariable) or how not in _CONVERSIONS or x.meta.type not in (int, float) or \
-            x.meta.type is how or not any(data_numbers.is_data_number(s) for s in x.deps):
+    if not _is_data_number(x) or how not in _CONVERSIONS or x.meta.type is how:
         return None
     return _record(graph, _CONVERSIONS[how], x.symbol, how)
 
@@ -112,8 +148,7 @@ def meets_numpy_scalar(a, b) -> bool:
     (``m * np.float32(2)``): recorded as an op on a NumPy scalar, whose result
     is a NumPy scalar of the dtype NEP 50 gives for every value of ``m``."""
     for num, other in ((a, b), (b, a)):
-        if isinstance(num, SymScalarVariable) and any(data_numbers.is_data_number(s) for s in num.deps) and \
-                isinstance(other, ConstVariable) and isinstance(other.value, np.generic) and \
+        if _is_data_number(num) and isinstance(other, ConstVariable) and isinstance(other.value, np.generic) and \
                 other.value.dtype.kind in "biufc":
             return True
     return False

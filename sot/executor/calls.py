@@ -153,6 +153,8 @@ def call_method(executor, obj: Variable, name: str, args, kwargs) -> Variable:
         if name == "item" and not kwargs and (read := array_numbers.read_number(graph, obj, "item") if not args
                                               else array_numbers.item_at(graph, obj, args)):
             return read
+        if name == "tolist" and not args and not kwargs and (read := array_numbers.to_list(graph, obj)) is not None:
+            return read
         if name in ("item", "tolist", "tobytes"):
             raise FallbackError(DATA_DEPENDENT, f".{name}() reads array data into Python",
                                 hint="keep the value as an array")
@@ -573,6 +575,8 @@ def b_round(executor, *args, **kwargs):
     if set(kwargs) <= {"ndigits"} and len(n) == 1 and isinstance(x, TensorVariable) and x.meta.is_scalar \
             and x.meta.dtype.kind in "iuf" and isinstance(n[0], ConstVariable) and type(n[0].value) is int:
         return executor.graph.call_op(registry.lookup_function(np.round), [x, n[0]])
+    if set(kwargs) <= {"ndigits"} and (r := array_numbers.round_number(executor.graph, x, n)) is not None:
+        return r
     return _python_builtin(round)(executor, *args, **kwargs)
 
 

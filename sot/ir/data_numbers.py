@@ -28,7 +28,7 @@ from .registry import Op
 from .symbolic import SHADOW_OFFSET, ScalarMeta
 from .unbacked import UnbackedSource
 
-__all__ = ["DataNumberSource", "FLOAT_OP", "INT_OP", "ITEM_OP", "number_meta", "check_python_op",
+__all__ = ["DataNumberSource", "FLOAT_OP", "INT_OP", "ITEM_OP", "ROUND_OP", "number_meta", "check_python_op",
            "check_array_op", "HINTS"]
 
 #: the trace-time stand-ins of a number read from data: a float neither 0,
@@ -37,9 +37,10 @@ __all__ = ["DataNumberSource", "FLOAT_OP", "INT_OP", "ITEM_OP", "number_meta", "
 HINTS = {float: 0.6180339887498949, int: 7}
 
 #: Python operators whose result type is the same for every int or float operand
-#: (+, -, *, /, //, %, comparisons; a division by zero raises at run time, as eagerly)
+#: (+, -, *, /, //, %, comparisons, ``round(m)`` an int and ``round(m, n)`` a float of
+#: a float; a division by zero or ``round(nan)`` raises at run time, as eagerly)
 TYPE_STABLE = frozenset(("add", "sub", "mul", "truediv", "floordiv", "mod", "neg", "pos", "abs",
-                         "lt", "le", "gt", "ge", "eq", "ne"))
+                         "lt", "le", "gt", "ge", "eq", "ne", "round"))
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,8 @@ def _no_infer(op, args, kwargs):
 FLOAT_OP = Op("float", "operator", float, _no_infer)
 INT_OP = Op("int", "operator", int, _no_infer)
 ITEM_OP = Op("item", "method", "item", _no_infer)
+#: ``round(m)`` / ``round(m, n)`` of a number read from data (recorded as a Python operator)
+ROUND_OP = Op("round", "operator", round, _no_infer)
 
 
 def number_meta(kind: type, k: int) -> ScalarMeta:
