@@ -213,3 +213,15 @@ FORMS += [
     ("np.random.seed(0)\nreturn a0", ("F",)),
     ("rng = np.random.default_rng(0)\nreturn a0 + rng.standard_normal(a0.shape)", ("F",)),
 ]
+FORMS += [
+    # third round: lists of arrays in data positions, numbers read from data
+    ("np.mean([a0, a0 * 2], axis=0)", ("F",)), ("np.max([a0[0], a0[1]], axis=0)", ("F",)),
+    ("np.maximum.reduce([a0, -a0, a0 * 2])", ("F",)), ("np.median([a0, a0 * 2, a0 * 3], axis=0)", ("F",)),
+    ("np.mean([a0.sum(), a0.max()])", ("F",)), ("np.any([a0 > 1, a0 < -1], axis=0)", ("F",)),
+    ("np.add([a0[0], a0[1]], 1)", ("F",)), ("np.mean([float(a0[0].mean()), float(a0[1].mean())])", ("F",)),
+    ("float(a0.mean()) * np.float32(2)", ("F",)), ("int(a0.sum())", ("F",)), ("int(float(a0.mean()) * 10)", ("F",)),
+    ("a0.item(1)", ("V",)), ("a0.item(1, 2)", ("F",)), ("round(float(a0.mean()), 3)", ("F",)),
+    ("np.r_[0, np.cumsum(a0)]", ("V",)), ("np.r_[a0, a0[0]]", ("V",)), ("a0[np.s_[1:3]]", ("V",)),
+    ("np.corrcoef(a0, a1)[0, 1]", ("V", "V")), ("np.unique(a0, axis=1)", ("I",)),
+    ("np.fft.irfftn(a0, s=(4, 8), axes=(0, 1))", ("F",)),
+]

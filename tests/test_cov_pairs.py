@@ -2,7 +2,9 @@
 ``np.corrcoef(x, y)[0, 1]``) stay in the graph (sot/ir/ops_api.py): the two
 are stacked as NumPy stacks them (``ndmin=2``, transposed where
 ``rowvar=False`` and there is more than one row); operands that differ in
-observations raise eager's error."""
+observations raise eager's error.  ``fweights=``/``aweights=`` (one per
+observation; a negative or fractional one raises eager's error when the
+graph runs) and ``np.ediff1d(..., to_begin=, to_end=)`` too."""
 import numpy as np
 import pytest
 
@@ -33,3 +35,31 @@ def test_matches_eager_and_runs_whole(fn, arg_sets):
 def test_operands_that_differ_in_observations_raise_eagers_error(a, b):
     check(lambda a, b: np.cov(a, b), (a, b))
     check(lambda a, b: np.corrcoef(a, b), (a, b))
+
+
+W = np.array([1.0, 2, 0.5, 3, 1])
+FW = np.array([1, 2, 1, 3, 1])
+
+
+def weighted(a, w, fw):
+    return (np.cov(a, aweights=w), np.cov(a, fweights=fw), np.cov(a, fweights=fw, aweights=w, ddof=0),
+            np.cov(a[0], aweights=w), np.cov(a.T, rowvar=False, aweights=w), np.cov(a, aweights=[1, 1, 1, 1, 2.0]))
+
+
+def test_weights_match_eager_and_run_whole():
+    check_case(weighted, [(rng.standard_normal((3, 5)), W, FW), (rng.standard_normal((2, 5)), W * 3, FW * 2)])
+
+
+@pytest.mark.parametrize("w, fw", [(-W, FW), (W, -FW), (W, FW * 1.5), (W[:4], FW)])
+def test_bad_weights_raise_eagers_error(w, fw):
+    check(weighted, (rng.standard_normal((3, 5)), w, fw))
+
+
+def differences_with_ends(a):
+    return (np.ediff1d(a, to_begin=0), np.ediff1d(a, to_end=[1, 2]), np.ediff1d(a, to_begin=a[:2], to_end=np.nan),
+            np.ediff1d(a.astype(np.int64), to_begin=-1), np.ediff1d(a, None, None))
+
+
+def test_ediff1d_with_ends_matches_eager_and_runs_whole():
+    check_case(differences_with_ends, [(rng.standard_normal(5),), (rng.standard_normal((2, 3)),)])
+    check(lambda a: np.ediff1d(a.astype(np.int64), to_begin=0.5), (rng.standard_normal(4),))   # NumPy raises

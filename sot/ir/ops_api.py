@@ -263,7 +263,8 @@ def _cov_probe(value):
 def _cov_infer(op, args, kwargs):
     params = ("m", "y", "rowvar", "bias", "ddof", "fweights", "aweights") if op.name == "cov" else \
         ("x", "y", "rowvar")
-    b = bind(op.name, params, args, kwargs, {params[0], "y", "rowvar", "bias", "ddof", "dtype"}, kwonly=("dtype",))
+    b = bind(op.name, params, args, kwargs, {params[0], "y", "rowvar", "bias", "ddof", "dtype", "fweights", "aweights"},
+             kwonly=("dtype",))
     m, y = b[params[0]], b.get("y")
     rowvar = b.get("rowvar", True)
     operands = [m] if y is None else [m, y]
@@ -276,6 +277,11 @@ def _cov_infer(op, args, kwargs):
     n = sum(variables for variables, _ in shapes)
     for k, v in zip((params[0], "y"), operands):
         b[k] = _cov_probe(v)
+    for k in ("fweights", "aweights"):   # one per observation; a negative one raises when the graph runs
+        if b.get(k) is not None:
+            if shape_of(b[k]) != (shapes[0][1],):
+                raise UnsupportedOp(f"{op.name}: {k}= must be 1-d, one per observation (NumPy raises)")
+            b[k] = np.ones(min(shapes[0][1], 2), b[k].meta.dtype if isinstance(b[k], Symbol) else np.asarray(b[k]).dtype)
     result = call_quietly(op, (), b)
     return meta_of_probe(op, result, () if n == 1 else (n, n))
 
