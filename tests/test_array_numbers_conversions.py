@@ -98,6 +98,28 @@ def test_int_of_float_data_after_a_write_into_an_argument_keeps_the_write():
     assert [b.source for b in report.breaks] == ["return x, int(x[0])"], [str(b) for b in report.breaks]
 
 
+NAN, BIG = np.array([np.nan]), np.array([2 ** 63 + 2], dtype=np.uint64)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("conversion, bad, error", [
+    ("int(x.sum())", (NAN, BIG), ValueError), ("int(float(x.sum()))", (NAN, BIG), ValueError),
+    ("round(float(x.sum()))", (NAN, BIG), ValueError), ("int(y.sum()) * np.int64(2)", (F, BIG), OverflowError)])
+def test_a_conversion_that_may_raise_after_a_write_into_an_argument_breaks_there(conversion, bad, error):
+    """Its error would come from the graph (it cannot rerun natively once it wrote): the
+    conversion runs natively instead, so the traceback ends at the user's own line."""
+    ns = {"np": np}
+    exec(f"def f(x, y):\n    y -= 1\n    return {conversion}\n", ns)
+    f = ns["f"]
+    good = (np.array([2.5]), np.ones(1, np.uint64))
+    check(f, bad, good)
+    with pytest.raises(error) as info:
+        sot.to_static(f)(*[a.copy() for a in bad])
+    assert info.traceback[-1].name == "f" and info.traceback[-1].lineno == 2   # 0-based: the return line
+    report = sot.explain(sot.to_static(f, min_graph_size=0), *good)
+    assert report.breaks, "the conversion after the write must break"
+
+
 def test_a_narrow_int_scalar_that_a_value_may_overflow_breaks():
     """``n * np.int8(3)`` raises OverflowError for n past int8: not decided at trace time."""
     def f(x):

@@ -29,6 +29,14 @@ __all__ = ["read_number", "item_at", "to_list", "round_number", "convert_number"
 #: dtype kinds that float() / int() convert without a warning (int() of a NaN or inf
 #: float raises when the graph runs; ir/run_errors.py counts it as "may raise")
 _KINDS = {float: frozenset("biuf"), int: frozenset("biuf")}
+
+
+def _may_raise_here(graph) -> bool:
+    """Whether a statement that may raise can be recorded now: not once the graph
+    wrote into memory from outside it, where its error would come from the graph
+    rather than from the user's line (runner.py raises it as it is); a break then."""
+    from ..ir.ops_write import write_roots
+    return not any(roots for _, roots in write_roots(graph.ir))
 _CONVERSIONS = {float: data_numbers.FLOAT_OP, int: data_numbers.INT_OP}
 
 
@@ -49,6 +57,8 @@ def read_number(graph, x, how):
     meta = x.meta
     if how in _CONVERSIONS:
         if meta.ndim != 0 or meta.dtype.kind not in _KINDS[how]:
+            return None
+        if how is int and meta.dtype.kind == "f" and not _may_raise_here(graph):
             return None
         op, kind = _CONVERSIONS[how], how
     else:
@@ -117,6 +127,8 @@ def round_number(graph, x, ndigits):
     if not _is_data_number(x) or len(ndigits) > 1 or not all(
             isinstance(n, ConstVariable) and (n.value is None or type(n.value) is int) for n in ndigits):
         return None
+    if x.meta.type is float and not (ndigits and ndigits[0].value is not None) and not _may_raise_here(graph):
+        return None   # round(nan) raises
     return graph.call_op(data_numbers.ROUND_OP, [x] + list(ndigits))
 
 
@@ -129,8 +141,8 @@ def convert_number(graph, x, how):
     """``int(m)`` of a float read from data (``int(float(x.mean()) * 10)``) or
     ``float(n)`` of an int one: another number read from data (int() of a NaN
     or inf raises when the graph runs, as eagerly), or None."""
-    if not _is_data_number(x) or how not in _CONVERSIONS or x.meta.type is how:
-        return None
+    if not _is_data_number(x) or how not in _CONVERSIONS or x.meta.type is how or not _may_raise_here(graph):
+        return None   # int(nan) raises, and so does float() of an int past 2**1024
     return _record(graph, _CONVERSIONS[how], x.symbol, how)
 
 
@@ -143,12 +155,13 @@ def _record(graph, op, symbol, kind):
     return var
 
 
-def meets_numpy_scalar(a, b) -> bool:
+def meets_numpy_scalar(graph, a, b) -> bool:
     """Whether ``a op b`` is a number read from data and a NumPy scalar constant
     (``m * np.float32(2)``): recorded as an op on a NumPy scalar, whose result
     is a NumPy scalar of the dtype NEP 50 gives for every value of ``m``."""
     for num, other in ((a, b), (b, a)):
         if _is_data_number(num) and isinstance(other, ConstVariable) and isinstance(other.value, np.generic) and \
                 other.value.dtype.kind in "biufc":
-            return True
+            # a Python int past the NumPy int's range raises OverflowError
+            return num.meta.type is float or other.value.dtype.kind not in "biu" or _may_raise_here(graph)
     return False

@@ -139,7 +139,7 @@ def binary_op(graph, name: str, a: Variable, b: Variable) -> Variable:
         op = registry.lookup_operator(_op_key(base))
         if op is not None:
             return graph.call_op(op, (a, b))
-    if array_numbers.meets_numpy_scalar(a, b):
+    if array_numbers.meets_numpy_scalar(graph, a, b):
         op = registry.lookup_operator(_op_key(base))
         if op is not None:
             return graph.call_op(op, (a, b))
@@ -217,7 +217,7 @@ def compare_op(graph, name: str, a: Variable, b: Variable) -> Variable:
         return sets.compare(name, a, b)
     if isinstance(a, TensorVariable) or isinstance(b, TensorVariable):
         return graph.call_op(registry.lookup_operator(name), (a, b))
-    if _shape_scalars(a, b) or array_numbers.meets_numpy_scalar(a, b):
+    if _shape_scalars(a, b) or array_numbers.meets_numpy_scalar(graph, a, b):
         return graph.call_op(registry.lookup_operator(name), (a, b))
     concrete(f"comparison {name}", a, b)
     if isinstance(a, ConstVariable) and isinstance(b, ConstVariable):
