@@ -4,6 +4,7 @@ of such a number stay in the graph (sot/executor/array_numbers.py); where the
 value makes eager raise (``int(nan)``, ``int(inf)``) the graph raises the
 same error from the same line, and where the conversion follows a write into
 an argument the graph breaks there."""
+import math
 import warnings
 
 import numpy as np
@@ -199,3 +200,34 @@ def test_the_list_is_a_new_list_each_call_and_a_large_array_breaks():
     big = np.zeros(65)
     check(f, (big,))
     assert sot.explain(sot.to_static(f, min_graph_size=0), big).breaks
+
+
+def math_of_numbers(a):
+    v, m = float(a.var()), float(a.mean())
+    return (math.sqrt(v), math.log(v), math.floor(m * 10), math.ceil(m), math.isnan(m), math.isfinite(m), math.fabs(m),
+            min(m, 1.0), max(float(a.max()), float(a.min()), 0.5), min(a.tolist()), max(int(a.argmax()), 3),
+            min(-0.0, m * 0), max(float("nan"), m), max(m, float("nan")))
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("backend", ["numpy", "onnxruntime"])
+def test_math_and_min_max_of_numbers_are_captured(backend):
+    args = [(np.abs(F) + 1,), (np.abs(F) + 0.5,), (np.array([1.0, 2.0, 3.0, 1e300]),)]
+    if backend == "numpy":
+        check_case(math_of_numbers, args)
+    else:
+        check(math_of_numbers, *args, static=sot.to_static(math_of_numbers, backend=backend))
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("x", [np.array([-1.0, -2.0]), np.array([np.nan, 1.0]), np.array([np.inf, 0.0])])
+def test_a_math_domain_error_is_eagers(x):
+    check(lambda a: (math.sqrt(float(a.mean())), math.floor(float(a.sum()))), (x,))
+
+
+def test_min_of_an_int_and_a_float_breaks():
+    """min(m, 1) is the int 1 or the float m as the values decide."""
+    def f(a):
+        return min(float(a.mean()), 1)
+    check(f, (F,), (F + 5,))
+    assert sot.explain(sot.to_static(f, min_graph_size=0), F).breaks

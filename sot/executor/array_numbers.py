@@ -24,7 +24,7 @@ import numpy as np
 from ..ir import data_numbers
 from .variables import ConstVariable, SymScalarVariable, TensorVariable, TupleVariable
 
-__all__ = ["read_number", "item_at", "to_list", "round_number", "convert_number", "meets_numpy_scalar"]
+__all__ = ["read_number", "item_at", "to_list", "round_number", "python_function", "convert_number", "meets_numpy_scalar"]
 
 #: dtype kinds that float() / int() convert without a warning (int() of a NaN or inf
 #: float raises when the graph runs; ir/run_errors.py counts it as "may raise")
@@ -130,6 +130,24 @@ def round_number(graph, x, ndigits):
     if x.meta.type is float and not (ndigits and ndigits[0].value is not None) and not _may_raise_here(graph):
         return None   # round(nan) raises
     return graph.call_op(data_numbers.ROUND_OP, [x] + list(ndigits))
+
+
+def python_function(graph, fn, args):
+    """``math.sqrt(m)``, ``math.floor(m)``, ``math.isnan(m)``, ``min(m, best)``,
+    ``max(xs)`` of numbers read from data (and number constants), all floats or
+    all ints for min/max: another such number, computed by the function itself
+    when the graph runs; None otherwise."""
+    op = data_numbers.PYTHON_FUNCTION_OPS.get(id(fn))
+    if op is None or op.target is not fn or not args or not any(_is_data_number(a) for a in args) or not all(
+            _is_data_number(a) or (isinstance(a, ConstVariable) and type(a.value) in (int, float)) for a in args):
+        return None
+    types = {a.meta.type if isinstance(a, SymScalarVariable) else type(a.value) for a in args}
+    if fn in (min, max):
+        if len(args) < 2 or len(types) != 1:   # min(m, 1) is an int or a float as the values decide
+            return None
+    elif len(args) != 1 or not _may_raise_here(graph):   # math.sqrt(-1), math.floor(nan) raise
+        return None
+    return graph.call_op(op, list(args))
 
 
 def _is_data_number(x) -> bool:

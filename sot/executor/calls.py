@@ -16,7 +16,7 @@ from ..breaks.reasons import (
 )
 from ..guards.tracker import AttrTracker, ConstTracker
 from .. import psdb
-from ..ir import registry
+from ..ir import data_numbers, registry
 from . import (attr_presence, builtin_values, classes, copies, iter_tools, contexts, dispatch, exceptions, functional, introspect, list_data, live_iterators,
                metaclass, numpy_counts, numpy_forms, numpy_iteration, records, sets, user_protocols, writes)
 from . import array_numbers
@@ -619,6 +619,21 @@ for _fn in [getattr(math, _name) for _name in dir(math) if not _name.startswith(
         builtins.bin, builtins.hex, builtins.oct, builtins.format, builtins.chr, builtins.ord, builtins.ascii]:
     if callable(_fn):
         BUILTINS.setdefault(_fn, _python_builtin(_fn))
+
+
+def _math_of_numbers(fn):
+    """``math.sqrt(m)`` of a number read from data: in the graph (array_numbers); else as before."""
+    plain = BUILTINS[fn]
+
+    def handler(executor, *args, **kwargs):
+        if not kwargs and (r := array_numbers.python_function(executor.graph, fn, args)) is not None:
+            return r
+        return plain(executor, *args, **kwargs)
+    return handler
+
+
+for _fn in [_fn for _fn in BUILTINS if id(_fn) in data_numbers.PYTHON_FUNCTION_OPS and _fn not in (min, max)]:
+    BUILTINS[_fn] = _math_of_numbers(_fn)
 
 functional.register(BUILTINS)
 copies.register(BUILTINS)
