@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import collections
 import inspect
+import math
 import os
 import sys
 import warnings
@@ -239,7 +240,7 @@ def _make(expr, n):
     params = ", ".join(f"a{i}" for i in range(n))
     body = expr if "\n" in expr or expr.startswith("return ") else f"return {expr}"
     src = f"def probe({params}):\n" + "".join(f"    {line}\n" for line in body.splitlines())
-    ns = {"np": np}
+    ns = {"np": np, "math": math}
     exec(compile(src, f"<probe {expr}>", "exec"), ns)
     return ns["probe"]
 

@@ -223,5 +223,8 @@ FORMS += [
     ("a0.item(1)", ("V",)), ("a0.item(1, 2)", ("F",)), ("round(float(a0.mean()), 3)", ("F",)),
     ("np.r_[0, np.cumsum(a0)]", ("V",)), ("np.r_[a0, a0[0]]", ("V",)), ("a0[np.s_[1:3]]", ("V",)),
     ("np.corrcoef(a0, a1)[0, 1]", ("V", "V")), ("np.unique(a0, axis=1)", ("I",)),
-    ("np.fft.irfftn(a0, s=(4, 8), axes=(0, 1))", ("F",)),
+    ("np.fft.irfftn(a0, s=(4, 8), axes=(0, 1))", ("F",)), ("math.sqrt(float(a0.var()))", ("F",)),
+    ("min(float(a0.mean()), 1.0)", ("F",)), ("max(a0.tolist())", ("V",)), ("math.isnan(float(a0.sum()))", ("F",)),
+    ("np.cov(a0, aweights=a1)", ("F", "V5p")), ("np.ediff1d(a0, to_begin=0)", ("V",)),
+    ("np.sum(a0, axis=0, where=a0 > 0)", ("F",)), ("(np.mean(a0, axis=1, out=a1), a1)[1]", ("F", "V4")),
 ]
