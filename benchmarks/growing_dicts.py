@@ -1,6 +1,8 @@
 """Step functions given a dict whose keys grow or change on every call
-(sot/executor/dict_data.py, str_data.py): how many translations, and the
-time per call against eager.
+(sot/executor/dict_data.py, str_data.py), or a new str used in str
+operations and as a key of dict reads (str_runtime.py,
+dict_runtime_reads.py): how many translations, and the time per call
+against eager.
 
     python benchmarks/growing_dicts.py
     SOT_DO_NO_HARM=0 python benchmarks/growing_dicts.py   # the translated calls, never the governor's native ones
@@ -44,6 +46,24 @@ def tagged(history, name, x):               # a new str key on every call
     return x * 3.0
 
 
+def tagged_used(history, name, x):         # the new str used: a method, an f-string, len()
+    key = name.lower().strip()
+    history[f"{key}/loss"] = 1.0
+    return x * len(name)
+
+
+def vocab_lookup(vocab, tok, x):            # d.get(<new str>): the value an index
+    j = vocab.get(tok)
+    if j is not None:
+        x = x * 2.0
+        x[0, j] += 1.0
+    return x
+
+
+def scale_by_name(scales, name, x):         # d[<new str>]: a float read when the call runs
+    return np.tanh(x) * scales[name]
+
+
 def _per_call(f, args_of, first, n):
     times = []
     for i in range(first, first + n):
@@ -59,7 +79,12 @@ def main():
     cases = [(stats_by_step, dict, lambda d: lambda i: (d, i, x)),
              (counter_and_flag, lambda: {"scale": 2.0}, lambda d: lambda i: (d, w, x)),
              (decode_cache, dict, lambda d: lambda i: (d, i, x)),
-             (tagged, dict, lambda d: lambda i: (d, "run%d" % i, x))]
+             (tagged, dict, lambda d: lambda i: (d, "run%d" % i, x)),
+             (tagged_used, dict, lambda d: lambda i: (d, " Run%d " % i, x)),
+             (vocab_lookup, lambda: {"w%d" % k: k % 16 for k in range(300)},
+              lambda d: lambda i: (d, "w%d" % (i % 320), x.copy())),
+             (scale_by_name, lambda: {"layer%d" % k: 1.0 + k / 300 for k in range(300)},
+              lambda d: lambda i: (d, "layer%d" % i, x))]
     for fn, fresh, args in cases:
         static = sot.to_static(fn)
         eager_args, traced_args = args(fresh()), args(fresh())

@@ -171,7 +171,8 @@ def _numpy_twin(ir):
 
 
 def used_cell_indices(trackers) -> set:
-    return {t.root().index for t in trackers if isinstance(t.root(), CellTracker)}
+    roots = [r for t in trackers for r in (t.roots() if hasattr(t, "roots") else (t.root(),))]  # (str_runtime)
+    return {r.index for r in roots if isinstance(r, CellTracker)}
 
 
 _counter = [0]

@@ -21,7 +21,7 @@ from . import (attr_presence, builtin_values, classes, copies, iter_tools, conte
                metaclass, numpy_counts, numpy_forms, numpy_iteration, records, sets, user_protocols, writes)
 from . import array_numbers
 from . import collections_models, container_values, dict_data, functools_models, heapq_bisect, itertools_shared, operator_models   # the stdlib's
-from . import instance_dicts
+from . import dict_runtime_reads, instance_dicts, str_runtime
 from .generators import GeneratorVariable
 from .dispatch import SEQUENCES, const
 from .variables.base import RealObjectVariable
@@ -170,12 +170,18 @@ def call_method(executor, obj: Variable, name: str, args, kwargs) -> Variable:
     if isinstance(obj, ListVariable):
         return _list_method(executor, obj, name, args, kwargs)
     if isinstance(obj, DictVariable):
+        if name == "get" and not kwargs and 1 <= len(args) <= 2 and (r := dict_runtime_reads.read(
+                graph, obj, args[0], args[1] if len(args) > 1 else const(None))) is not dict_runtime_reads.NO:   # a str key from outside
+            return r
         if (r := dict_data.method(obj, name, [dispatch.as_dict_key(obj, a) for a in args[:1]] + list(args[1:]),
                                   kwargs)) is not dict_data.NO:
             return r
         return _dict_method(obj, name, args, kwargs)
     if type(obj) is TupleVariable and name in builtin_values.TUPLE_METHODS and not kwargs:
         return builtin_values.tuple_method(obj, name, list(args))
+    if isinstance(obj, ConstVariable) and type(obj.value) is str and (r := str_runtime.const_method(
+            obj, name, args, kwargs)) is not str_runtime.NO:   # of strs known when the call runs
+        return r
     if isinstance(obj, ConstVariable) and dispatch.is_pure_method(obj.value, name):
         values = [functional.python_value(a) for a in args]
         kw = {k: functional.python_value(v) for k, v in kwargs.items()}

@@ -229,7 +229,11 @@ class SlotPlainGuard(Guard):
         return "%s[%s] holds a value whose release may run code" % (self.tracker.subject(), self.other.name())
 
     def c_ops(self, prog):
-        return [("overlap", prog.reg(self.tracker), prog.reg(self.other), _slot_plain, True)]
+        from .dict_runtime_reads import _KeyCheck
+        from .str_runtime import key_reader
+        source, key_of = key_reader(self.other)   # a str key computed from a str: recomputed
+        check = _slot_plain if key_of is None else _KeyCheck(_slot_plain, key_of)
+        return [("overlap", prog.reg(self.tracker), prog.reg(source), check, True)]
 
     def _key(self):
         return (self.other,)
@@ -309,7 +313,8 @@ def _number_input_tracker(graph, key: Variable):
     """The tracker of an int graph input used as a key (not one computed from
     it), or of a str the trace passes on (str_data.py)."""
     if type(key) is PassStrVariable:
-        return key.tracker
+        from .str_runtime import key_reader
+        return key.tracker if key_reader(key.tracker) is not None else None   # (SlotPlainGuard reads it)
     if type(key) is not SymScalarVariable or key.meta.type is not int:
         return None
     for tracker, var in graph.inputs:

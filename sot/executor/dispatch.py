@@ -32,7 +32,7 @@ from .variables import (
 )
 from .function_graph import function_variable
 from .variables.modelled import ask
-from . import container_values, dict_data, dict_views, function_attrs, functools_models, operator_models
+from . import container_values, dict_data, dict_runtime_reads, dict_views, function_attrs, functools_models, operator_models
 from . import (introspect, live_iterators, number_branches, numpy_forms, numpy_iteration, records, setters,
                user_protocols, writes)
 
@@ -417,6 +417,8 @@ def getitem(graph, obj: Variable, key: Variable) -> Variable:
             return python_op(operator.getitem, obj.items if isinstance(obj, ListVariable) else tuple(obj.items),
                              key.value)
     key = as_dict_key(obj, key)
+    if (r := dict_runtime_reads.read(graph, obj, key)) is not dict_runtime_reads.NO:   # a str key from outside
+        return r
     if (r := dict_data.getitem(obj, key)) is not dict_data.NO:
         return r
     if isinstance(obj, DictVariable) and isinstance(key, ConstVariable):

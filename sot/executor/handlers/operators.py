@@ -1,6 +1,7 @@
 """Operators, subscripts and building containers."""
 from ...breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
-from .. import dispatch, exceptions, functional, sets, user_operators, user_protocols
+from .. import dispatch, exceptions, functional, sets, str_runtime, user_operators, user_protocols
+from ..str_data import PassStrVariable
 from ..dispatch import const
 from ..opcode_table import (
     BINARY_OPCODES_310, INPLACE_OPCODES_310, INTRINSIC_LIST_TO_TUPLE,
@@ -158,6 +159,11 @@ def dict_key(v):
 @handler("BUILD_STRING")
 def build_string(ex, instr):
     parts = ex.popn(instr.arg)
+    if any(type(p) is PassStrVariable for p in parts):   # a str known when the call runs
+        if (r := str_runtime.concat(parts)) is str_runtime.NO:
+            raise FallbackError(UNSUPPORTED_OBJECT, "an f-string of values that are not constants")
+        ex.push(r)
+        return
     ex.push(const("".join(p.value for p in parts)))
 
 
@@ -241,6 +247,13 @@ def format_value(ex, instr):
     else:
         spec = const("")
     value = ex.pop()
+    if type(value) is PassStrVariable:   # known when the call runs (str_runtime.py)
+        conv = instr.arg & 0x03 if instr.opname == "FORMAT_VALUE" else instr.arg if instr.opname == "CONVERT_VALUE" else 0
+        r = str_runtime.formatted(value, {0: None, 1: str, 2: repr, 3: ascii}[conv], spec)
+        if r is str_runtime.NO:
+            raise FallbackError(UNSUPPORTED_OBJECT, f"formatting {value.describe()} as text")
+        ex.push(r)
+        return
     if isinstance(value, ConstVariable):
         v = value.value
     elif exceptions.instance(value) is not None:   # f"{e}" of an exception raised in the trace
