@@ -10,10 +10,17 @@ there, as it did at the read, and the resume function takes it as a number
 input.  Forms with another result or a warning eagerly stay breaks:
 ``float()`` / ``int()`` of an array with dimensions (deprecated in NumPy 2)
 or of a complex value; ``.item()`` of a bool, long double or complex array.
-``int()`` of a float raises for NaN and inf: the statement may raise, so the
-runner reruns the frame natively where it does before the graph wrote into
-memory from outside, and breaks at it where it would come after such a
-write (sot/runner.py ``_exposed``).
+
+Also here: ``x.item(i, j)`` and ``x.tolist()`` of a small array (numbers
+read one by one), ``int(m)`` / ``float(n)`` / ``round(m)`` of such a number,
+``math.sqrt(m)`` and the like, ``min``/``max`` of numbers of one type, and
+``m * np.float32(2)`` (a NumPy scalar constant: a NumPy scalar result).
+
+A conversion that may raise (``int(nan)``, ``math.sqrt(-1.0)``, a Python
+int past a NumPy int's range) is recorded only while the graph has not yet
+written into memory from outside: an error then reruns the frame natively,
+from the user's own line; after such a write it would be raised from the
+graph (sot/runner.py), so the conversion is a break there, as before.
 """
 from __future__ import annotations
 
@@ -24,10 +31,11 @@ import numpy as np
 from ..ir import data_numbers
 from .variables import ConstVariable, SymScalarVariable, TensorVariable, TupleVariable
 
-__all__ = ["read_number", "item_at", "to_list", "round_number", "python_function", "convert_number", "meets_numpy_scalar"]
+__all__ = ["read_number", "item_at", "to_list", "round_number", "python_function", "convert_number",
+           "meets_numpy_scalar"]
 
 #: dtype kinds that float() / int() convert without a warning (int() of a NaN or inf
-#: float raises when the graph runs; ir/run_errors.py counts it as "may raise")
+#: float raises when the graph runs: ir/run_errors.py counts it as "may raise")
 _KINDS = {float: frozenset("biuf"), int: frozenset("biuf")}
 
 
@@ -37,6 +45,8 @@ def _may_raise_here(graph) -> bool:
     rather than from the user's line (runner.py raises it as it is); a break then."""
     from ..ir.ops_write import write_roots
     return not any(roots for _, roots in write_roots(graph.ir))
+
+
 _CONVERSIONS = {float: data_numbers.FLOAT_OP, int: data_numbers.INT_OP}
 
 

@@ -29,8 +29,8 @@ from .registry import Op
 from .symbolic import SHADOW_OFFSET, ScalarMeta
 from .unbacked import UnbackedSource
 
-__all__ = ["DataNumberSource", "FLOAT_OP", "INT_OP", "ITEM_OP", "ROUND_OP", "PYTHON_FUNCTION_OPS", "number_meta", "check_python_op",
-           "check_array_op", "HINTS"]
+__all__ = ["DataNumberSource", "FLOAT_OP", "INT_OP", "ITEM_OP", "ROUND_OP", "PYTHON_FUNCTION_OPS", "number_meta",
+           "check_python_op", "check_array_op", "HINTS"]
 
 #: the trace-time stand-ins of a number read from data: a float neither 0,
 #: integral nor a round number (``1 / (m - 0.5)`` is decided as for most

@@ -281,7 +281,8 @@ def _cov_infer(op, args, kwargs):
         if b.get(k) is not None:
             if shape_of(b[k]) != (shapes[0][1],):
                 raise UnsupportedOp(f"{op.name}: {k}= must be 1-d, one per observation (NumPy raises)")
-            b[k] = np.ones(min(shapes[0][1], 2), b[k].meta.dtype if isinstance(b[k], Symbol) else np.asarray(b[k]).dtype)
+            dtype = b[k].meta.dtype if isinstance(b[k], Symbol) else np.asarray(b[k]).dtype
+            b[k] = np.ones(min(shapes[0][1], 2), dtype)
     result = call_quietly(op, (), b)
     return meta_of_probe(op, result, () if n == 1 else (n, n))
 
