@@ -5,6 +5,7 @@
     python benchmarks/clients.py -v          # also every graph break's reason
     python benchmarks/clients.py --set 2     # the second set (client_programs2.py)
     python benchmarks/clients.py --set 3     # the third set (client_programs3.py)
+    python benchmarks/clients.py --set 4     # the fourth set (client_programs4.py)
 
 Each row is one program: its functions decorated with ``sot.to_static`` as a
 user decorates them (backend numpy, backend auto) against the same program
@@ -44,7 +45,7 @@ from sot import translate  # noqa: E402
 from sot.explain import ExplainReport  # noqa: E402
 
 
-SETS = {"1": "client_programs", "2": "client_programs2", "3": "client_programs3"}
+SETS = {"1": "client_programs", "2": "client_programs2", "3": "client_programs3", "4": "client_programs4"}
 
 
 def load_programs(tag: str, module_name: str = "client_programs"):

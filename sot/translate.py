@@ -25,7 +25,7 @@ from .breaks import describe, resume as breaks
 from .breaks.reasons import BreakReason, FallbackError, InternalError
 from .breaks.split import at_call_site, make_break
 from .entry import PHASES, EntryInfo, Options, phase  # noqa: F401 - PHASES, Options: sot.api, sot.explain
-from .executor import cell_writes, freeze, local_classes
+from .executor import cell_writes, freeze, local_classes, small_loops
 from .executor.codegen import make_calling_code
 from .executor.frame_entry import check_stack_releases, number_inputs, simulate
 from .executor.generators import check_left_open
@@ -221,6 +221,8 @@ def _translate_once(frame, info: EntryInfo, options: Options, allow_break: bool,
     code = frame.f_code
     graph = FunctionGraph(f"{code.co_name}_graph", shapes, options.freeze)
     graph.numbers = number_inputs(code, options, shapes)
+    if not (options.full_graph or options.strict):   # those ask for the graph whatever it costs
+        graph.tiny_limit = small_loops.LIMIT
     try:
         with phase(info, "simulate"):
             result = simulate(frame, graph).run()

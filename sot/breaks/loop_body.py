@@ -42,10 +42,14 @@ name is bound from it once it holds a value; the resume function after
 the loop takes such a name as it is and unbinds it there when it holds
 UNBOUND (resume.resume_code's `maybe_unbound`).
 
+A 3.12+ inlined comprehension in the body has a handler of its own (it
+restores the comprehension's variable and re-raises) placed after the
+frame's code: the body function takes a copy of it along.
+
 Not done here (the whole loop runs natively, as before): loops in
-generators, loops inside or around try/with blocks, bodies that delete a
+generators, loops inside or around other try/with blocks, bodies that delete a
 local, loops with values under the iterator on the stack
-(3.12+ inlined comprehensions), breaks to more than one place.
+(a loop inside a 3.12+ inlined comprehension), breaks to more than one place.
 """
 from __future__ import annotations
 
@@ -60,7 +64,8 @@ from bytecode import Instr, Label
 from .. import _hook
 from .._codemap import CodeMap
 from ..executor import assemble, codegen
-from ..executor.opcode_table import LOCAL_LOADS, LOCAL_STORES, exception_ranges, instructions, local_names_of
+from ..executor.opcode_table import (LOCAL_LOADS, LOCAL_STORES, exception_entries, exception_ranges, instructions,
+                                     local_names_of)
 from . import explicit_super
 from .regions import _ALWAYS_JUMPS, _ENDS, _is_jump, real_instructions, stack_depths
 
@@ -138,7 +143,7 @@ def plan(code: types.CodeType, loop: tuple, stack_nulls: list[bool], bound: set)
     start = real[at[lo] + 1].offset if is_for else lo
     if is_for:   # the body runs to the loop's exit (3.12+ place a return's code after the closing jump)
         hi = real[next(k for k, i in enumerate(real) if i.offset >= head.argval) - 1].offset
-    if any(a <= hi and lo < b for a, b in exception_ranges(code, instructions(code))):
+    if _foreign_handlers(code, real, at, lo, start, hi):
         return "a try/with block inside the loop"
     depth = stack_depths(code, real)
     span = [i for i in real if start <= i.offset <= hi]
@@ -181,6 +186,41 @@ def plan(code: types.CodeType, loop: tuple, stack_nulls: list[bool], bound: set)
     ins_, outs, new, carried, checks, unsure = names
     return LoopBody(lo, start, hi, is_for, ins_, outs, new, next(iter(targets), None), exits, base,
                     carried=carried, checks=checks, maybe_unbound=unsure)
+
+
+# The handler 3.12+ give an inlined comprehension (it restores the
+# comprehension's variable, then re-raises): the only one a body may hold.
+_CLEANUP = frozenset(("SWAP", "POP_TOP", "STORE_FAST"))
+
+
+def _foreign_handlers(code, real, at: dict, lo: int, start: int, hi: int) -> bool:
+    """Whether an exception handler other than an inlined comprehension's
+    cleanup covers part of the loop (body_code copies that cleanup along)."""
+    ranges = exception_ranges(code, instructions(code))
+    if not any(a <= hi and lo < b for a, b in ranges):
+        return False
+    entries = exception_entries(code)
+    if len(entries) != len(ranges):   # 3.10's conservative ranges
+        return True
+    return any(e.start <= hi and lo < e.end and not (start <= e.start and e.end <= hi + 1 and not e.lasti
+                                                     and cleanup_block(real, at, e.target) is not None)
+               for e in entries)
+
+
+def cleanup_block(real, at: dict, target: int):
+    """The instructions of an inlined comprehension's cleanup handler at
+    offset `target` (moves and stores, then RERAISE), or None."""
+    k = at.get(target)
+    if k is None:
+        return None
+    block = []
+    for ins in real[k:]:
+        block.append(ins)
+        if ins.opname == "RERAISE":
+            return block
+        if ins.opname not in _CLEANUP:
+            return None
+    return None
 
 
 def _transfer(ins, have: frozenset, fresh: set) -> frozenset:
@@ -390,6 +430,7 @@ def body_code(original: types.CodeType, body: LoopBody) -> types.CodeType:
     for (kind, d), label in stubs.items():
         out.append(label)
         out += _exit_stub(kind, d, body, lineno)
+    out += _cleanup_handlers(span, items)
     args = ([ITEM] if body.is_for else []) + list(body.ins)
     new = type(bc)()
     _copy_metadata(new, bc, args)
@@ -412,6 +453,22 @@ def body_code(original: types.CodeType, body: LoopBody) -> types.CodeType:
     LOOP_BODIES[code] = lineno
     _hook.mark_loop_body(code)   # its frame's traceback entry stands for the user's (csrc/traceback_fixup.h)
     return code
+
+
+def _cleanup_handlers(span: list, items: list) -> list:
+    """The handler blocks (outside the loop) of the try ranges in `span`:
+    inlined comprehensions' cleanups, ending in RERAISE (plan checked)."""
+    inside = {id(item) for item in span}
+    out = []
+    for begin in span:
+        if type(begin).__name__ != "TryBegin" or id(begin.target) in inside:
+            continue
+        k = next(k for k, item in enumerate(items) if item is begin.target)
+        block = items[k:next(j for j in range(k, len(items))
+                             if isinstance(items[j], Instr) and items[j].name == "RERAISE") + 1]
+        out += block
+        inside |= {id(item) for item in block}
+    return out
 
 
 def _unbound_check(load: Instr) -> list:

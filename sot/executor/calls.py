@@ -102,7 +102,7 @@ def _type_call(executor, obj: ObjectVariable) -> Variable:
     attr = next((k.__dict__["__call__"] for k in cls.__mro__ if "__call__" in k.__dict__), None)
     if attr is None:
         raise FallbackError(UNSUPPORTED_CALL, f"{obj.describe()} is not callable (its class has no __call__)")
-    if not inspect.isfunction(attr):
+    if not classes.binds_like_function(attr):   # a decorated __call__ is inlined as what it wraps
         raise FallbackError(UNSUPPORTED_CALL, f"__call__ of {cls.__qualname__} is not a plain function")
     fn = executor.graph.wrap(attr, AttrTracker(ConstTracker(cls), "__call__"))
     return BoundMethodVariable(fn, obj)
@@ -433,15 +433,17 @@ def b_next(executor, it, *default):
 def b_set(executor, iterable=None):
     if iterable is None:
         return sets.SetVariable(history=[])
-    return sets.build(dispatch.get_iter(executor.graph, iterable).items, sets.one_at_a_time(iterable))
+    values = sets.operand(iterable, "set()", executor.graph)
+    if type(values) is list:   # added one at a time: eager's adds make it again
+        return sets.SetVariable(values, list(values))
+    return sets.SetVariable(set(values))
 
 
 def b_frozenset(executor, iterable=None):
     """frozenset of plain constants: an immutable constant, as eager builds it from these items."""
     if iterable is None:
         return const(frozenset())
-    items = dispatch.get_iter(executor.graph, iterable).items
-    return const(frozenset(functional.plain_values(items, "frozenset()")))
+    return const(frozenset(sets.operand(iterable, "frozenset()", executor.graph)))
 
 
 def b_tuple(executor, iterable=None):

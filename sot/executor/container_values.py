@@ -24,7 +24,8 @@ def plain_value(v, _seen=None):
     seen.add(id(v))
     try:
         if isinstance(v, SetVariable):
-            return set(v.values) if all(type(x) in _PLAIN for x in v.values) else None
+            # the set itself: a copy would iterate (repr) in another order
+            return v.values if all(type(x) in _PLAIN for x in v.values) else None
         if type(v) in (ListVariable, TupleVariable) and v.python_type() in (list, tuple):
             items = [plain_value(x, seen) for x in v.items]
             return None if any(x is None and not _is_none(y) for x, y in zip(items, v.items)) \

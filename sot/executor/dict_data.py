@@ -43,6 +43,7 @@ from ..guards.guard import Guard, LenGuard, TypeGuard
 from ..guards.invariants import KeyAbsentGuard
 from ..guards.tracker import ItemTracker, Tracker
 from .list_data import LenTracker
+from .releases import guard_unread_release
 from .str_data import PassStrVariable
 from .variables import ConstVariable, DictVariable, SymScalarVariable, Variable
 
@@ -172,7 +173,8 @@ class LazyDict:
         """The values the replay replaces or removes run no code when released."""
         final = {id(v) for v in self.now.values() if isinstance(v, Variable)}
         for key, old, _ in self.changed():
-            ok = old is ABSENT or (old is PRESENT and type(self.value[key]) in _plain_types()) or (
+            ok = old is ABSENT or (old is PRESENT and guard_unread_release(
+                graph, ItemTracker(self.tracker, key), self.value[key])) or (
                 isinstance(old, Variable) and (id(old) in final or plain(old)))
             if not ok:
                 raise FallbackError(SIDE_EFFECT, f"a value removed from {self.tracker.name()}[{key!r}] may "

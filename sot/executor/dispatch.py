@@ -153,9 +153,19 @@ def binary_op(graph, name: str, a: Variable, b: Variable) -> Variable:
             a.grow("extend", (list(b.items),))
             return a
         return type(a)(a.items + b.items)
-    if isinstance(a, SEQUENCES) and isinstance(b, ConstVariable) and base == "mul" \
-            and type(b.value) is int:
-        return type(a)(a.items * b.value)
+    if inplace and base == "add" and isinstance(a, ListVariable) and (
+            isinstance(b, SEQUENCES) or isinstance(b, ConstVariable) and type(b.value) in (tuple, str, range)):
+        a.check_mutable("+=")   # list += any iterable: list.extend, in place
+        a.grow("extend", (list(get_iter(graph, b).items),))
+        return a
+    if base == "mul" and (isinstance(a, SEQUENCES) and _repeat_count(b) is not None
+                          or isinstance(b, SEQUENCES) and _repeat_count(a) is not None and not inplace):
+        seq, n = (a, _repeat_count(b)) if isinstance(a, SEQUENCES) else (b, _repeat_count(a))
+        if inplace and isinstance(a, ListVariable):   # lst *= n repeats the list itself
+            a.check_mutable("*=")
+            a.items = a.items * n
+            return a
+        return type(seq)(seq.items * n)
     if base == "mod" and isinstance(a, ConstVariable) and type(a.value) is str and isinstance(b, TupleVariable):
         return folded(python_op(operator.mod, a.value, _plain_sequence(b)))   # "%d/%s" % (n, name)
     if _op_key(base) == "or_" and isinstance(a, DictVariable) and isinstance(b, DictVariable) \
@@ -166,6 +176,13 @@ def binary_op(graph, name: str, a: Variable, b: Variable) -> Variable:
             return a
         return DictVariable({**a.entries, **b.entries})
     raise FallbackError(UNSUPPORTED_OBJECT, f"operator {name} on {a.describe()} and {b.describe()}")
+
+
+def _repeat_count(v: Variable) -> int | None:
+    """The count of `seq * v` (a Python or NumPy int, a bool), or None."""
+    if isinstance(v, ConstVariable) and (type(v.value) in (int, bool) or isinstance(v.value, np.integer)):
+        return operator.index(v.value)
+    return None
 
 
 def _plain_sequence(v) -> tuple | list:
@@ -235,6 +252,15 @@ def compare_op(graph, name: str, a: Variable, b: Variable) -> Variable:
         if all(isinstance(x, ConstVariable) for x in a.items + b.items):
             # items compare with `is` before `==`, as list/tuple equality does
             equal = all(pyidentity.items_equal(x, y) for x, y in zip(a.items, b.items))
+            return const(equal == (name == "eq"))
+    if name in ("eq", "ne") and isinstance(a, DictVariable) and isinstance(b, DictVariable) \
+            and a.python_type() is dict and b.python_type() is dict:
+        # plain dicts: the same keys, and each value `is` or `==` the other's
+        ea, eb = a.entries, b.entries
+        if ea.keys() != eb.keys():
+            return const(name == "ne")
+        if all(isinstance(v, ConstVariable) for v in (*ea.values(), *eb.values())):
+            equal = all(pyidentity.items_equal(v, eb[k]) for k, v in ea.items())
             return const(equal == (name == "eq"))
     same_class = builtin_values.classes_equal(name, a, b)
     if same_class is not None:

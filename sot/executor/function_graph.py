@@ -20,7 +20,7 @@ from ..guards.tracker import AttrTracker
 from ..breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
 from ..guards.guard import DictKeysGuard, IdGuard, LenGuard, TypeGuard, ValueGuard
 from ..ir import StatementIR, UnsupportedOp
-from . import freeze, local_classes
+from . import freeze, local_classes, small_loops
 from .exceptions import handler_covers
 from .side_effects import SideEffects
 from .variables import (
@@ -80,6 +80,8 @@ class FunctionGraph:
         self.effects = SideEffects()  # stores into outside objects, replayed by the runner
         self.handled: set = set()  # id() of statements recorded where a handler of the trace's frames covers them
         self.generators: list = []  # GeneratorVariables made by the trace (generators.check_left_open)
+        self.tiny_ops = 0  # operations on tiny values (small_loops.py)
+        self.tiny_limit = None  # how many may be recorded (None: no limit; a translation sets it)
 
     # -- guards --------------------------------------------------------------
     def add_guard(self, guard) -> None:
@@ -184,6 +186,7 @@ class FunctionGraph:
         except UnsupportedOp as e:
             raise FallbackError(UNSUPPORTED_OBJECT, f"{op.name}: {e}") from None
         self.locate(first)
+        small_loops.count(self, op, ir_args, out)
         fresh = not op.aliases
         if not fresh and not inplace:  # the result may be a view: in-place updates of the inputs now fall back
             for a in list(args) + list((kwargs or {}).values()):

@@ -175,7 +175,7 @@ def python_value(v: Variable):
         return v.value
     from .sets import SetVariable   # sets imports this module
     if isinstance(v, SetVariable):
-        return set(v.values)   # a copy: a pure method only reads it
+        return v.values   # itself (a copy would iterate in another order): a pure method only reads it
     if isinstance(v, (TupleVariable, ListVariable)) and v.python_type() in (tuple, list):
         return v.python_type()(plain_values(v.items, "a str method's argument"))
     raise FallbackError(UNSUPPORTED_OBJECT, f"a str method's argument {v.describe()}")

@@ -16,15 +16,10 @@ stay undefined (it would otherwise replace a value the trace never saw).
 """
 from __future__ import annotations
 
-import numpy as np
-
 from ..breaks.reasons import SIDE_EFFECT, FallbackError
-from ..guards.guard import GlobalAbsentGuard, TypeGuard
+from ..guards.guard import GlobalAbsentGuard
 from ..guards.invariants import KeyAbsentGuard
-
-
-# NumPy's own scalar types (exact types: a subclass may define __del__)
-_NUMPY_SCALARS = frozenset(t for t in np.sctypeDict.values() if t.__module__ == "numpy")
+from .releases import guard_unread_release, may_release
 
 
 class GlobalStores:
@@ -43,7 +38,7 @@ class GlobalStores:
         here, at the store (``check_releases`` checks again at the end)."""
         if (id(globals_dict), name) not in self._stored:
             old = graph._memo.get(tracker)
-            if not (plain(old) if old is not None else name not in globals_dict or _plain_value(globals_dict[name])):
+            if not (plain(old) if old is not None else name not in globals_dict or may_release(globals_dict[name])):
                 raise FallbackError(SIDE_EFFECT, f"assignment to global {name!r} releases a value whose "
                                     "release may run code")
         self._stored[(id(globals_dict), name)] = (globals_dict, dict_tracker, name, tracker, value)
@@ -56,7 +51,7 @@ class GlobalStores:
     def trackers(self) -> set:
         return {entry[3] for entry in self._stored.values()}
 
-    def check_releases(self, graph, plain, plain_types) -> None:
+    def check_releases(self, graph, plain) -> None:
         """What each replayed store replaces runs no code when released."""
         for globals_dict, dict_tracker, name, tracker, _ in self._stored.values():
             old = graph._memo.get(tracker)
@@ -67,8 +62,7 @@ class GlobalStores:
                                 else KeyAbsentGuard(dict_tracker, name))
                 ok = True
             else:
-                ok = type(globals_dict[name]) in plain_types or _plain_value(globals_dict[name])
-                graph.add_guard(TypeGuard(tracker, type(globals_dict[name])))
+                ok = guard_unread_release(graph, tracker, globals_dict[name])
             if not ok:
                 raise FallbackError(SIDE_EFFECT, f"the assignment to global {name!r} releases a value "
                                     "whose release may run code")
@@ -80,9 +74,3 @@ class GlobalStores:
             target = "g" if dict_tracker is None else builder._load(dict_tracker)
             lines.append(f"{target}[{builder._bind(name)}] = {builder.expr(value)}")
         return lines
-
-
-def _plain_value(value) -> bool:
-    """Whether releasing `value` (a global's current value) runs no code."""
-    from .side_effects import PLAIN_TYPES
-    return type(value) in PLAIN_TYPES or type(value) in _NUMPY_SCALARS

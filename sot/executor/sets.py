@@ -36,7 +36,9 @@ _OPERATORS = {"or_": operator.or_, "and_": operator.and_, "sub": operator.sub, "
 class SetVariable(Variable):
     def __init__(self, values=(), history=None):
         super().__init__(None)
-        self.values = set(values)
+        # the set itself, made by the operations eager makes (a copy would
+        # lay out its table anew: another iteration order)
+        self.values = values if type(values) is set else set(values)
         # what eager did to the set since it was empty, in order: values
         # added, or (_MERGED, a frozenset constant of the code) merged in; None: not known
         self.history = history
@@ -93,7 +95,8 @@ def build(items, one_at_a_time: bool = True) -> SetVariable:
 
 def add_all(target: SetVariable, items, one_at_a_time: bool = True, source: Variable | None = None) -> None:
     values = _plain(items, "a set")
-    target.values.update(values)
+    whole = _whole(source, values) if source is not None else None
+    target.values.update(values if whole is None else whole)
     if target.history is None:
         return
     if one_at_a_time:
@@ -102,6 +105,32 @@ def add_all(target: SetVariable, items, one_at_a_time: bool = True, source: Vari
         target.history.append(_Merged((source.value,)))   # `{1, 2, 3}`: the code's own constant, merged
     else:
         target.history = None
+
+
+def _whole(source: Variable, values: list):
+    """What `set.update(source)` merges as a whole, as eager's update sees
+    it (a set, frozenset or dict: its table is sized first and, for a set,
+    copied slot by slot); None for an iterable added one item at a time."""
+    real = _values(source)
+    if real is not None:
+        return real
+    try:
+        t = source.python_type()
+    except FallbackError:
+        return None
+    return dict.fromkeys(values) if t is dict else None   # the keys, in order, with their hashes
+
+
+def operand(source: Variable, what: str, graph=None):
+    """`source` as eager's set operation iterates it: a set's own table, a
+    dict's keys, or the list of the items of another iterable."""
+    from .dispatch import get_iter
+    real = _values(source)
+    if real is not None:
+        return real
+    values = _plain(get_iter(graph, source).items, what)
+    whole = _whole(source, values)
+    return values if whole is None else whole
 
 
 def one_at_a_time(source: Variable) -> bool:
@@ -128,12 +157,13 @@ def binary(name: str, a: Variable, b: Variable) -> Variable:
     av, bv = _values(a), _values(b)
     if fn is None or av is None or bv is None:
         raise FallbackError(UNSUPPORTED_OBJECT, f"operator {name} on {a.describe()} and {b.describe()}")
-    result = fn(set(av), set(bv))
-    if not isinstance(a, SetVariable):   # frozenset op set: a frozenset, as the left operand's type
-        return const(frozenset(result))
-    if inplace:  # |= and friends update the set itself
-        a.values, a.history = result, None
+    if inplace and isinstance(a, SetVariable):  # |= and friends update the set itself
+        _python(getattr(operator, name), av, bv)
+        a.history = None
         return a
+    result = _python(fn, av, bv)   # on the sets themselves: eager's table, so eager's order
+    if type(result) is frozenset:   # frozenset op set: a frozenset, as the left operand's type
+        return const(result)
     return SetVariable(result)
 
 
@@ -168,9 +198,7 @@ def _bad(a, b):
 def method(s: SetVariable, name: str, args, kwargs) -> Variable:
     if kwargs:
         raise FallbackError(UNSUPPORTED_CALL, f"set.{name} with keyword arguments")
-    from .dispatch import get_iter
-    others = [a if isinstance(a, SetVariable) else build(get_iter(None, a).items) for a in args] \
-        if name in ("union", "intersection", "difference", "update", "issubset", "issuperset") else []
+    others = [operand(a, f"set.{name}") for a in args] if name in _TAKES_ITERABLES else []
     if name in ("add", "discard", "remove"):
         (value,) = _plain(args, f"set.{name}")
         _python(getattr(s.values, name), value)
@@ -179,19 +207,24 @@ def method(s: SetVariable, name: str, args, kwargs) -> Variable:
         else:
             s.history = None
         return const(None)
-    if name == "update":
-        for o in others:
-            s.values |= o.values
-        s.history = None
+    if name in ("update", "difference_update", "intersection_update", "symmetric_difference_update"):
+        _python(getattr(s.values, name), *others)
+        if name == "update" and s.history is not None and all(type(o) is list for o in others):
+            s.history.extend(v for o in others for v in o)   # added one at a time
+        else:
+            s.history = None
         return const(None)
-    if name in ("union", "intersection", "difference"):
-        return SetVariable(getattr(s.values, name)(*[o.values for o in others]))
-    if name in ("issubset", "issuperset"):
-        return const(getattr(s.values, name)(others[0].values))
+    if name in ("union", "intersection", "difference", "symmetric_difference"):
+        return SetVariable(_python(getattr(s.values, name), *others))
+    if name in ("issubset", "issuperset", "isdisjoint"):
+        return const(_python(getattr(s.values, name), *others))
     if name == "copy":
-        return SetVariable(s.values)
+        return SetVariable(s.values.copy())
     raise FallbackError(UNSUPPORTED_CALL, f"set.{name} is not modelled")
 
 
-METHODS = {"add", "discard", "remove", "update", "union", "intersection", "difference", "issubset",
-           "issuperset", "copy"}
+#: the methods whose arguments are iterables of members
+_TAKES_ITERABLES = frozenset({"union", "intersection", "difference", "symmetric_difference", "update",
+                              "difference_update", "intersection_update", "symmetric_difference_update",
+                              "issubset", "issuperset", "isdisjoint"})
+METHODS = _TAKES_ITERABLES | {"add", "discard", "remove", "copy"}

@@ -49,11 +49,12 @@ import weakref
 import numpy as np
 
 from ..breaks.reasons import SIDE_EFFECT, FallbackError
-from ..guards.guard import DictKeysGuard, IdGuard, TypeGuard
+from ..guards.guard import DictKeysGuard, IdGuard
 from ..guards.invariants import SameGuard
 from ..guards.tracker import AttrTracker, ItemTracker, LocalTracker
 from .exceptions import ExceptionVariable
 from .global_stores import GlobalStores
+from .releases import guard_unread_release
 from .str_data import PassStrVariable
 from .variables import (
     ConstVariable, DictVariable, DynamicScalarVariable, ListVariable, SymScalarVariable, TensorVariable,
@@ -257,12 +258,11 @@ class SideEffects:
                     graph.add_guard(DictKeysGuard(AttrTracker(obj.tracker, "__dict__"), inst_dict))
                     ok = True
                 else:
-                    ok = type(inst_dict[name]) in PLAIN_TYPES
-                    graph.add_guard(TypeGuard(tracker, type(inst_dict[name])))
+                    ok = guard_unread_release(graph, tracker, inst_dict[name])
                 if not ok:
                     raise FallbackError(SIDE_EFFECT, f"the store into {tracker.name()} releases a value "
                                         "whose release may run code")
-        self.globals.check_releases(graph, plain, PLAIN_TYPES)
+        self.globals.check_releases(graph, plain)
         for c in self.containers:
             if c.python_type() is list and not c.loaded:
                 continue   # only grown

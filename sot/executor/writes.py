@@ -9,16 +9,23 @@ and every returned array sees it, and ``np.add(a, b, out=c) is c`` holds.
 Aliasing is decided when the trace is recorded: ``finish(graph)`` guards,
 for each input array the graph writes into (through the views it makes),
 whether every other input array may share its memory (``OverlapGuard``),
-so a call where that changes translates again.
+so a call where that changes translates again; and that the input is
+writeable: a write into a read-only array raises NumPy's "assignment
+destination is read-only", which must meet the frame's own handlers, so
+such a write is not recorded (it runs natively), and a call with a
+read-only array where the graph writes translates again.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..breaks.reasons import SIDE_EFFECT, UNSUPPORTED_CALL, FallbackError
+from ..guards.guard import ValueGuard
 from ..guards.overlap import OverlapGuard
+from ..guards.tracker import AttrTracker
 from ..ir import ops_write
 from . import writes_out
+from .read_only import read_only_source
 from .variables import ConstVariable, TensorVariable, TupleVariable, Variable
 
 __all__ = ["record", "setitem", "inplace", "call_function", "call_method", "stores_back", "finish"]
@@ -28,9 +35,15 @@ def record(graph, op, args, kwargs, target: Variable, what: str) -> None:
     """Record the write ``op(*args, **kwargs)`` into ``target``."""
     if not isinstance(target, TensorVariable) or target.meta.is_scalar:
         raise FallbackError(SIDE_EFFECT, f"{what} into {target.describe()}: not an array the graph writes")
+    if (maker := read_only_source(graph.ir, target.symbol)) is not None:
+        raise FallbackError(SIDE_EFFECT, f"{what} into a read-only array made by {maker} (NumPy raises)")
     graph.call_op(op, args, kwargs, inplace=True)
+    _, roots = ops_write.write_roots(graph.ir)[-1]
+    for name in roots:
+        value = graph.trace_values.get(name)
+        if isinstance(value, np.ndarray) and not value.flags.writeable:
+            raise FallbackError(SIDE_EFFECT, f"{what} into a read-only array (NumPy raises)")
     if graph.ir.frozen:   # an array the graph writes is no constant: not frozen (freeze=True)
-        _, roots = ops_write.write_roots(graph.ir)[-1]
         for name in roots & set(graph.ir.frozen):
             del graph.ir.frozen[name]
             graph.not_frozen.append((graph.ir.hint(_input(graph, name)) or name, "the function writes into it"))
@@ -136,6 +149,8 @@ def finish(graph) -> None:
     for k, (tracker, name, value) in enumerate(arrays):
         if name not in roots:
             continue
+        if isinstance(value, np.ndarray):   # writeable when traced (record): still so
+            graph.add_guard(ValueGuard(AttrTracker(AttrTracker(tracker, "flags"), "writeable"), True))
         for j, (other, other_name, other_value) in enumerate(arrays):
             if other_name == name or type(value) is not np.ndarray or type(other_value) is not np.ndarray:
                 continue
