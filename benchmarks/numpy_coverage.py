@@ -1,7 +1,8 @@
 """Breadth of NumPy's public API under sot: every public function and ufunc
 of ``np``, ``np.linalg`` and ``np.fft``, and every public ndarray method,
 each tried once with a representative call inside ``@sot.to_static``
-(``min_graph_size=0``) through ``sot.explain``.
+(``min_graph_size=0``) through ``sot.explain``; then the keyword and usage
+forms of numpy_coverage_forms.py (section "forms").
 
     PYTHONPATH=$PWD python benchmarks/numpy_coverage.py [-v] [--only NAME]
 
@@ -24,6 +25,7 @@ from __future__ import annotations
 import argparse
 import collections
 import inspect
+import math
 import os
 import sys
 import warnings
@@ -34,6 +36,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import sot  # noqa: E402
 from difftest import assert_same  # noqa: E402
+from numpy_coverage_forms import FORMS  # noqa: E402
 
 rng = np.random.default_rng(0)
 ARRAYS = {
@@ -157,6 +160,7 @@ A["V5"] = A["F"][0].copy()
 A["SQ5"] = rng.standard_normal((5, 3))
 A["T3"] = rng.standard_normal((2, 3, 3))
 A["R3"], A["R3b"] = rng.standard_normal((4, 3)), rng.standard_normal((4, 3))
+A["IV4"], A["V1"], A["V5p"] = np.array([3, 1, 2, 4]), np.array([2.5]), np.array([1.0, 2.0, 0.5, 3.0, 1.0])
 
 # Not computations on arrays: I/O, printing, error state, configuration, help.
 NOT_MEASURED = {
@@ -178,6 +182,20 @@ METHOD_NOT_MEASURED = {"fill", "resize", "sort", "partition", "itemset", "put", 
                        "__array__", "__array_namespace__", "__dlpack__", "__dlpack_device__"}
 
 
+# Breaks that are the right answer (shown with -v): the result's dtype, size or
+# meaning depends on values or on memory the guards do not fix.
+WHY_IT_BREAKS = {
+    "eig": "real or complex results depending on the values (dtype decided by data)",
+    "eigvals": "real or complex results depending on the values (dtype decided by data)",
+    "roots": "real or complex roots depending on the values; leading zeros trimmed (size decided by data)",
+    "poly": "of a matrix: its eigenvalues, real or complex depending on the values",
+    "real_if_close": "real or complex result depending on the values",
+    "polydiv": "the remainder is trimmed of near-zero leading terms (size decided by data)",
+    "trim_zeros": "size decided by data, and NumPy's own loop over it",
+    "isfortran": "memory layout of the argument, which the guards do not fix (strides)",
+}
+
+
 def public_names():
     """(section, qualified name, callable) of every public function/ufunc and ndarray method."""
     out = []
@@ -195,6 +213,7 @@ def public_names():
         if name.startswith("_") or name in METHOD_NOT_MEASURED or not callable(getattr(np.ndarray, name)):
             continue
         out.append(("ndarray", "a0." + name, name))
+    out += [("forms", expr, k) for k, (expr, _) in enumerate(FORMS)]
     return out
 
 
@@ -219,8 +238,9 @@ def _probe_source(callee, pattern):
 
 def _make(expr, n):
     params = ", ".join(f"a{i}" for i in range(n))
-    src = f"def probe({params}):\n    return {expr}\n"
-    ns = {"np": np}
+    body = expr if "\n" in expr or expr.startswith("return ") else f"return {expr}"
+    src = f"def probe({params}):\n" + "".join(f"    {line}\n" for line in body.splitlines())
+    ns = {"np": np, "math": math}
     exec(compile(src, f"<probe {expr}>", "exec"), ns)
     return ns["probe"]
 
@@ -239,6 +259,8 @@ def _eager(fn, arrays):
 
 def candidates(section, qual, name):
     """Representative calls (expr, array names) to try, in order."""
+    if section == "forms":
+        return [FORMS[name]]
     if section != "ndarray" and name in CALLS:
         return [(expr, names) for expr, names in CALLS[name]]
     if section == "ndarray":
@@ -271,7 +293,7 @@ def measure_one(section, qual, name):
                 results.append((expr, "breaks", str(why[0]).splitlines()[0]))
             else:
                 results.append((expr, "captured", ""))
-        if section == "ndarray" or name not in CALLS:
+        if section in ("ndarray", "forms") or name not in CALLS:
             break  # one representative call per generic name
     return results
 
@@ -280,7 +302,7 @@ def measure(only=None):
     per = collections.OrderedDict()
     rows = []
     for section, qual, name in public_names():
-        if only and name != only:
+        if only and str(name) != only:
             continue
         counts = per.setdefault(section, collections.Counter())
         results = measure_one(section, qual, name)
@@ -296,7 +318,7 @@ def measure(only=None):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-v", "--verbose", action="store_true")
-    parser.add_argument("--only", help="measure only this name")
+    parser.add_argument("--only", help="measure only this name (a form: its index)")
     opts = parser.parse_args(argv)
     per, rows = measure(opts.only)
     cols = ("captured", "breaks", "differs", "not measured")
@@ -310,7 +332,9 @@ def main(argv=None):
     print(f"captured {total['captured']}/{calls} calls ({100 * total['captured'] / max(calls, 1):.1f} %)")
     for section, expr, outcome, why in rows:
         if outcome == "differs" or (opts.verbose and outcome == "breaks"):
-            print(f"  {outcome.upper():<8} {expr}: {why}")
+            name = expr.split("(")[0].split(".")[-1]
+            note = f" [must break: {WHY_IT_BREAKS[name]}]" if section != "forms" and name in WHY_IT_BREAKS else ""
+            print(f"  {outcome.upper():<8} {expr}: {why}{note}")
     return 1 if total["differs"] else 0
 
 

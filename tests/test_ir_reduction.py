@@ -115,14 +115,22 @@ def test_axis_out_of_range_or_repeated_is_unsupported_like_eager():
     assert_matches_eager(F(np.sum), sample((3, 4), np.float32), axis=(0, -2))
 
 
-def test_reduction_out_where_and_initial_are_not_captured():
+def test_reduction_out_is_not_an_op_argument():
+    """out= is the executor's (sot/executor/writes_out.py): a write after the op."""
     x = sample((3, 4), np.float32)
     assert_unsupported(F(np.sum), x, out=np.zeros((), np.float32))
     assert_unsupported(F(np.sum), x, 0, None, np.zeros(4, np.float32))
-    assert_unsupported(F(np.sum), x, where=sample((3, 4), np.bool_))
-    assert_unsupported(F(np.max), x, initial=0.0)
-    assert_unsupported(M("sum"), x, initial=0.0)
     assert_unsupported(F(np.mean), x, axis=sample((), np.int64, scalar=True))
+
+
+def test_reduction_where_and_initial():
+    x = sample((3, 4), np.float32)
+    assert_matches_eager(F(np.sum), x, where=sample((3, 4), np.bool_))
+    assert_matches_eager(F(np.sum), x, axis=0, where=sample((4,), np.bool_))
+    assert_matches_eager(F(np.max), x, initial=0.0)
+    assert_matches_eager(M("sum"), x, initial=0.0)
+    assert_unsupported(F(np.sum), x, where=sample((3,), np.bool_))       # NumPy raises: no broadcast
+    assert_unsupported(F(np.sum), x, initial=np.zeros(2, np.float32))   # not a scalar
 
 
 def test_reduction_out_none_is_harmless():

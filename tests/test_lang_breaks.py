@@ -46,13 +46,13 @@ def finfo_eps(x):
 
 def call_in_call_arguments(x):
     y = x * 2
-    z = np.add(y, y.tolist()[0][0])   # .tolist() reads the data into Python: a break
+    z = np.add(y, float(str(y[0, 0])))   # str() of the data is text made from it: a break
     return z - 1
 
 
 def comprehension_body(x):
     y = x * 2
-    z = [v.tolist() for v in y[0]]   # .tolist() reads the data: a break
+    z = [str(v) for v in y[0]]   # str() of the data: a break
     return y + 1, z
 
 
@@ -70,7 +70,7 @@ def break_in_the_return_statement(x):
 def comprehension_variable_bound_before(x):
     v = x[0]
     y = x * 2
-    z = [v.tolist() for v in y[1]]
+    z = [str(v) for v in y[1]]
     return y + v, z
 
 

@@ -360,7 +360,7 @@ def many_iterations_with_a_data_dependent_break(x):
     total = 0.0
     for i in range(200):
         y = y * 0.99 + 0.01
-        total += y.sum().tolist()   # reads the data into Python: a break
+        total += float(str(y.sum()))   # text made from the data: a break
     return y, total
 
 

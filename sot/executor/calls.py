@@ -16,7 +16,7 @@ from ..breaks.reasons import (
 )
 from ..guards.tracker import AttrTracker, ConstTracker
 from .. import psdb
-from ..ir import registry
+from ..ir import data_numbers, registry
 from . import (attr_presence, builtin_values, classes, copies, iter_tools, contexts, dispatch, exceptions, functional, introspect, list_data, live_iterators,
                metaclass, numpy_counts, numpy_forms, numpy_iteration, records, sets, user_protocols, writes)
 from . import array_numbers
@@ -150,7 +150,10 @@ def call_method(executor, obj: Variable, name: str, args, kwargs) -> Variable:
     if isinstance(obj, sets.SetVariable):
         return sets.method(obj, name, args, kwargs, graph)
     if isinstance(obj, TensorVariable):
-        if name == "item" and not args and not kwargs and (read := array_numbers.read_number(graph, obj, "item")):
+        if name == "item" and not kwargs and (read := array_numbers.read_number(graph, obj, "item") if not args
+                                              else array_numbers.item_at(graph, obj, args)):
+            return read
+        if name == "tolist" and not args and not kwargs and (read := array_numbers.to_list(graph, obj)) is not None:
             return read
         if name in ("item", "tolist", "tobytes"):
             raise FallbackError(DATA_DEPENDENT, f".{name}() reads array data into Python",
@@ -553,7 +556,8 @@ def b_bool_like(fn):
     def handler(executor, *args):
         if len(args) == 1 and isinstance(args[0], SymScalarVariable) and args[0].meta.type is fn:
             return args[0]  # int(n) of an int computed from shapes is n itself
-        if fn is not bool and len(args) == 1 and (read := array_numbers.read_number(executor.graph, args[0], fn)):
+        if fn is not bool and len(args) == 1 and (read := array_numbers.read_number(executor.graph, args[0], fn)
+                                                  or array_numbers.convert_number(executor.graph, args[0], fn)):
             return read
         if len(args) == 1 and not isinstance(args[0], (ConstVariable, TensorVariable, SymScalarVariable)):
             if fn is bool:
@@ -583,6 +587,8 @@ def b_round(executor, *args, **kwargs):
     if set(kwargs) <= {"ndigits"} and len(n) == 1 and isinstance(x, TensorVariable) and x.meta.is_scalar \
             and x.meta.dtype.kind in "iuf" and isinstance(n[0], ConstVariable) and type(n[0].value) is int:
         return executor.graph.call_op(registry.lookup_function(np.round), [x, n[0]])
+    if set(kwargs) <= {"ndigits"} and (r := array_numbers.round_number(executor.graph, x, n)) is not None:
+        return r
     return _python_builtin(round)(executor, *args, **kwargs)
 
 
@@ -625,6 +631,21 @@ for _fn in [getattr(math, _name) for _name in dir(math) if not _name.startswith(
         builtins.bin, builtins.hex, builtins.oct, builtins.format, builtins.chr, builtins.ord, builtins.ascii]:
     if callable(_fn):
         BUILTINS.setdefault(_fn, _python_builtin(_fn))
+
+
+def _math_of_numbers(fn):
+    """``math.sqrt(m)`` of a number read from data: in the graph (array_numbers); else as before."""
+    plain = BUILTINS[fn]
+
+    def handler(executor, *args, **kwargs):
+        if not kwargs and (r := array_numbers.python_function(executor.graph, fn, args)) is not None:
+            return r
+        return plain(executor, *args, **kwargs)
+    return handler
+
+
+for _fn in [_fn for _fn in BUILTINS if id(_fn) in data_numbers.PYTHON_FUNCTION_OPS and _fn not in (min, max)]:
+    BUILTINS[_fn] = _math_of_numbers(_fn)
 
 functional.register(BUILTINS)
 copies.register(BUILTINS)

@@ -20,7 +20,7 @@ from .._quiet import first_filter
 from ..guards.guard import DictKeysGuard
 from ..guards.tracker import AttrTracker, ConstTracker, ItemTracker
 from ..ir import registry
-from . import builtin_values, classes, partials, exceptions, list_data, metaclass, pyidentity, sets
+from . import array_numbers, builtin_values, classes, partials, exceptions, list_data, metaclass, pyidentity, sets
 from .generators import GeneratorVariable
 from .signals import RaiseSignal
 from .function_graph import is_user_class
@@ -139,6 +139,10 @@ def binary_op(graph, name: str, a: Variable, b: Variable) -> Variable:
         op = registry.lookup_operator(_op_key(base))
         if op is not None:
             return graph.call_op(op, (a, b))
+    if array_numbers.meets_numpy_scalar(graph, a, b):
+        op = registry.lookup_operator(_op_key(base))
+        if op is not None:
+            return graph.call_op(op, (a, b))
     concrete(f"operator {name}", a, b)
     if isinstance(a, ConstVariable) and isinstance(b, ConstVariable):
         return folded(python_op(getattr(operator, _op_key(base)), a.value, b.value))
@@ -230,7 +234,7 @@ def compare_op(graph, name: str, a: Variable, b: Variable) -> Variable:
         return sets.compare(name, a, b)
     if isinstance(a, TensorVariable) or isinstance(b, TensorVariable):
         return graph.call_op(registry.lookup_operator(name), (a, b))
-    if _shape_scalars(a, b):
+    if _shape_scalars(a, b) or array_numbers.meets_numpy_scalar(graph, a, b):
         return graph.call_op(registry.lookup_operator(name), (a, b))
     concrete(f"comparison {name}", a, b)
     if isinstance(a, ConstVariable) and isinstance(b, ConstVariable):

@@ -16,7 +16,7 @@ import functools
 import operator
 
 from ..breaks.reasons import DATA_DEPENDENT, UNSUPPORTED_CALL, UNSUPPORTED_OBJECT, FallbackError
-from . import dispatch
+from . import array_numbers, dispatch
 from .partials import PartialVariable
 from .dispatch import const
 from .variables import (
@@ -145,6 +145,8 @@ def minmax(fn):
             if default is not None:
                 return default
             raise FallbackError(UNSUPPORTED_OBJECT, f"{fn.__name__}() of an empty sequence (eager raises)")
+        if key is None and (r := array_numbers.python_function(executor.graph, fn, items)) is not None:
+            return r   # numbers read from data: in the graph
         if key is None:
             dispatch.concrete(f"{fn.__name__}()", *items)  # a dim from shapes: specialised
         if key is None and any(_plain(v) is _NOT_PLAIN for v in items):

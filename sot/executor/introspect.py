@@ -4,8 +4,8 @@ at trace time and never become graph ops.
 
 ``numpy_call(graph, fn, args, kwargs)`` answers ``np.isscalar``,
 ``np.shape``, ``np.size``, ``np.ndim``, ``np.iscomplexobj``/``isrealobj``,
-``np.issubdtype``, ``np.result_type``, ``np.promote_types``, ``np.can_cast``
-(or returns None: not introspection); ``class_call`` answers ``np.dtype``,
+``np.issubdtype``, ``np.isdtype``, ``np.result_type``, ``np.promote_types``,
+``np.can_cast`` (or returns None: not introspection); ``class_call`` answers ``np.dtype``,
 ``np.finfo`` and ``np.iinfo`` of constant dtypes; ``layout_attr`` answers
 ``.strides`` and ``.flags`` of an input array (guarding its strides).
 """
@@ -137,6 +137,7 @@ NUMPY_INTROSPECTION = {
     np.result_type: _by_kind(np.result_type),
     np.promote_types: _by_kind(np.promote_types),
     np.can_cast: _by_kind(np.can_cast),
+    np.isdtype: _by_kind(np.isdtype),
     np.shape: _np_shape,
     np.ndim: _np_ndim,
     np.size: _np_size,

@@ -21,7 +21,7 @@ from .. import _hook
 from ..guards.guard import LenGuard, TypeGuard
 from ..guards.tracker import ItemTracker, Tracker, _short
 from ..ir import TensorMeta, registry
-from .variables import ConstVariable, ListVariable, TensorVariable
+from .variables import ConstVariable, ListVariable, SymScalarVariable, TensorVariable, TupleVariable
 
 #: element type -> the dtype np.asarray gives a list of them
 _DTYPES = {int: np.dtype(np.int64), float: np.dtype(np.float64), bool: np.dtype(np.bool_)}
@@ -174,7 +174,8 @@ def source_item(graph, var: ListVariable, index: int):
 #: (ufuncs read every operand as data: isinstance(fn, np.ufunc))
 _DATA_FIRST = frozenset(("mean", "sum", "prod", "std", "var", "max", "min", "amax", "amin", "median",
                          "average", "cumsum", "cumprod", "argmax", "argmin", "ptp", "nanmean", "nansum",
-                         "nanmax", "nanmin", "diff", "sort", "argsort"))
+                         "nanmax", "nanmin", "diff", "sort", "argsort", "any", "all", "nanstd", "nanvar",
+                         "nanmedian"))
 
 
 def numpy_data_args(graph, fn, args) -> list:
@@ -186,12 +187,28 @@ def numpy_data_args(graph, fn, args) -> list:
         positions = range(min(len(args), fn.nin))
     elif getattr(fn, "__name__", None) in _DATA_FIRST and getattr(fn, "__module__", "").startswith("numpy"):
         positions = range(min(len(args), 1))
+    elif isinstance(getattr(fn, "__self__", None), np.ufunc) and fn.__name__ in ("reduce", "accumulate"):
+        positions = range(min(len(args), 1))
     else:
         return args
     out = list(args)
     for k in positions:
-        out[k] = as_graph_input(graph, out[k]) or out[k]
+        out[k] = as_graph_input(graph, out[k]) or traced_sequence(graph, out[k]) or out[k]
     return out
+
+
+def traced_sequence(graph, var) -> TensorVariable | None:
+    """``np.mean([a, b], axis=0)``, ``np.maximum.reduce([x, y, z])``: a list or
+    tuple of arrays and numbers computed in the graph, in a data position, is
+    ``np.asarray`` of it, as NumPy converts it; None for anything else."""
+    if not isinstance(var, (ListVariable, TupleVariable)) or not var.items:
+        return None
+    numbers = (bool, int, float)
+    if not all(isinstance(v, (TensorVariable, SymScalarVariable)) or
+               (isinstance(v, ConstVariable) and type(v.value) in numbers) for v in var.items) or \
+            all(isinstance(v, ConstVariable) for v in var.items):
+        return None
+    return graph.call_op(registry.lookup_function(np.asarray), [var])
 
 
 def source_slice(graph, var: ListVariable, key: slice):

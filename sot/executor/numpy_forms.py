@@ -176,13 +176,21 @@ def distinct_arrays(a: Variable, b: Variable) -> bool:
 
 def index_trick(graph, obj, key: Variable) -> Variable | None:
     """``np.r_[a, b, ...]`` (arrays of one ndim >= 1: concatenated along the
-    first axis) and ``np.c_[a, b, ...]`` (1-d: stacked as columns; ndim >= 2:
-    concatenated along the last axis); None for every other form (slices,
-    strings, scalars), which stays native."""
+    first axis; 1-d arrays and number scalars: ``_r_with_scalars``) and
+    ``np.c_[a, b, ...]`` (1-d: stacked as columns; ndim >= 2: concatenated
+    along the last axis); ``np.s_[k]`` / ``np.index_exp[k]`` (the key, as a
+    tuple for index_exp); None for every other form (slices, strings), which
+    stays native."""
     value = getattr(obj, "value", None)
+    if value is np.s_:
+        return key
+    if value is np.index_exp:
+        return key if isinstance(key, TupleVariable) else TupleVariable([key])
     if value is not np.r_ and value is not np.c_:
         return None
     items = key.items if isinstance(key, TupleVariable) else [key]
+    if value is np.r_ and items and any(_r_scalar(i) is not None for i in items):
+        return _r_with_scalars(graph, items)
     if not items or not all(isinstance(i, TensorVariable) and not i.meta.is_scalar for i in items):
         return None
     ndims = {i.meta.ndim for i in items}
@@ -194,6 +202,48 @@ def index_trick(graph, obj, key: Variable) -> Variable | None:
     if ndim == 1:
         return graph.call_op(registry.lookup_function(np.stack), [items], {"axis": ConstVariable(1)})
     return graph.call_op(registry.lookup_function(np.concatenate), [items], {"axis": ConstVariable(-1)})
+
+
+def _r_scalar(item):
+    """The value NumPy's ``np.r_`` promotes a scalar item by (a Python number, weak;
+    a NumPy scalar's dtype), or None for an item that is not a number scalar."""
+    if isinstance(item, ConstVariable) and type(item.value) in (bool, int, float, complex):
+        return item.value
+    if isinstance(item, ConstVariable) and isinstance(item.value, np.generic) and item.value.dtype.kind in "biufc":
+        return item.value.dtype
+    if isinstance(item, TensorVariable) and item.meta.is_scalar:
+        return item.meta.dtype
+    return None
+
+
+def _r_with_scalars(graph, items):
+    """``np.r_[0, np.cumsum(x)]``: 1-d arrays and number scalars, each made a
+    1-d array of ``result_type`` of them all (Python numbers weak), then
+    concatenated, as NumPy's AxisConcatenator does; None for other items, or
+    a Python int the result dtype cannot hold (eager raises, natively)."""
+    kinds = []
+    for i in items:
+        scalar = _r_scalar(i)
+        if scalar is None and not (isinstance(i, TensorVariable) and i.meta.ndim == 1):
+            return None
+        kinds.append(i.meta.dtype if scalar is None else scalar)
+    final = np.result_type(*kinds)
+    parts = []
+    for i, kind in zip(items, kinds):
+        if isinstance(i, ConstVariable):
+            try:
+                np.array(i.value, dtype=final)
+            except (OverflowError, ValueError, TypeError):
+                return None
+            parts.append(graph.call_op(registry.lookup_function(np.full), [ConstVariable((1,)), i],
+                                       {"dtype": ConstVariable(final)}))
+            continue
+        if i.meta.is_scalar:
+            i = graph.call_op(registry.lookup_function(np.atleast_1d), [i])
+        if i.meta.dtype != final:
+            i = graph.call_op(registry.lookup_method("astype"), [i, ConstVariable(final)])
+        parts.append(i)
+    return graph.call_op(registry.lookup_function(np.concatenate), [parts], {"axis": ConstVariable(0)})
 
 
 def _int_slice(graph, v: Variable):

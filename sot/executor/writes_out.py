@@ -1,6 +1,7 @@
 """``out=`` of calls that compute a result and then store it: the ufuncs with
 two outputs (``np.divmod(x, y, out=(q, r))``, ``np.modf``, ``np.frexp``),
-``np.clip(a, lo, hi, out=y)``, ``np.cumsum``/``np.cumprod(a, out=y)`` and
+``np.clip(a, lo, hi, out=y)``, ``np.cumsum``/``np.cumprod(a, out=y)``, the
+reductions (``np.sum(a, axis=0, out=y)``, ``np.argmax``, ``np.mean``, ...) and
 their method forms (``x.clip(lo, hi, out=y)``, ``x.cumsum(out=y)``).
 
 Each is recorded as the out-of-place op followed by ``np.copyto(out,
@@ -31,6 +32,15 @@ __all__ = ["multi_output_ufunc", "function_out", "method_out", "ufunc_out_argume
 #: (after the array for a method)
 _FUNCTION_OUT = {id(np.clip): 3, id(np.cumsum): 3, id(np.cumprod): 3}
 _METHOD_OUT = {"clip": 2, "cumsum": 2, "cumprod": 2}
+# reductions (``np.sum(x, axis=0, out=y)``): out after (axis, dtype) or after axis.
+# mean/var/std write the sum into out and divide it there: the same values
+# (and NumPy reads the input whole before it writes out)
+for _names, _position in ((("sum", "prod", "mean", "var", "std", "nansum", "nanprod", "nanmean"), 3),
+                          (("max", "min", "amax", "amin", "argmax", "argmin", "any", "all"), 2)):
+    for _name in _names:
+        _FUNCTION_OUT[id(getattr(np, _name))] = _position
+        if hasattr(np.ndarray, _name):
+            _METHOD_OUT[_name] = _position - 1
 
 
 def _is_none(v) -> bool:

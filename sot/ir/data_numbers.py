@@ -21,6 +21,7 @@ operators enter the graph (the rest break, as before).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from .errors import UnsupportedOp
@@ -28,8 +29,8 @@ from .registry import Op
 from .symbolic import SHADOW_OFFSET, ScalarMeta
 from .unbacked import UnbackedSource
 
-__all__ = ["DataNumberSource", "FLOAT_OP", "INT_OP", "ITEM_OP", "number_meta", "check_python_op",
-           "check_array_op", "HINTS"]
+__all__ = ["DataNumberSource", "FLOAT_OP", "INT_OP", "ITEM_OP", "ROUND_OP", "PYTHON_FUNCTION_OPS", "number_meta",
+           "check_python_op", "check_array_op", "HINTS"]
 
 #: the trace-time stand-ins of a number read from data: a float neither 0,
 #: integral nor a round number (``1 / (m - 0.5)`` is decided as for most
@@ -37,9 +38,10 @@ __all__ = ["DataNumberSource", "FLOAT_OP", "INT_OP", "ITEM_OP", "number_meta", "
 HINTS = {float: 0.6180339887498949, int: 7}
 
 #: Python operators whose result type is the same for every int or float operand
-#: (+, -, *, /, //, %, comparisons; a division by zero raises at run time, as eagerly)
+#: (+, -, *, /, //, %, comparisons, ``round(m)`` an int and ``round(m, n)`` a float of
+#: a float; a division by zero or ``round(nan)`` raises at run time, as eagerly)
 TYPE_STABLE = frozenset(("add", "sub", "mul", "truediv", "floordiv", "mod", "neg", "pos", "abs",
-                         "lt", "le", "gt", "ge", "eq", "ne"))
+                         "lt", "le", "gt", "ge", "eq", "ne", "round"))
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,18 @@ def _no_infer(op, args, kwargs):
 FLOAT_OP = Op("float", "operator", float, _no_infer)
 INT_OP = Op("int", "operator", int, _no_infer)
 ITEM_OP = Op("item", "method", "item", _no_infer)
+#: ``round(m)`` / ``round(m, n)`` of a number read from data (recorded as a Python operator)
+ROUND_OP = Op("round", "operator", round, _no_infer)
+
+#: math functions whose result type is one for every int or float argument (a float,
+#: or an int for floor/ceil/trunc, a bool for isnan/isinf/isfinite; a domain error
+#: raises at run time, as eagerly), and min/max of numbers of one type
+_MATH = ("sqrt", "exp", "log", "log2", "log10", "log1p", "expm1", "sin", "cos", "tan", "atan", "tanh", "fabs",
+         "erf", "erfc", "floor", "ceil", "trunc", "isnan", "isinf", "isfinite")
+PYTHON_FUNCTION_OPS = {**{id(getattr(math, n)): Op(f"math.{n}", "operator", getattr(math, n), _no_infer)
+                          for n in _MATH},
+                       id(min): Op("min", "operator", min, _no_infer), id(max): Op("max", "operator", max, _no_infer)}
+TYPE_STABLE = TYPE_STABLE | {op.name for op in PYTHON_FUNCTION_OPS.values()}
 
 
 def number_meta(kind: type, k: int) -> ScalarMeta:

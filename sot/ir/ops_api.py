@@ -245,19 +245,44 @@ def _interp_shape(args, kwargs):
 simple_op("interp", "function", np.interp, _interp_shape)
 
 
+def _cov_variables(shape, rowvar):
+    """(variables, observations) of a cov/corrcoef operand: NumPy's
+    ``array(m, ndmin=2)``, transposed where ``rowvar`` is False and it has more
+    than one row."""
+    s2 = (1,) * (2 - len(shape)) + tuple(shape)
+    return s2[::-1] if not rowvar and s2[0] != 1 else s2
+
+
+def _cov_probe(value):
+    """A stand-in keeping which dims are 1 (the result squeezes one variable to 0-d)."""
+    if not isinstance(value, Symbol) or value.meta.is_scalar:
+        return probe_value(value.meta) if isinstance(value, Symbol) else value
+    return np.ones(tuple(min(d, 2) for d in value.meta.shape), value.meta.dtype)
+
+
 def _cov_infer(op, args, kwargs):
     params = ("m", "y", "rowvar", "bias", "ddof", "fweights", "aweights") if op.name == "cov" else \
         ("x", "y", "rowvar")
-    b = bind(op.name, params, args, kwargs, {params[0], "rowvar", "bias", "ddof", "dtype"}, kwonly=("dtype",))
-    m = b[params[0]]
-    shape = shape_of(m)
+    b = bind(op.name, params, args, kwargs, {params[0], "y", "rowvar", "bias", "ddof", "dtype", "fweights", "aweights"},
+             kwonly=("dtype",))
+    m, y = b[params[0]], b.get("y")
     rowvar = b.get("rowvar", True)
-    if len(shape) > 2 or type(rowvar) is not bool or not isinstance(m, Symbol):
-        raise UnsupportedOp(f"{op.name}: one traced operand of at most 2 dims")
-    n = (shape[0] if rowvar else shape[1]) if len(shape) == 2 else 1
-    # the result squeezes one variable to 0-d: the probe keeps two variables apart from one
-    pshape = tuple(min(d, 2) for d in shape)
-    b[params[0]] = np.ones(pshape, m.meta.dtype) if not m.meta.is_scalar else probe_value(m.meta)
+    operands = [m] if y is None else [m, y]
+    if any(len(shape_of(v)) > 2 for v in operands) or type(rowvar) is not bool or not isinstance(m, Symbol) or \
+            not all(isinstance(v, Symbol) for v in operands):
+        raise UnsupportedOp(f"{op.name}: traced operands of at most 2 dims")
+    shapes = [_cov_variables(shape_of(v), rowvar) for v in operands]
+    if len({obs for _, obs in shapes}) != 1:
+        raise UnsupportedOp(f"{op.name}: m and y differ in observations (NumPy raises)")
+    n = sum(variables for variables, _ in shapes)
+    for k, v in zip((params[0], "y"), operands):
+        b[k] = _cov_probe(v)
+    for k in ("fweights", "aweights"):   # one per observation; a negative one raises when the graph runs
+        if b.get(k) is not None:
+            if shape_of(b[k]) != (shapes[0][1],):
+                raise UnsupportedOp(f"{op.name}: {k}= must be 1-d, one per observation (NumPy raises)")
+            dtype = b[k].meta.dtype if isinstance(b[k], Symbol) else np.asarray(b[k]).dtype
+            b[k] = np.ones(min(shapes[0][1], 2), dtype)
     result = call_quietly(op, (), b)
     return meta_of_probe(op, result, () if n == 1 else (n, n))
 

@@ -2,7 +2,7 @@
 
 ``np.nonzero``/``ndarray.nonzero``/``np.where(condition)``, ``np.flatnonzero``, ``np.argwhere``,
 ``np.unique`` (``return_index``/``return_inverse``/``return_counts``,
-``axis=None``), ``np.compress``/``ndarray.compress``, ``np.extract``,
+``axis=None`` or one axis: unique rows), ``np.compress``/``ndarray.compress``, ``np.extract``,
 ``np.bincount``, ``np.linalg.lstsq`` (its residuals), ``np.repeat`` by an
 array of counts (``repeat_by_array``, called by the shape rule) and boolean-mask
 indexing ``x[mask]`` (``getitem_mask``, called by the indexing rule).  Each returns an ``UnbackedResult``: the
@@ -65,18 +65,22 @@ def _unique_infer(op, args, kwargs):
     params = ("ar",) + _UNIQUE_FLAGS + ("axis",)
     bound = bind("unique", params, args, kwargs, set(params) | {"equal_nan", "sorted"}, ("equal_nan", "sorted"))
     a = _array(bound.get("ar"), "unique's argument")
-    if bound.get("axis") is not None:
-        raise UnsupportedOp("unique: axis= is not captured")
     for name in _UNIQUE_FLAGS + ("equal_nan", "sorted"):
         if type(bound.get(name, False)) is not bool:
             raise UnsupportedOp(f"unique: {name}= must be a constant bool")
+    # axis=k: the distinct slices along k (unique rows); the inverse is 1-d along k
+    axis = bound.get("axis")
+    (axis,) = (None,) if axis is None else const_axes(axis, a.meta.ndim)
+    shape = (U,) if axis is None else a.meta.shape[:axis] + (U,) + a.meta.shape[axis + 1:]
+    inverse_shape = a.meta.shape if axis is None else (a.meta.shape[axis],)
     result = run_probe(op, args, kwargs)
+    values = (0,) if axis is None else (axis,)
     if not any(bound.get(name, False) for name in _UNIQUE_FLAGS):
-        return UnbackedResult(meta_of_probe(op, result, (U,)), ((0,),))
-    metas, axes = [meta_of_probe(op, result[0], (U,))], [(0,)]
+        return UnbackedResult(meta_of_probe(op, result, shape), (values,))
+    metas, axes = [meta_of_probe(op, result[0], shape)], [values]
     for name, r in zip((n for n in _UNIQUE_FLAGS if bound.get(n, False)), result[1:]):
         inverse = name == "return_inverse"
-        metas.append(meta_of_probe(op, r, a.meta.shape if inverse else (U,)))
+        metas.append(meta_of_probe(op, r, inverse_shape if inverse else (U,)))
         axes.append(() if inverse else (0,))
     return UnbackedResult(tuple(metas), tuple(axes))
 

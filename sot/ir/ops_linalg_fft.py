@@ -127,20 +127,36 @@ for _name in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft"):
 
 
 def _fftn_axes(op, args, kwargs):
-    """(bound arguments, the operand's shape as a list, the transformed axes)."""
-    b = bind(op.name, _FFTN_PARAMS, args, kwargs, {"a", "axes", "norm"})
+    """(bound arguments, the operand's shape as a list, the transformed axes,
+    the output sizes ``s`` along them or None)."""
+    b = bind(op.name, _FFTN_PARAMS, args, kwargs, {"a", "s", "axes", "norm"})
     shape = list(shape_of(b["a"]))
     default = (-2, -1) if op.name.endswith("2") else None
     axes = b.get("axes", default)
-    return b, shape, tuple(range(len(shape))) if axes is None else const_axes(axes, len(shape))
+    sizes = b.get("s")
+    if sizes is not None:
+        # s without axes is deprecated for fftn (NumPy warns); -1 ("the input's size") is NumPy 2's
+        if axes is None or not isinstance(sizes, (tuple, list)) or len(sizes) != len(axes):
+            raise UnsupportedOp(f"{op.name}: s= needs axes= of its length")
+        sizes = [const_int(n, "s") for n in sizes]
+        if any(n < 1 for n in sizes):
+            raise UnsupportedOp(f"{op.name}: s= sizes must be positive")
+    axes = tuple(range(len(shape))) if axes is None else const_axes(axes, len(shape))
+    if len(set(axes)) != len(axes):
+        raise UnsupportedOp(f"{op.name}: repeated axes")
+    return b, shape, axes, sizes
 
 
 def _fftn_infer(op, args, kwargs):
-    _, shape, axes = _fftn_axes(op, args, kwargs)
-    if any(shape[a] < 1 for a in axes):
+    b, shape, axes, sizes = _fftn_axes(op, args, kwargs)
+    if sizes is None and any(shape[a] < 1 for a in axes):
         raise UnsupportedOp(f"{op.name}: an empty axis")
+    for a, n in zip(axes, sizes or ()):
+        shape[a] = n
     if op.name.startswith("rfft") and axes:
         shape[axes[-1]] = shape[axes[-1]] // 2 + 1
+    if sizes is not None:   # the probe pads or crops to sizes it can take
+        args, kwargs = (), dict(b, axes=axes, s=[1] * len(axes))
     return meta_of_probe(op, run_probe(op, args, kwargs), shape)
 
 
@@ -149,11 +165,15 @@ for _name in ("fft2", "ifft2", "fftn", "ifftn", "rfft2", "rfftn"):
 
 
 def _irfftn_infer(op, args, kwargs):
-    """irfft2/irfftn without ``s``: the last transformed axis becomes 2 * (m - 1)."""
-    b, shape, axes = _fftn_axes(op, args, kwargs)
-    if not axes or any(shape[a] < 1 for a in axes) or shape[axes[-1]] < 2:
-        raise UnsupportedOp(f"{op.name}: an empty or too short axis (NumPy raises)")
-    shape[axes[-1]] = 2 * (shape[axes[-1]] - 1)
+    """irfft2/irfftn: the last transformed axis becomes ``s[-1]``, or 2 * (m - 1) without ``s``."""
+    b, shape, axes, sizes = _fftn_axes(op, args, kwargs)
+    if sizes is not None and axes:
+        for a, n in zip(axes, sizes):
+            shape[a] = n
+    else:
+        if not axes or any(shape[a] < 1 for a in axes) or shape[axes[-1]] < 2:
+            raise UnsupportedOp(f"{op.name}: an empty or too short axis (NumPy raises)")
+        shape[axes[-1]] = 2 * (shape[axes[-1]] - 1)
     probe = dict(b, axes=axes, s=[1] * (len(axes) - 1) + [2])   # sizes the probe's axes can take
     return meta_of_probe(op, run_probe(op, (), probe), shape)
 

@@ -1,6 +1,6 @@
 """Numerical helpers scientific code calls between array ops: ``np.gradient``
 (one array: a 1-D operand or one ``axis``), ``trapezoid``, ``polyval``,
-``ediff1d`` (no ``to_begin``/``to_end``), ``digitize``, ``isin``,
+``ediff1d``, ``digitize``, ``isin``,
 ``average`` (no ``returned=True``: a tuple),
 ``count_nonzero`` (without an axis only where NumPy returns a NumPy integer:
 older NumPy's Python int is ``executor/numpy_counts.py``'s),
@@ -109,8 +109,10 @@ simple_op("polyval", "function", np.polyval, _polyval_shape)
 
 
 def _ediff1d_shape(args, kwargs):
-    bound = bind("ediff1d", ("ary", "to_end", "to_begin"), args, kwargs, {"ary"})
-    return (max(math.prod(shape_of(bound["ary"])) - 1, 0),)
+    bound = bind("ediff1d", ("ary", "to_end", "to_begin"), args, kwargs, {"ary", "to_end", "to_begin"})
+    # to_begin / to_end are raveled around the differences (None: nothing)
+    extra = sum(math.prod(shape_of(bound[k])) for k in ("to_end", "to_begin") if bound.get(k) is not None)
+    return (max(math.prod(shape_of(bound["ary"])) - 1, 0) + extra,)
 
 
 simple_op("ediff1d", "function", np.ediff1d, _ediff1d_shape)

@@ -2,7 +2,8 @@
 along an axis (cumsum, cumprod, sort, argsort, diff).
 
 Shape: the reduced axes are dropped, or kept as 1 with ``keepdims=True``;
-``axis=None`` reduces every axis.  Cumulative ops keep the shape, or flatten
+``axis=None`` reduces every axis.  ``where=`` (a mask broadcast to the
+operand) and ``initial=`` change values only.  Cumulative ops keep the shape, or flatten
 with ``axis=None``.  Whether a full reduction gives a NumPy scalar, and the
 result dtype (``sum`` of int8 → int64, ``mean`` of ints → float64), come
 from the probe; a max/min/argmax over an empty axis raises on the probe as
@@ -18,7 +19,7 @@ import numpy as np
 from .errors import UnsupportedOp
 from .registry import bind, const_axes, const_int, shape_of, simple_op
 
-_ALLOWED = frozenset({"a", "axis", "dtype", "keepdims", "ddof", "correction"})
+_ALLOWED = frozenset({"a", "axis", "dtype", "keepdims", "ddof", "correction", "initial", "where"})
 
 # positional parameters, after the array, of each reduction (function and method agree)
 REDUCTIONS = {
@@ -53,6 +54,7 @@ def _reduction_shape(name, params):
     def rule(args, kwargs):
         bound = bind(name, ("a",) + params, args, kwargs, _ALLOWED, _KWONLY)
         shape = shape_of(bound["a"])
+        _check_mask_and_initial(name, bound, shape)
         if not shape:  # NumPy accepts axis=0/-1 on 0-d operands (and the probe checked)
             return ()
         axes = const_axes(bound.get("axis"), len(shape))
@@ -62,6 +64,21 @@ def _reduction_shape(name, params):
             return tuple(1 if i in axes else d for i, d in enumerate(shape))
         return tuple(d for i, d in enumerate(shape) if i not in axes)
     return rule
+
+
+def _check_mask_and_initial(name, bound, shape) -> None:
+    """``where=`` must broadcast to the operand and ``initial=`` be one number, as
+    eagerly (the probe runs on small stand-ins that may broadcast where the real
+    shapes do not)."""
+    if "where" in bound and bound["where"] is not True:
+        try:
+            fits = np.broadcast_shapes(shape_of(bound["where"]), shape) == tuple(shape)
+        except ValueError:
+            fits = False
+        if not fits:
+            raise UnsupportedOp(f"{name}: where= does not broadcast to the operand (NumPy raises)")
+    if "initial" in bound and shape_of(bound["initial"]) != ():
+        raise UnsupportedOp(f"{name}: initial= must be a scalar")
 
 
 def _cumulative_shape(name, params):

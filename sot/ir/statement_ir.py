@@ -317,7 +317,9 @@ class StatementIR:
         recorded, args = args, _run_time_indices(op, args)
         used = symbols_in((args, kwargs))
         deps = frozenset().union(*(self._deps.get(s.name, ()) for s in used))
-        python = bool(deps) and all(s.meta.is_python for s in used) and op.kind == "operator"
+        # (a NumPy scalar operand makes the result a NumPy scalar: inferred as an array op's)
+        python = bool(deps) and all(s.meta.is_python for s in used) and op.kind == "operator" and \
+            not any(isinstance(a, np.generic) for a in args)
         try:
             if not deps:
                 metas = op.infer(args, kwargs)
