@@ -956,6 +956,114 @@ def deepcopy_free_kwargs(x, **kw):
     return x * kw.get("k", 2)
 
 
+# -- subclasses of list and dict, id()/hash() of objects, ExitStack ------------------------
+
+class _Stack(list):
+    def top(self):
+        return self[-1]
+
+
+class _Tagged(list):
+    def __init__(self, items, tag):
+        super().__init__(items)
+        self.tag = tag
+
+
+class _Counts(dict):
+    def __missing__(self, key):
+        return 0
+
+
+@case("subclasses")
+def list_subclass_with_methods(x):
+    s = _Stack([x, x + 1])
+    s.append(x * 2)
+    return s.top() + sum(s), len(s)
+
+
+@case("subclasses")
+def list_subclass_init_calls_super(x):
+    t = _Tagged([x, x], "t")
+    t.extend([x * 3])
+    return t[0] + t[-1], t.tag, len(t)
+
+
+@case("subclasses")
+def dict_subclass_missing(x):
+    c = _Counts(a=1)
+    c["b"] += 2
+    return x * (c["a"] + c["b"] + c["zz"])
+
+
+@case("subclasses")
+def local_list_subclass(x):
+    class L(list):
+        def total(self):
+            return sum(self)
+    return x * L([1, 2, 3]).total()
+
+
+class _Node:
+    def __init__(self, data, parents=()):
+        self.data, self.parents = data, parents
+
+
+@case("identity")
+def topological_order_by_id(x):
+    a = _Node(x)
+    b = _Node(x * 2, (a,))
+    c = _Node(x + 1, (a, b))
+    order, seen = [], set()
+
+    def visit(n):
+        if id(n) not in seen:
+            seen.add(id(n))
+            for p in n.parents:
+                visit(p)
+            order.append(n)
+    visit(c)
+    return sum(n.data for n in order), len(order)
+
+
+@case("identity")
+def objects_in_a_set(x):
+    a, b = _Node(x), _Node(x)
+    s = {a}
+    return a in s, b in s, x * len(s)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Key:
+    i: int
+    j: int
+
+
+@case("identity")
+def user_hash(x):
+    return hash(_Key(1, 2)) == hash(_Key(1, 2)), x + 1
+
+
+@case("with")
+def exit_stack_callbacks(x):
+    order = []
+    with contextlib.ExitStack() as stack:
+        for name in ("a", "b", "c"):
+            stack.callback(order.append, name)
+        x = x * 3
+    return x, order
+
+
+@case("with")
+def exit_stack_enter_context_suppresses(x):
+    log = []
+    with contextlib.ExitStack() as st:
+        st.enter_context(contextlib.suppress(ValueError))
+        st.callback(log.append, "cb")
+        x = x * 2
+        raise ValueError
+    return x, log
+
+
 # -- the measure ---------------------------------------------------------------------
 
 def _same(a, b) -> bool:

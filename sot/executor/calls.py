@@ -21,7 +21,7 @@ from . import (attr_presence, builtin_values, classes, copies, iter_tools, conte
                metaclass, numpy_counts, numpy_forms, numpy_iteration, records, sets, user_protocols, writes)
 from . import array_numbers
 from . import collections_models, container_values, dict_data, functools_models, heapq_bisect, itertools_shared, operator_models   # the stdlib's
-from . import dict_runtime_reads, instance_dicts, str_runtime
+from . import builtin_subclasses, dict_runtime_reads, identities, instance_dicts, str_runtime
 from .generators import GeneratorVariable
 from .dispatch import SEQUENCES, const
 from .variables.base import RealObjectVariable
@@ -148,7 +148,7 @@ def call_method(executor, obj: Variable, name: str, args, kwargs) -> Variable:
     if isinstance(obj, GeneratorVariable) and name in GeneratorVariable.METHODS:
         return obj.method(executor, name, args, kwargs)
     if isinstance(obj, sets.SetVariable):
-        return sets.method(obj, name, args, kwargs)
+        return sets.method(obj, name, args, kwargs, graph)
     if isinstance(obj, TensorVariable):
         if name == "item" and not kwargs and (read := array_numbers.read_number(graph, obj, "item") if not args
                                               else array_numbers.item_at(graph, obj, args)):
@@ -443,7 +443,9 @@ def b_frozenset(executor, iterable=None):
     """frozenset of plain constants: an immutable constant, as eager builds it from these items."""
     if iterable is None:
         return const(frozenset())
-    return const(frozenset(sets.operand(iterable, "frozenset()", executor.graph)))
+    values = sets.operand(iterable, "frozenset()", executor.graph)
+    identities.check_unordered(values, "a frozenset constant")   # (no constant holds a traced object)
+    return const(frozenset(values))
 
 
 def b_tuple(executor, iterable=None):
@@ -539,6 +541,8 @@ def b_hasattr(executor, obj, name):
 
 
 def b_hash(executor, obj):
+    if (hashed := identities.user_hash(executor, obj)) is not None:
+        return hashed
     folded = builtin_values.hash_of(obj)
     return folded if folded is not None else _python_builtin(hash)(executor, obj)
 
@@ -653,6 +657,8 @@ collections_models.register(BUILTINS)
 operator_models.register(BUILTINS)
 itertools_shared.register(BUILTINS)
 instance_dicts.register(BUILTINS)
+identities.register(BUILTINS)
+builtin_subclasses.register_unbound_methods()
 functools_models.register(BUILTINS)
 heapq_bisect.register(BUILTINS)
 BUILTINS[builtins.super] = classes.b_super

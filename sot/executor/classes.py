@@ -24,7 +24,7 @@ from .._hook import StaticFunction
 from ..breaks.reasons import UNSUPPORTED_CALL, UNSUPPORTED_OBJECT, FallbackError
 from ..guards.invariants import ClassUnchangedGuard
 from ..guards.tracker import AttrTracker, ConstTracker
-from . import instance_dicts, local_classes, user_descriptors
+from . import builtin_subclasses, instance_dicts, local_classes, user_descriptors
 from .function_graph import function_variable, is_user_class
 from .side_effects import is_data_descriptor
 from .variables import (
@@ -82,6 +82,8 @@ def create(executor, cls_var: ClassVariable, args, kwargs) -> Variable:
     cls = cls_var.value
     if is_namedtuple_class(cls):
         return make_namedtuple(executor, cls, args, kwargs)
+    if (made := builtin_subclasses.create(executor, cls_var, args, kwargs)) is not None:
+        return made   # a subclass of list or dict
     why = can_create(cls)
     if why is not None:
         raise FallbackError(UNSUPPORTED_CALL, f"creating an instance of {cls.__qualname__}: {why}")
@@ -91,6 +93,13 @@ def create(executor, cls_var: ClassVariable, args, kwargs) -> Variable:
         if args or kwargs:
             raise FallbackError(UNSUPPORTED_CALL, f"{cls.__qualname__}() takes no arguments (eager raises)")
         return obj
+    return run_init(executor, cls_var, obj, args, kwargs)
+
+
+def run_init(executor, cls_var: ClassVariable, obj: Variable, args, kwargs) -> Variable:
+    """`obj`, made in the trace, after its class's Python `__init__` ran on it (inlined)."""
+    cls = cls_var.value
+    init = cls.__init__
     if not isinstance(init, types.FunctionType):
         raise FallbackError(UNSUPPORTED_CALL, f"{cls.__qualname__}.__init__ is not a Python function")
     tracker = AttrTracker(cls_var.tracker or ConstTracker(cls), "__init__")
@@ -235,6 +244,8 @@ def super_getattr(executor, sup: SuperVariable, name: str) -> Variable:
             attr = vars(klass)[name]
             if klass is object and name == "__init__":
                 return ObjectInit()
+            if klass in (list, dict) and isinstance(sup.obj, builtin_subclasses.SUBCLASS_INSTANCES):
+                return builtin_subclasses.builtin_method(sup.obj, name)
             self_var = None if isinstance(sup.obj, ClassVariable) else sup.obj
             # a classmethod binds to the class super() was given (or the instance's), not to `klass`
             owner = sup.obj if self_var is None else executor.graph.wrap(obj_type, ConstTracker(obj_type))

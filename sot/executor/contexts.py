@@ -226,10 +226,13 @@ def b_contextmanager(executor, func):
 
 def register(table: dict) -> None:
     table.update({contextlib.suppress: b_suppress, contextlib.nullcontext: b_nullcontext,
-                  contextlib.contextmanager: b_contextmanager})
+                  contextlib.contextmanager: b_contextmanager, contextlib.ExitStack: exit_stacks.b_exit_stack})
 
 
-MODELLED = (GeneratorContextVariable, ErrstateVariable, SuppressVariable, NullContextVariable)
+from . import exit_stacks   # noqa: E402 (it reads MODELLED from here when called)
+from .exit_stacks import ExitStackVariable   # noqa: E402
+
+MODELLED = (GeneratorContextVariable, ErrstateVariable, SuppressVariable, NullContextVariable, ExitStackVariable)
 
 
 class ContextMethodVariable(Variable):

@@ -375,7 +375,7 @@ def contains_op(graph, item: Variable, container: Variable) -> bool:
     if (r := ask(graph, container, "contains", item)) is not NotImplemented:
         return r
     if isinstance(container, sets.SetVariable):
-        return sets.contains(item, container)
+        return sets.contains(item, container, graph)
     if isinstance(container, DictViewVariable):
         return dict_views.contains(graph, item, container)
     item = as_dict_key(container, item)

@@ -244,6 +244,7 @@ class OpcodeExecutor:
         if not FACTS.cells_made_by_instruction:
             for name in code.co_cellvars:
                 cells[name] = CellVariable(bound.pop(name, None))
+                cells[name].inlined = True   # a cell of a call the trace inlines (function_rebuild.py)
         globals_tracker = None
         if fn.globals is not self.globals or self.globals_tracker is not None:
             globals_tracker = fn.globals_tracker or (

@@ -175,6 +175,8 @@ def python_value(v: Variable):
         return v.value
     from .sets import SetVariable   # sets imports this module
     if isinstance(v, SetVariable):
+        from .identities import check_unordered
+        check_unordered(v.values, "a str method's argument")
         return v.values   # itself (a copy would iterate in another order): a pure method only reads it
     if isinstance(v, (TupleVariable, ListVariable)) and v.python_type() in (tuple, list):
         return v.python_type()(plain_values(v.items, "a str method's argument"))

@@ -144,6 +144,8 @@ class SetIteratorVariable(SteppedIterator):
 
     def __init__(self, s):
         super().__init__([], SET_ITERATOR)
+        from .identities import check_unordered   # here: identities imports classes (an import cycle)
+        check_unordered(s.values, "iteration")
         self.set = s
         self.members = list(s.values)
         self.pos = 0

@@ -11,10 +11,10 @@ import types
 
 from ..breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
 from ..guards.tracker import literal
-from . import local_classes
+from . import function_rebuild, local_classes
 from .variables import (
     BoundMethodVariable, BuiltinMethodVariable, ConstVariable, IteratorVariable, DictVariable, ListVariable,
-    SymScalarVariable, TensorVariable, TupleVariable, Variable,
+    SymScalarVariable, TensorVariable, TupleVariable, UserFunctionVariable, Variable,
 )
 
 
@@ -67,6 +67,8 @@ class OutputBuilder:
             return f"{self._bind(types.MethodType)}({self.expr(var.func)}, {self.expr(var.self_var)})"
         if hasattr(var, "rebuild"):  # e.g. an object created in the trace (classes.py), a list iterator
             text = var.rebuild(self)
+        elif isinstance(var, UserFunctionVariable):   # made in the trace (function_rebuild.py)
+            text = function_rebuild.function_expr(self, var)
         elif getattr(var, "rebuilt_as", None) is not None and not var._done:  # zip/enumerate of rebuildable ones
             text = var.rebuilt_as(lambda v: self.expr(v) if isinstance(v, Variable) else self._bind(v))
         elif isinstance(var, IteratorVariable):  # an iterator over what is left
@@ -82,6 +84,8 @@ class OutputBuilder:
             text = "{" + ", ".join(f"{self._bind(k)}: {self.expr(v)}" for k, v in var.entries.items()) + "}"
         else:
             raise FallbackError(UNSUPPORTED_OBJECT, f"{var.describe()} created during the trace cannot be rebuilt")
+        if id(var) in self._built:   # built while building its parts (a cycle through a cell)
+            return self._built[id(var)]
         name = f"b{len(self._built)}"
         self._built[id(var)] = name
         self.prelude.append(f"{name} = {text}")

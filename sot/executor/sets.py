@@ -20,9 +20,17 @@ def const(value) -> ConstVariable:
     return ConstVariable(value)
 
 
-def _plain(items, what: str) -> list:
+def _plain(items, what: str, members=(), graph=None) -> list:
+    """The set members standing for `items` (an object made in the trace,
+    or its id(), as an IdKey), checked against the set's `members`;
+    `graph` records the guards an object's member key needs."""
     from .functional import plain_values  # functional imports dispatch, which imports this module
-    return plain_values(list(items), what)
+    from .identities import check_kinds, member_key   # here: identities imports classes (an import cycle)
+    items = list(items)
+    keys = [member_key(v, graph) for v in items]
+    values = [k if k is not None else plain_values([v], what)[0] for v, k in zip(items, keys)]
+    check_kinds(members, values)
+    return values
 
 
 def _python(fn, *values):
@@ -47,7 +55,9 @@ class SetVariable(Variable):
         """The set made again by eager's adds (see the module docstring)."""
         if self.history is None or _has_nan(tuple(self.values)):
             raise FallbackError(UNSUPPORTED_OBJECT, f"{self.describe()} created during the trace cannot be rebuilt")
-        return f"{builder._bind(_replayed)}(({''.join(builder._bind(v) + ', ' for v in self.history)}))"
+        from .identities import IdKey
+        history = "".join((builder.expr(v.var) if type(v) is IdKey else builder._bind(v)) + ", " for v in self.history)
+        return f"{builder._bind(_replayed)}(({history}))"
 
     def python_type(self):
         return set
@@ -60,6 +70,8 @@ class SetVariable(Variable):
 
     @property
     def items(self) -> list[Variable]:
+        from .identities import check_unordered
+        check_unordered(self.values, "iteration")
         return [const(v) for v in self.values]
 
 
@@ -86,15 +98,16 @@ def _has_nan(v) -> bool:
     return isinstance(v, complex) and v != v
 
 
-def build(items, one_at_a_time: bool = True) -> SetVariable:
+def build(items, one_at_a_time: bool = True, graph=None) -> SetVariable:
     """A set of `items`; `one_at_a_time`: eager adds them one by one (not
     set(a_set) or set(a_dict), which size the table first)."""
-    values = _plain(items, "a set")
+    values = _plain(items, "a set", graph=graph)
     return SetVariable(values, list(values) if one_at_a_time else None)
 
 
-def add_all(target: SetVariable, items, one_at_a_time: bool = True, source: Variable | None = None) -> None:
-    values = _plain(items, "a set")
+def add_all(target: SetVariable, items, one_at_a_time: bool = True, source: Variable | None = None,
+            graph=None) -> None:
+    values = _plain(items, "a set", target.values, graph)
     whole = _whole(source, values) if source is not None else None
     target.values.update(values if whole is None else whole)
     if target.history is None:
@@ -128,7 +141,7 @@ def operand(source: Variable, what: str, graph=None):
     real = _values(source)
     if real is not None:
         return real
-    values = _plain(get_iter(graph, source).items, what)
+    values = _plain(get_iter(graph, source).items, what, graph=graph)
     whole = _whole(source, values)
     return values if whole is None else whole
 
@@ -139,6 +152,11 @@ def one_at_a_time(source: Variable) -> bool:
         return source.python_type() not in (set, frozenset, dict)
     except FallbackError:
         return False
+
+
+def _check_kinds(a, b) -> None:
+    from .identities import check_kinds   # here: identities imports classes (an import cycle)
+    check_kinds(a, b)
 
 
 def _values(v: Variable):
@@ -155,6 +173,8 @@ def binary(name: str, a: Variable, b: Variable) -> Variable:
     base = {"ior": "or_", "iand": "and_", "isub": "sub", "ixor": "xor"}.get(name, name)
     fn = _OPERATORS.get(base)
     av, bv = _values(a), _values(b)
+    if av is not None and bv is not None:
+        _check_kinds(av, bv)
     if fn is None or av is None or bv is None:
         raise FallbackError(UNSUPPORTED_OBJECT, f"operator {name} on {a.describe()} and {b.describe()}")
     if inplace and isinstance(a, SetVariable):  # |= and friends update the set itself
@@ -167,12 +187,14 @@ def binary(name: str, a: Variable, b: Variable) -> Variable:
     return SetVariable(result)
 
 
-def contains(item: Variable, s: SetVariable) -> bool:
-    return _plain([item], "`in` of a set")[0] in s.values
+def contains(item: Variable, s: SetVariable, graph=None) -> bool:
+    return _plain([item], "`in` of a set", s.values, graph)[0] in s.values
 
 
 def compare(name: str, a: Variable, b: Variable) -> Variable:
     av, bv = _values(a), _values(b)
+    if av is not None and bv is not None:
+        _check_kinds(av, bv)
     if av is None or bv is None:
         other = b if av is not None else a
         if name in ("eq", "ne") and not _set_like(other):
@@ -195,12 +217,14 @@ def _bad(a, b):
     raise FallbackError(UNSUPPORTED_OBJECT, f"comparison of {a.describe()} and {b.describe()}")
 
 
-def method(s: SetVariable, name: str, args, kwargs) -> Variable:
+def method(s: SetVariable, name: str, args, kwargs, graph=None) -> Variable:
     if kwargs:
         raise FallbackError(UNSUPPORTED_CALL, f"set.{name} with keyword arguments")
-    others = [operand(a, f"set.{name}") for a in args] if name in _TAKES_ITERABLES else []
+    others = [operand(a, f"set.{name}", graph) for a in args] if name in _TAKES_ITERABLES else []
+    for o in others:
+        _check_kinds(s.values, o)
     if name in ("add", "discard", "remove"):
-        (value,) = _plain(args, f"set.{name}")
+        (value,) = _plain(args, f"set.{name}", s.values, graph)
         _python(getattr(s.values, name), value)
         if name == "add" and s.history is not None:
             s.history.append(value)

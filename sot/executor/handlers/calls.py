@@ -123,4 +123,5 @@ def set_function_attribute(fn: UserFunctionVariable, attr: str, value) -> None:
         fn.defaults = tuple(value.items)
     elif attr == "kwdefaults":
         fn.kwdefaults = dict(value.entries)
-    # annotations do not change behaviour
+    else:   # annotations do not change behaviour; a function rebuilt without them would differ
+        fn.annotated = True

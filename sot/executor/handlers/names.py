@@ -2,7 +2,7 @@
 import builtins
 
 from ...breaks.reasons import SIDE_EFFECT, FallbackError
-from .. import cell_writes, classes, dispatch, local_classes, setters, user_descriptors, user_protocols, writes
+from .. import builtin_subclasses, cell_writes, classes, dispatch, local_classes, setters, user_descriptors, user_protocols, writes
 from ...guards.tracker import AttrTracker
 from ..opcode_table import FACTS
 from ..variables import NULL, CellVariable, ConstVariable, ObjectVariable, Variable
@@ -86,6 +86,7 @@ def make_cell(ex, instr):
         value = ex.load_local(name)
         ex.locals.pop(name, None)
     ex.cells[name] = CellVariable(value)
+    ex.cells[name].inlined = ex.depth > 0   # a cell of a call the trace inlined (function_rebuild.py)
 
 
 @handler("LOAD_CLOSURE")
@@ -163,6 +164,9 @@ def set_attribute(ex, obj: Variable, name: str, value: Variable) -> None:
         type(obj.value) if isinstance(obj, ObjectVariable) else None
     if cls is not None and setters.property_setter(cls, name) is not None:
         setters.inline_setter(ex, obj, cls, name, value)   # a property setter: inlined
+        return
+    if isinstance(obj, builtin_subclasses.SUBCLASS_INSTANCES):  # a list/dict subclass made in the trace
+        obj.store(name, value)
         return
     if isinstance(obj, classes.NewObjectVariable):  # made in the trace: no side effect outside
         if not user_descriptors.store(ex, obj, name, value):   # (a data descriptor in Python: inlined)

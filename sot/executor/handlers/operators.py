@@ -295,19 +295,19 @@ def _no_format(value):
 
 @handler("BUILD_SET")
 def build_set(ex, instr):
-    ex.push(sets.build(ex.popn(instr.arg)))
+    ex.push(sets.build(ex.popn(instr.arg), graph=ex.graph))
 
 
 @handler("SET_ADD")
 def set_add(ex, instr):
     item = ex.pop()
-    sets.add_all(ex.peek(instr.arg), [item])
+    sets.add_all(ex.peek(instr.arg), [item], graph=ex.graph)
 
 
 @handler("SET_UPDATE")
 def set_update(ex, instr):
     seq = ex.pop()
-    sets.add_all(ex.peek(instr.arg), dispatch.get_iter(ex.graph, seq).items, sets.one_at_a_time(seq), seq)
+    sets.add_all(ex.peek(instr.arg), dispatch.get_iter(ex.graph, seq).items, sets.one_at_a_time(seq), seq, ex.graph)
 
 
 @handler("DELETE_SUBSCR")
