@@ -307,8 +307,10 @@ def measure(fn, fargs, repeat, options=None, auto_seconds: float = 3.0) -> Row:
     on_auto = sot.to_static(own_code(fn), backend="auto", **options)
     before = {id(g) for g in onnx_auto.recent()}
     warm_calls = 2 * (1 + onnx_auto.TRIALS) + 1
-    for _ in range(warm_calls):   # auto measures, then chooses
+    for i in range(WARMUP_MAX):   # auto measures (a small segment times its threads first), then chooses
         on_auto(*fargs)
+        if i + 1 >= warm_calls and all(g.chosen for g in onnx_auto.recent() if id(g) not in before):
+            break
     # ... and checks its choice later (a graph's first calls can mislead):
     # its steady state is after the first check, when that comes within auto_seconds
     deadline = time.perf_counter() + auto_seconds
