@@ -269,3 +269,19 @@ def test_a_class_given_eq_and_hash_later_is_seen():
     finally:
         del Patched.__eq__, Patched.__hash__
     assert static(X)[0] == 2
+
+
+def test_ids_of_temporaries_are_not_decided_by_the_trace():
+    """`id(Node(x)) == id(Node(x))`: the first node is freed before the
+    second is made, so eagerly the ids are usually equal (the allocator
+    decides, not Python); the trace must not answer False: it leaves the
+    comparison to Python."""
+    def temporaries(x):
+        same = id(Node(x)) == id(Node(x))
+        return same, x * 2
+
+    report = sot.explain(temporaries, X)
+    reasons = [str(r) for r in report.breaks]
+    assert any("id()" in r for r in reasons), reasons
+    same, doubled = sot.to_static(temporaries)(X)
+    assert type(same) is bool and np.array_equal(doubled, X * 2)

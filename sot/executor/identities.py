@@ -18,9 +18,10 @@ int it returns folded as CPython's slot does).
 
 Only objects made in the trace (`classes.NewObjectVariable`: one Variable
 per object, and no other object is it) are modelled. Two objects whose
-lifetimes do not overlap may share an id; the trace treats distinct
-objects as distinct ids, which Python permits ("two objects with
-non-overlapping lifetimes may have the same id() value").
+lifetimes do not overlap may share an id (`id(A()) == id(A())` is
+usually True): `==` of the ids of two objects is decided only when both
+are a local's value at the comparison (alive at once), and breaks
+otherwise. A set of ids compares by object (``IdKey``).
 """
 from __future__ import annotations
 
@@ -56,12 +57,22 @@ class IdVariable(ModelledObject, Variable):
         return f"{builder._bind(self.fn)}({builder.expr(self.obj)})"
 
     def compare(self, executor, name: str, other, left: bool):
-        if name in ("eq", "ne") and isinstance(other, IdVariable) and other.fn is self.fn:
+        if name in ("eq", "ne") and isinstance(other, IdVariable) and other.fn is self.fn \
+                and (self.obj is other.obj or _both_held(executor, self.obj, other.obj)):
             return ConstVariable((self.obj is other.obj) == (name == "eq"))
+        # two objects not both held: eagerly `id(A()) == id(A())` is usually
+        # True (the first is freed before the second takes its memory)
         raise FallbackError(UNSUPPORTED_OBJECT, f"comparison of {self.describe()} needs the address it holds")
 
     def binary(self, executor, name: str, other, left: bool):
         raise FallbackError(UNSUPPORTED_OBJECT, f"arithmetic on {self.describe()} needs the address it holds")
+
+
+def _both_held(executor, a: Variable, b: Variable) -> bool:
+    """Both objects are a local's value in the current frame: alive at once,
+    so their ids differ (a temporary's id may be reused by the next object)."""
+    held = executor.locals.values()
+    return any(v is a for v in held) and any(v is b for v in held)
 
 
 class IdKey:
