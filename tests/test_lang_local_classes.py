@@ -393,3 +393,13 @@ def test_a_global_read_by_the_body_changed_between_calls_is_seen():
         check(body_reads_a_global, (X,), static=static)
     finally:
         G = 4
+
+
+def test_a_class_made_by_type_with_three_arguments_breaks_cleanly():
+    def made(x):
+        C = type("C", (), {"k": 2})
+        return x * C.k, C.__name__
+
+    check(made, (np.ones(3),), (np.ones(2),))
+    reasons = [str(r) for r in sot.explain(made, np.ones(3)).breaks]
+    assert any("type() with three arguments" in r for r in reasons), reasons

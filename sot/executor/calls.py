@@ -547,7 +547,9 @@ def b_hash(executor, obj):
     return folded if folded is not None else _python_builtin(hash)(executor, obj)
 
 
-def b_type(executor, obj):
+def b_type(executor, obj, *rest):
+    if rest:   # type(name, bases, namespace): a class made at run time
+        raise FallbackError(UNSUPPORTED_CALL, "type() with three arguments (a class made at run time)")
     t = obj.python_type()
     return executor.graph.wrap(t, ConstTracker(t))
 
