@@ -168,8 +168,10 @@ def test_a_decorated_function_matches_eager_through_the_choice():
     ws = [(rng.standard_normal((32, 32)) / 6).astype(np.float32) for _ in range(6)]
     x = rng.standard_normal((1, 32)).astype(np.float32)
     f = sot.to_static(layers, backend="onnxruntime")
+    before = measuring_calls[0]
     for _ in range(2 * BLOCK + 3):
         assert_ort_close(f(x, ws), layers(x, ws))
+    assert measuring_calls[0] - before >= 2 * BLOCK   # the calls went through the thread trial
     ws[2] *= 0.5   # an in-place weight update is seen by whichever session won
     assert_ort_close(f(x, ws), layers(x, ws))
 
