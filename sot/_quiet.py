@@ -36,6 +36,18 @@ def first_filter(action: str):
 
 
 @contextlib.contextmanager
+def strictly():
+    """Every NumPy floating-point error raises and every Python warning is an
+    error: for values folded at trace time, which must not depend on the
+    error state of the call that traced (under ``np.errstate(all="ignore")``
+    ``np.float64(1) / 0`` warns of nothing, yet eager warns on a later call
+    under the default state, or raises under "raise"), nor call a user's
+    ``np.seterrcall`` handler from the trace."""
+    with first_filter("error"), np.errstate(all="raise"):
+        yield
+
+
+@contextlib.contextmanager
 def quietly():
     """NumPy's floating-point errors and every Python warning are silenced."""
     with first_filter("ignore"), np.errstate(all="ignore"):
