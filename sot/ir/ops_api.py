@@ -26,7 +26,7 @@ from .registry import (Op, bind, broadcast, call_quietly, const_axes, const_int,
 from .statement_ir import Symbol
 
 #: ops whose eager result is a tuple of arrays (the IR's multi-output ops give a list)
-TUPLE_RESULTS = frozenset({"meshgrid", "tril_indices", "triu_indices", "histogram", "histogram2d", "divmod", "modf",
+TUPLE_RESULTS = frozenset({"linspace", "meshgrid", "tril_indices", "triu_indices", "histogram", "histogram2d", "divmod", "modf",
                            "frexp"})
 
 
@@ -151,15 +151,34 @@ register(Op("partition", "function", np.partition, _partition_infer))
 register(Op("argpartition", "function", np.argpartition, _partition_infer))
 
 
-def _searchsorted_shape(args, kwargs):
-    b = bind("searchsorted", ("a", "v", "side", "sorter"), args, kwargs, {"a", "v", "side"})
+def _searchsorted_infer(op, args, kwargs):
+    b = bind("searchsorted", ("a", "v", "side", "sorter"), args, kwargs, {"a", "v", "side", "sorter"})
+    if "a" not in b or "v" not in b:
+        raise UnsupportedOp("searchsorted: expects a and v")
     if len(shape_of(b["a"])) != 1:
         raise UnsupportedOp("searchsorted: the sorted operand must be 1-d")
-    return shape_of(b["v"])
+    sorter = b.get("sorter")
+    if sorter is not None:
+        # a permutation of a's positions (np.argsort(a)); one of another size raises eagerly
+        if shape_of(sorter) != shape_of(b["a"]):
+            raise UnsupportedOp("searchsorted: NumPy raises ValueError: sorter.size must equal a.size")
+        if isinstance(sorter, Symbol):   # position 0 is in range of every probe (past it raises at run time)
+            b["sorter"] = np.zeros(tuple(min(d, 1) for d in sorter.meta.shape), sorter.meta.dtype)
+    return _probed(op, (), b, shape_of(b["v"]))
 
 
-simple_op("searchsorted", "function", np.searchsorted, _searchsorted_shape)
-simple_op("searchsorted", "method", "searchsorted", _searchsorted_shape)
+register(Op("searchsorted", "function", np.searchsorted, _searchsorted_infer))
+
+
+def _searchsorted_method_infer(op, args, kwargs):
+    if not args:
+        raise UnsupportedOp("searchsorted: expects an array")
+    b = bind("searchsorted", ("v", "side", "sorter"), args[1:], kwargs, {"v", "side", "sorter"})
+    function = Op("searchsorted", "function", np.searchsorted, _searchsorted_infer)
+    return _searchsorted_infer(function, (args[0],), b)
+
+
+register(Op("searchsorted", "method", "searchsorted", _searchsorted_method_infer))
 
 
 def _take_along_axis_shape(args, kwargs):

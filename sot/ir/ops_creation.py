@@ -142,13 +142,17 @@ def _spaced_infer(params):
                 raise UnsupportedOp(f"{op.name}: {k} must be a scalar")
         if "start" not in bound or "stop" not in bound:
             raise UnsupportedOp(f"{op.name}: start and stop are needed")
-        if bound.get("retstep"):
-            raise UnsupportedOp("linspace: retstep=True returns a tuple")
+        retstep = bound.get("retstep", False)
+        if type(retstep) is not bool:
+            raise UnsupportedOp(f"{op.name}: retstep must be a constant bool")
         num = const_int(bound.get("num", 50), "num")
         if num < 0:
             raise UnsupportedOp(f"{op.name}: negative num")
+        # a probe of min(num, 2) points takes the same branch as num (no step below 2)
         pargs, pkwargs = _replace(args, kwargs, "num", 2, min(num, 2))
         result = call_quietly(op, substitute(pargs), substitute(pkwargs))
+        if retstep:   # (samples, step): the step a NumPy scalar (a 0-d array of 0-d array ends)
+            return meta_of_probe(op, result[0], (num,)), meta_of_probe(op, result[1], ())
         return meta_of_probe(op, result, (num,))
     return infer
 

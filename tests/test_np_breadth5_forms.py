@@ -1,0 +1,110 @@
+"""NumPy forms captured by npbreadth5: ``np.linspace(..., retstep=True)``,
+``np.searchsorted(..., sorter=)`` and ``np.bincount(x, minlength=n)`` whose
+length is then used to index (its size is never below ``n``).  Each matches
+eager bitwise on the NumPy backend, runs in one graph, re-translates for a
+new dtype or shape, and raises eager's error where eager does."""
+import numpy as np
+import pytest
+
+import sot
+from difftest import assert_captured_whole, case_params, check, check_case
+
+V = np.array([0.5, -1.25, 3.0, 2.0, -0.75, 1.5])
+IV = np.array([3, 1, 2, 1, 0, 4])
+
+
+def linspace_retstep(x):
+    samples, step = np.linspace(0.0, 1.0, 5, retstep=True)
+    return samples, step, np.linspace(x.min(), x.max(), 4, retstep=True)
+
+
+def linspace_retstep_forms(x):
+    return (np.linspace(0, 10, 5, retstep=True, dtype=int), np.linspace(0, 1, 4, endpoint=False, retstep=True),
+            np.linspace(np.float32(0), x.max().astype(np.float32), 3, retstep=True)[1] * x,
+            np.linspace(0, 1, 3, retstep=False))
+
+
+def searchsorted_sorter(a, v):
+    order = np.argsort(a)
+    return (np.searchsorted(a, v, sorter=order), np.searchsorted(a, v, side="right", sorter=order),
+            a.searchsorted(v, "left", order), np.searchsorted(a, 0.0, sorter=order))
+
+
+def bincount_minlength_indexed(x):
+    c = np.bincount(x, minlength=8)
+    w = np.bincount(x, weights=x * 0.5, minlength=6)
+    return c[x], c[c > 0], w[w > 0], c[:3], np.flatnonzero(c == 0), c[np.array([7, 0])]
+
+
+CASES = {
+    "linspace_retstep": (linspace_retstep, [(V,), (V.astype(np.float32),), (V[:2],)]),
+    "linspace_retstep_forms": (linspace_retstep_forms, [(V,), (V[:1] * 0,)]),
+    "searchsorted_sorter": (searchsorted_sorter, [(V, V[::-1] + 0.25), (V.astype(np.float32), V[:3]),
+                                                  (V[:4], np.array([[0.0, 1.0], [2.0, -9.0]]))]),
+    "bincount_minlength_indexed": (bincount_minlength_indexed, [(IV,), (np.array([7, 7, 0]),),
+                                                                (np.array([9, 2, 11, 2]),)]),
+}
+
+
+@pytest.mark.parametrize("fn, arg_sets", case_params(CASES))
+def test_matches_eager_and_runs_whole(fn, arg_sets):
+    check_case(fn, arg_sets)
+
+
+@pytest.mark.parametrize("fn, arg_sets", case_params(CASES))
+def test_onnxruntime_backend_agrees(fn, arg_sets):
+    """The onnxruntime backend leaves what it cannot lower with NumPy's meaning on NumPy."""
+    static = sot.to_static(fn, backend="onnxruntime")
+    for args in arg_sets:
+        eager, traced = fn(*args), static(*args)
+        np.testing.assert_equal(eager, traced)
+
+
+def test_retstep_step_is_a_numpy_scalar_and_a_0d_array_of_0d_ends():
+    def f(x):
+        return np.linspace(x[0], x[1], 3, retstep=True)[1], np.linspace(x.min(), 2.0, 3, retstep=True)[1]
+    check(f, (V,), (V.astype(np.float16),))
+    out = sot.to_static(f)(V)
+    assert type(out[0]) is np.float64 and type(out[1]) is np.float64
+    assert_captured_whole(f, V)
+
+
+def test_retstep_of_fewer_than_two_points_breaks_cleanly():
+    """Below two points NumPy's step is the Python float nan: not an array op's result, so a break."""
+    def f(x):
+        return np.linspace(0.0, 1.0, 1, retstep=True), np.linspace(0.0, 1.0, 0, retstep=True), x * 2
+    check(f, (V,))
+    report = sot.explain(sot.to_static(f, min_graph_size=0), V)
+    assert report.breaks and "not an array" in str(report.breaks[0])
+
+
+def test_a_bad_sorter_raises_eagers_error_from_the_graph():
+    """A sorter position out of range is known only from the data: NumPy's ValueError, as eagerly."""
+    def f(a, v, s):
+        return np.searchsorted(a, v, sorter=s)
+    check(f, (V, V, np.argsort(V)), (V, V, np.array([0, 1, 2, 3, 4, 9])), (V, V, np.array([0, 1, 2, 3, 4, -7])))
+
+
+def test_a_sorter_of_another_size_breaks_cleanly():
+    def f(a, v):
+        return np.searchsorted(a, v, sorter=np.argsort(a)[:3])
+    with pytest.raises(ValueError):
+        f(V, V)
+    check(f, (V, V))
+
+
+def test_bincount_below_minlength_and_past_it():
+    """Values past minlength make more bins; the index stays valid either way."""
+    def f(x):
+        c = np.bincount(x, minlength=4)
+        return c[x], c[-1], c.size
+    check(f, (np.array([0, 1, 1]),), (np.array([12, 3, 3]),), (np.array([], dtype=np.int64),))
+
+
+def test_bincount_without_minlength_still_breaks_at_an_index_of_its_size():
+    """With no minlength the result may be empty: indexing it by an array still breaks, with eager's answer."""
+    def f(x):
+        return np.bincount(x)[x]
+    check(f, (IV,), (np.array([], dtype=np.int64),))
+    report = sot.explain(sot.to_static(f, min_graph_size=0), IV)
+    assert report.breaks or report.fallbacks
