@@ -108,3 +108,29 @@ def test_bincount_without_minlength_still_breaks_at_an_index_of_its_size():
     check(f, (IV,), (np.array([], dtype=np.int64),))
     report = sot.explain(sot.to_static(f, min_graph_size=0), IV)
     assert report.breaks or report.fallbacks
+
+
+def histogram2d_edges(x, y, e):
+    h, ex, ey = np.histogram2d(x, y, bins=[e, 3])
+    h2 = np.histogram2d(x, y, bins=(e, e), density=True)
+    return h, ex, ey, h2
+
+
+def test_histogram2d_with_edge_arrays_matches_eager_and_returns_the_edges_themselves():
+    e = np.array([-2.0, 0.0, 0.5, 4.0])
+    sets = [(V, V[::-1], e), (V.astype(np.float32), V, e), (V, V, np.array([0, 1, 5])), (V, V, np.array([1.0]))]
+    check_case(histogram2d_edges, sets)
+    static = sot.to_static(histogram2d_edges)
+    for args in sets:
+        out = static(*args)
+        assert out[1] is args[2] and out[3][1] is args[2] and out[3][2] is args[2]
+
+
+def test_histogram2d_edges_out_of_order_raise_eagers_error():
+    check(histogram2d_edges, (V, V, np.array([0.0, 2.0, 1.0])), (V, V, np.array([0.0, 1.0])))
+
+
+def test_histogram2d_with_no_edge_breaks_cleanly():
+    def f(x):
+        return np.histogram2d(x, x, bins=[x[:0], 2])
+    check(f, (V,))

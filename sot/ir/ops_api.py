@@ -474,6 +474,16 @@ def _bin_edges_infer(op, args, kwargs):
 register(Op("histogram_bin_edges", "function", np.histogram_bin_edges, _bin_edges_infer))
 
 
+def _bins_of_axis(value) -> int:
+    """How many bins one axis of histogram2d has: ``bins=[3, edges]``, edges a traced
+    1-d array (returned as it is: NumPy's asarray of it; edges out of order raise at run time)."""
+    if isinstance(value, Symbol) and not value.meta.is_python:
+        if value.meta.ndim != 1 or value.meta.shape[0] < 1:
+            raise UnsupportedOp("histogram2d: bin edges must be a 1-d array of at least one edge")
+        return value.meta.shape[0] - 1
+    return _int_bins(value, "histogram2d")
+
+
 def _histogram2d_infer(op, args, kwargs):
     b = bind("histogram2d", ("x", "y", "bins", "range", "density", "weights"), args, kwargs,
              {"x", "y", "bins", "range", "density", "weights"})
@@ -483,7 +493,7 @@ def _histogram2d_infer(op, args, kwargs):
     if b.get("weights") is not None and shape_of(b["weights"]) != x:
         raise UnsupportedOp("histogram2d: weights must have the shape of x")
     bins = b.get("bins", 10)
-    nx, ny = ([_int_bins(v, "histogram2d") for v in bins] if isinstance(bins, (list, tuple)) and len(bins) == 2
+    nx, ny = ([_bins_of_axis(v) for v in bins] if isinstance(bins, (list, tuple)) and len(bins) == 2
               else [_int_bins(bins, "histogram2d")] * 2)
     _constant_range(b.get("range"), 2, "histogram2d")
     result = run_probe(op, args, kwargs)
