@@ -134,3 +134,20 @@ def test_histogram2d_with_no_edge_breaks_cleanly():
     def f(x):
         return np.histogram2d(x, x, bins=[x[:0], 2])
     check(f, (V,))
+
+
+def einsum_sublists(a, b):
+    return (np.einsum(a, [0, 1], [1, 0]), np.einsum(a, [0, 1], b, [1, 2], [0, 2]), np.einsum(a, [0, 1], b, [1, 2]),
+            np.einsum(a, [Ellipsis, 1], [1, Ellipsis]), np.einsum(a, [30, 2]), np.einsum(a, (30, 2), [2]),
+            np.einsum(a, [0, 0]) if a.shape[0] == a.shape[1] else None, np.einsum(b, [5, 40], a, [26, 5], [26, 40]))
+
+
+def test_einsum_sublist_form_matches_eager_bitwise():
+    a, b = np.arange(12.0).reshape(3, 4) / 7, np.arange(20.0).reshape(4, 5) - 3
+    check_case(einsum_sublists, [(a, b), (a.astype(np.float32), b.astype(np.float32)), (np.eye(4), b)])
+
+
+def test_einsum_sublist_of_a_bad_label_runs_natively_with_eagers_error():
+    def f(a):
+        return np.einsum(a, [0, 60])
+    check(f, (np.ones((2, 2)),))
