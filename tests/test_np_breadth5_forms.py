@@ -151,3 +151,53 @@ def test_einsum_sublist_of_a_bad_label_runs_natively_with_eagers_error():
     def f(a):
         return np.einsum(a, [0, 60])
     check(f, (np.ones((2, 2)),))
+
+
+def linspace_array_ends(a, b):
+    return (np.linspace(a, b, 4), np.linspace(a, b, 3, axis=-1), np.linspace(a[0], b, 5, axis=1, endpoint=False),
+            np.linspace(a, 2.0, 4, retstep=True), np.logspace(a, b, 3, axis=1), np.geomspace(np.abs(a) + 1, 5.0, 3),
+            np.linspace(a, b, 4, dtype=np.float32))
+
+
+def average_returned(x, w):
+    return (np.average(x, returned=True), np.average(x, axis=1, returned=True),
+            np.average(x, axis=0, weights=w[:, 0], returned=True), np.average(x, axis=1, keepdims=True, returned=True),
+            np.average(x, weights=w, returned=True))
+
+
+def interp_period(x, xp):
+    return np.interp(x, xp, np.sin(xp), period=4.0), np.interp(x, xp, xp * 1j, period=2), \
+        np.interp(x, xp, xp, period=-3.0, left=9.0)
+
+
+def test_linspace_of_array_ends_matches_eager_bitwise_strides_and_all():
+    a, b = np.arange(6.0).reshape(2, 3) / 3, np.array([1.0, -2.0, 4.5])
+    check_case(linspace_array_ends, [(a, b), (a.astype(np.float32), b), (a[:1], b[:1])])
+
+
+def test_linspace_axis_out_of_bounds_runs_natively_with_eagers_error():
+    def f(a):
+        return np.linspace(a, a + 1, 3, axis=3)
+    check(f, (np.ones((2, 2)),))
+
+
+def test_average_returned_matches_eager():
+    x = np.arange(12.0).reshape(3, 4) - 5
+    w = np.abs(x) + 1
+    check_case(average_returned, [(x, w), (x.astype(np.float32), w.astype(np.float16)), (x.astype(np.int8), w)])
+
+
+def test_average_returned_with_zero_weights_raises_eagers_error():
+    x = np.ones((3, 4))
+    check(average_returned, (x, np.zeros((3, 4))), (x, np.ones((3, 4))))
+
+
+def test_interp_period_matches_eager():
+    x = np.linspace(-3, 7, 11)
+    check_case(interp_period, [(x, np.array([0.5, 1.0, 2.5, 3.75])), (x.astype(np.float32), np.array([3.0, 0.0, 1.0]))])
+
+
+def test_interp_period_zero_or_traced_runs_natively_with_eagers_answer():
+    def f(x, p):
+        return np.interp(x, x, x, period=p), np.interp(x, x, x, period=x.max())
+    check(f, (np.arange(3.0), 0), (np.arange(3.0), 2.0))

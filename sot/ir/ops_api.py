@@ -26,7 +26,7 @@ from .registry import (Op, bind, broadcast, call_quietly, const_axes, const_int,
 from .statement_ir import Symbol
 
 #: ops whose eager result is a tuple of arrays (the IR's multi-output ops give a list)
-TUPLE_RESULTS = frozenset({"linspace", "meshgrid", "tril_indices", "triu_indices", "histogram", "histogram2d", "divmod", "modf",
+TUPLE_RESULTS = frozenset({"average", "linspace", "meshgrid", "tril_indices", "triu_indices", "histogram", "histogram2d", "divmod", "modf",
                            "frexp"})
 
 
@@ -254,7 +254,11 @@ for _name in ("percentile", "quantile", "nanpercentile", "nanquantile"):
 
 def _interp_shape(args, kwargs):
     b = bind("interp", ("x", "xp", "fp", "left", "right", "period"), args, kwargs,
-             {"x", "xp", "fp", "left", "right"})
+             {"x", "xp", "fp", "left", "right", "period"})
+    period = b.get("period")
+    # a period of 0 raises ValueError: only a constant one other than 0 (a traced one could be 0)
+    if period is not None and (type(period) not in (int, float) or period == 0):
+        raise UnsupportedOp("interp: period= must be a constant number other than 0")
     xp, fp = shape_of(b["xp"]), shape_of(b["fp"])
     if len(xp) != 1 or xp != fp or not xp[0]:
         raise UnsupportedOp("interp: xp and fp must be non-empty 1-d of one length")
