@@ -7,10 +7,11 @@ first result's shape and dtype, and returns a transposed view of that
 buffer.  ``call`` below runs those steps over the trace's Variables (the
 slice positions are constants, so the loop unrolls and ``func1d`` is
 inlined once per slice, from the user's frame), so ``func1d``'s operations
-enter the graph and the result has eager's values, dtype, shape and strides.  Where NumPy raises
-(an axis out of range, an iteration dimension of 0) or the loop would be
-long, the call runs natively (a break).  A break inside ``func1d`` breaks
-at the user's call, which then runs natively, as NumPy's own code.
+enter the graph and the result has eager's values, dtype, shape and
+strides.  Where NumPy raises (an axis out of range, an iteration dimension
+of 0) or the loop would be long, the call runs natively (a break).  A break
+inside ``func1d`` breaks at the user's call, which then runs natively, as
+NumPy's own code.
 """
 from __future__ import annotations
 
