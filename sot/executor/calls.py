@@ -19,7 +19,7 @@ from .. import psdb
 from ..ir import data_numbers, registry
 from . import (attr_presence, builtin_values, classes, copies, iter_tools, contexts, dispatch, exceptions, functional, introspect, list_data, live_iterators,
                metaclass, numpy_counts, numpy_forms, numpy_iteration, records, sets, user_protocols, writes)
-from . import array_numbers
+from . import array_numbers, numpy_callables
 from . import collections_models, container_values, dict_data, functools_models, heapq_bisect, itertools_shared, operator_models   # the stdlib's
 from . import builtin_subclasses, dict_runtime_reads, identities, instance_dicts, str_runtime
 from .generators import GeneratorVariable
@@ -58,6 +58,8 @@ def call(executor, fn: Variable, args: list[Variable], kwargs: dict[str, Variabl
                        contexts.ContextFactoryVariable, records.RecordMethod)):
         return fn.call(executor, args, kwargs)
     if isinstance(fn, NumpyCallableVariable):
+        if numpy_callables.is_modelled(fn.value):   # it calls a Python function passed in
+            return numpy_callables.call(executor, args, kwargs)
         return call_numpy(graph, fn, args, kwargs)
     if isinstance(fn, BuiltinVariable):
         handler = BUILTINS.get(fn.value)

@@ -156,7 +156,9 @@ def _bincount_infer(op, args, kwargs):
     if type(minlength) is int and minlength >= _BINCOUNT_BOUND.get(x.meta.dtype, minlength + 1):
         # every value is below minlength (a histogram of uint8 pixels): minlength bins, a static size
         return meta_of_probe(op, result, (minlength,))
-    return UnbackedResult(meta_of_probe(op, result, (U,)), ((0,),))
+    # at least minlength bins: a size NumPy never gives below it
+    least = minlength if type(minlength) is int and minlength > 0 else 0
+    return UnbackedResult(meta_of_probe(op, result, (U,)), ((0,),), least)
 
 
 def _lstsq_infer(op, args, kwargs):

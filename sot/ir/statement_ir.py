@@ -655,7 +655,13 @@ def _python_scalar_meta(op, args, kwargs, deps) -> ScalarMeta:
     try:
         shadow = call_quietly(op, shadow_args, _in_world(kwargs, True, {}))
     except UnsupportedOp as e:
-        raise SpecializeDims(deps, f"{op.name} holds only for the traced sizes ({e})") from None
+        from .data_numbers import is_data_number
+        if not all(is_data_number(s) for s in deps):
+            raise SpecializeDims(deps, f"{op.name} holds only for the traced sizes ({e})") from None
+        # numbers read from data only (no size to specialise): check_python_op took the
+        # op as giving one result type for every value, and its error (math.exp of a
+        # large value) raises at run time, as eagerly
+        shadow = hint
     if type(hint) not in PYTHON_SCALARS:
         raise UnsupportedOp(f"{op.name} of shape values gives a {type(hint).__name__}")
     if type(shadow) is not type(hint):

@@ -69,12 +69,15 @@ class UnbackedResult:
 
     metas: object
     axes: tuple
+    #: the least the new size can be (``np.bincount(x, minlength=8)``): the small
+    #: worlds take it at no less
+    least: int = 0
 
     def items(self) -> tuple:
         return self.metas if isinstance(self.metas, tuple) else (self.metas,)
 
     def with_metas(self, metas: list) -> "UnbackedResult":
-        return UnbackedResult(tuple(metas) if isinstance(self.metas, tuple) else metas[0], self.axes)
+        return UnbackedResult(tuple(metas) if isinstance(self.metas, tuple) else metas[0], self.axes, self.least)
 
 
 def fresh_metas(result: UnbackedResult, k: int):
@@ -106,7 +109,7 @@ def small_meta(result: UnbackedResult, size: int):
     for meta, axes in zip(result.items(), result.axes):
         shape = list(meta.shape)
         for a in axes:
-            shape[a] = size
+            shape[a] = max(size, result.least)
         out.append(TensorMeta(tuple(shape), meta.dtype, meta.is_scalar))
     return tuple(out) if isinstance(result.metas, tuple) else out[0]
 
