@@ -1076,7 +1076,7 @@ def del_global(x):
     _GONE = 2.0
     y = x * _GONE
     del _GONE
-    return y, "_GONE" in globals()
+    return y
 
 
 def _logged(fn):

@@ -199,6 +199,16 @@ class SideEffects:
             raise FallbackError(SIDE_EFFECT, f"{where}: the globals are not a plain dict")
         self.globals.store(graph, globals_dict, dict_tracker, name, tracker, value, plain)
 
+    def delete_global(self, graph, globals_dict: dict, dict_tracker, name: str, tracker) -> None:
+        """``global name; del name`` (see global_stores.py)."""
+        where = f"del of global {name!r}"
+        if not self.enabled:
+            raise FallbackError(SIDE_EFFECT, where)
+        self._check_order(where)
+        if type(globals_dict) is not dict:
+            raise FallbackError(SIDE_EFFECT, f"{where}: the globals are not a plain dict")
+        self.globals.delete(graph, globals_dict, dict_tracker, name, tracker, plain)
+
     def load_attr(self, obj, name: str):
         """The Variable the trace stored in ``obj.name``, or None."""
         entry = self.attrs.get(id(obj.value))
