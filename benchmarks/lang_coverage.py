@@ -1350,8 +1350,9 @@ def partial_of_user_function(x):
 
 
 @case("lang5")
-def fstring_format_spec_of_data(x):
-    return f"{float(x.sum()):.3f}|{x.shape[0]:>4d}|{x.size:x}"
+def fstring_format_specs(x):
+    # (a number read from the data formats only natively: that breaks, tests/test_lang5_breaks.py)
+    return x * 2, f"{x.shape[0]:>4d}|{x.size:x}|{x.ndim / 3:.3f}|{x.shape[1]:+05d}"
 
 
 @case("lang5")
