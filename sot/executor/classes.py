@@ -135,6 +135,7 @@ def new_object_getattr(executor, obj: NewObjectVariable, name: str) -> Variable:
     hook = python_getattr(obj.cls)
     if not in_class or slot:
         if hook is not None:   # not found: type(obj).__getattr__(obj, name), inlined
+            executor.graph.add_guard(ClassUnchangedGuard(obj.cls))   # (while no class in its MRO gains the name)
             fn = executor.graph.wrap(hook, AttrTracker(ConstTracker(obj.cls), "__getattr__"))
             return executor.call_function(BoundMethodVariable(fn, obj), [ConstVariable(name)], {})
         raise FallbackError(UNSUPPORTED_OBJECT, f"{obj.describe()} has no attribute {name!r} (eager raises)")
