@@ -103,7 +103,7 @@ def check_value(value) -> None:
     an object of one, or a prototype's method."""
     if not TRACE_CLASSES:
         return
-    for cls in (value if isinstance(value, type) else None, type(value)):
+    for cls in (value if issubclass(type(value), type) else None, type(value)):
         if cls is not None and cls in TRACE_CLASSES:
             raise ClassEscapes(_SITE[cls])
     if isinstance(value, types.FunctionType):   # a prototype's method: its cells are the trace's
@@ -133,7 +133,7 @@ def simulated_cell(real_cell) -> CellVariable | None:
 def store_class_attr(cls_var: Variable, name: str, value: Variable) -> bool:
     """`C.name = value` on a prototype, simulated; False where not modelled."""
     cls = getattr(cls_var, "value", None)
-    if not isinstance(cls, type) or cls not in TRACE_CLASSES or name.startswith("__") or \
+    if not issubclass(type(cls), type) or cls not in TRACE_CLASSES or name.startswith("__") or \
             name not in cls.__dict__ or hasattr(type(cls.__dict__[name]), "__get__"):
         return False   # a new name, a dunder, a method or descriptor: the statement breaks
     if not isinstance(value, (ConstVariable, TensorVariable)):

@@ -99,8 +99,8 @@ def release_runs_code(value) -> bool:
     ``weakref.finalize`` callback) points at it."""
     t = type(value)
     return getattr(t, "__del__", None) is not None or bool(
-        t.__flags__ & _HEAP_TYPE and not isinstance(value, type) and t.__weakrefoffset__
-        and weakref.getweakrefcount(value))   # (a class has weakrefs: its bases' subclass lists)
+        t.__flags__ & _HEAP_TYPE and not issubclass(t, type) and t.__weakrefoffset__
+        and weakref.getweakrefcount(value))   # (a class has weakrefs: its bases' subclass lists; issubclass: isinstance would run a user __getattribute__)
 
 
 class SideEffects:
