@@ -254,3 +254,23 @@ def test_an_abstract_class_raises_eagers_type_error():
     static = sot.to_static(make_abstract)
     with pytest.raises(TypeError, match="abstract"):
         static(X)
+
+
+def test_del_of_another_modules_global_in_a_callee():
+    import types
+    mod = types.ModuleType("lang5_other")
+    exec("H = 3.0\ndef drop(x):\n    global H\n    y = x * H\n    del H\n    return y\n", mod.__dict__)
+
+    def f(x):
+        return mod.drop(x) + 1
+    assert_captured_whole(f, X)   # (it deletes H)
+    static = sot.to_static(f, min_graph_size=0)
+    for h in (3.0, 5.0, None, 2.0):
+        if h is not None:
+            mod.H = h
+        if h is None:
+            with pytest.raises(NameError, match="'H' is not defined"):
+                static(X)
+            continue
+        assert_same(X * h + 1, static(X))
+        assert not hasattr(mod, "H")
