@@ -121,3 +121,42 @@ def test_getattribute_side_effects_match_eager():
     got = [static(X)[1] for _ in range(3)]
     assert got == want == [1, 1, 1]
     assert Counting.reads == 3
+
+
+# -- the truth value of an array of several elements (eager raises ValueError) ------------
+
+def chained_comparison_of_an_array_caught(x):
+    try:
+        return 0 < x < 3
+    except ValueError as e:
+        return str(e)[:20]
+
+
+def if_on_an_array_caught(x):
+    y = x * 2
+    try:
+        if y > 1:
+            return y
+        return -y
+    except ValueError:
+        return y + 100
+
+
+def chained_comparison_of_an_array(x):
+    y = x + 1
+    return 0 < y < 3
+
+
+def test_an_array_truth_error_reaches_the_users_handler():
+    check(chained_comparison_of_an_array_caught, (X,), (X2,))
+    check(if_on_an_array_caught, (X,), (X2,), (np.ones(1, np.float32),))
+
+
+def test_an_array_truth_error_is_raised_at_the_users_line():
+    static = sot.to_static(chained_comparison_of_an_array, min_graph_size=0)
+    with pytest.raises(ValueError, match="truth value") as info:
+        static(X)
+    entry = info.traceback[-1]
+    assert entry.frame.code.name == "chained_comparison_of_an_array"
+    assert "0 < y < 3" in str(entry.statement)
+    check(chained_comparison_of_an_array, (X,), (X2,))
