@@ -39,6 +39,12 @@ def _key(graph, var: Variable):
     return dict_key(var)
 
 
+def _graph(executor):
+    """The simulating graph (None where a caller asks without one: an object
+    key then breaks, in member_key)."""
+    return executor.graph if executor is not None else None
+
+
 def make(graph, keys, values) -> Variable:
     """The dict of a display (BUILD_MAP): a DictVariable unless a key is an
     identity-hashed object made in the trace."""
@@ -112,19 +118,19 @@ class ObjectKeyDict(ModelledObject, Variable):
 
     # -- the hooks dispatch asks -------------------------------------------------------
     def getitem(self, executor, key):
-        return self.table[self._found(executor.graph, key, "indexing")][1]
+        return self.table[self._found(_graph(executor), key, "indexing")][1]
 
     def setitem(self, executor, key, value):
-        self.store(executor.graph, key, value)
+        self.store(_graph(executor), key, value)
         return True
 
     def delitem(self, executor, key):
-        del self.table[self._found(executor.graph, key, "del")]
+        del self.table[self._found(_graph(executor), key, "del")]
         self.version += 1
         return True
 
     def contains(self, executor, item):
-        return _key(executor.graph, item) in self.table
+        return _key(_graph(executor), item) in self.table
 
     def length(self, executor):
         return ConstVariable(len(self.table))
@@ -140,7 +146,7 @@ class ObjectKeyDict(ModelledObject, Variable):
     def method(self, executor, name, args, kwargs):
         if kwargs:
             return NotImplemented
-        graph = executor.graph
+        graph = _graph(executor)
         if name in ("keys", "values", "items") and not args:
             return ObjectKeyView(self, name)
         if name == "get" and len(args) in (1, 2):
