@@ -1,8 +1,10 @@
-"""Dicts made in the trace keyed by objects made in the trace (identity
-hash and ==: sot/executor/object_key_dicts.py): displays and comprehensions
-capture whole and match eager; what the model does not answer (a missing
-key, str(), ==, update, a key class with its own __hash__/__eq__) breaks
-and matches eager; a key class that gains __eq__/__hash__ later is seen."""
+"""Dicts made in the trace keyed by objects made in the trace
+(sot/executor/object_key_dicts.py): identity-hashed, or with __hash__ and
+__eq__ in Python (inlined as the lookup runs them: the same calls in the
+same order as eager). Displays and comprehensions capture whole and match
+eager; what the model does not answer (a missing key, str(), ==, update)
+breaks and matches eager; a key class that gains or replaces
+__eq__/__hash__ later is seen."""
 import numpy as np
 import pytest
 
@@ -82,17 +84,6 @@ def test_the_returned_dict_is_keyed_by_the_returned_object():
 
 # -- what breaks -----------------------------------------------------------------------
 
-class EqNode:
-    def __init__(self, n):
-        self.n = n
-
-    def __hash__(self):
-        return hash(self.n)
-
-    def __eq__(self, other):
-        return isinstance(other, EqNode) and other.n == self.n
-
-
 def missing_key_caught(x):
     d = {Node(1): x}
     try:
@@ -115,12 +106,6 @@ def unmodelled_uses(x):
     return str(d)[:1], d == {}, len({**d}), d[a], sorted(d, key=lambda k: k.n)[0] is a, list(reversed(d))[0] is a
 
 
-def user_hash_eq_keys(x):
-    d = {EqNode(1): x, EqNode(2): x * 2}
-    d[EqNode(1)] = d[EqNode(1)] + 1
-    return d[EqNode(1)], len(d), EqNode(2) in d
-
-
 def printed_between(x):
     a = Node(1)
     d = {a: x}
@@ -133,7 +118,6 @@ BREAKS = {
     "missing_key_caught": (missing_key_caught, [(X,)]),
     "resized_while_iterated": (resized_while_iterated, [(X,)]),
     "unmodelled_uses": (unmodelled_uses, [(X,), (X2,)]),
-    "user_hash_eq_keys": (user_hash_eq_keys, [(X,), (X2,)]),
     "printed_between": (printed_between, [(X,), (X2,)]),
 }
 
@@ -168,3 +152,48 @@ def test_a_key_class_that_gains_eq_and_hash_is_seen():
     finally:
         del Node.__eq__, Node.__hash__
     assert_same(two_keys(X), static(X))
+
+
+# -- keys with __hash__ and __eq__ in Python ------------------------------------------------
+
+class LoggedKey:
+    def __init__(self, n, log):
+        self.n, self.log = n, log
+
+    def __hash__(self):
+        self.log.append(("hash", self.n))
+        return hash(self.n % 2)   # 1 and 3 collide: __eq__ runs between them
+
+    def __eq__(self, other):
+        self.log.append(("eq", self.n, other.n))
+        return isinstance(other, LoggedKey) and other.n == self.n
+
+
+def user_hash_eq_keys(x, log):
+    d = {LoggedKey(1, log): x, LoggedKey(2, log): x * 2, LoggedKey(3, log): x * 3}
+    d[LoggedKey(3, log)] = d[LoggedKey(3, log)] + 1
+    found = LoggedKey(2, log) in d, LoggedKey(5, log) in d, d.get(LoggedKey(1, log)), len(d)
+    return found, [k.n for k in d], [v.sum() for v in d.values()]
+
+
+def test_user_hash_eq_keys_capture_with_eagers_calls():
+    assert_captured_whole(user_hash_eq_keys, X, [])
+    check(user_hash_eq_keys, (X, []), (X2, []))   # (the log argument: the same calls, in order)
+    log = []
+    user_hash_eq_keys(X, log)
+    assert ("eq", 1, 3) in log and ("eq", 3, 3) in log
+
+
+def test_a_replaced_eq_is_seen():
+    static = sot.to_static(user_hash_eq_keys, min_graph_size=0)
+    assert_same(user_hash_eq_keys(X, []), static(X, []))
+    original = LoggedKey.__eq__
+    LoggedKey.__eq__ = lambda self, other: True   # every colliding key is one now
+    try:
+        want_log, got_log = [], []
+        want = user_hash_eq_keys(X, want_log)
+        assert_same(want, static(X, got_log))
+        assert want_log == got_log
+    finally:
+        LoggedKey.__eq__ = original
+    assert_same(user_hash_eq_keys(X, []), static(X, []))

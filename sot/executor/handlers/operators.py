@@ -137,7 +137,7 @@ def build_list(ex, instr):
 @handler("BUILD_MAP")
 def build_map(ex, instr):
     items = ex.popn(2 * instr.arg)
-    ex.push(object_key_dicts.make(ex.graph, items[::2], items[1::2]))   # (a DictVariable unless keyed by objects)
+    ex.push(object_key_dicts.make(ex, items[::2], items[1::2]))   # (a DictVariable unless keyed by objects)
 
 
 @handler("BUILD_CONST_KEY_MAP")
