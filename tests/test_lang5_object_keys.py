@@ -197,3 +197,17 @@ def test_a_replaced_eq_is_seen():
     finally:
         LoggedKey.__eq__ = original
     assert_same(user_hash_eq_keys(X, []), static(X, []))
+
+
+def returns_a_user_keyed_dict(x, log):
+    d = {LoggedKey(1, log): x, LoggedKey(3, log): x * 3}
+    return d, len(log)
+
+
+def test_a_user_keyed_dict_that_escapes_runs_natively_with_eagers_calls():
+    want_log, got_log = [], []
+    want = returns_a_user_keyed_dict(X, want_log)
+    static = sot.to_static(returns_a_user_keyed_dict, min_graph_size=0)
+    got = static(X, got_log)
+    assert want_log == got_log and want[1] == got[1]
+    assert [(k.n, v.tolist()) for k, v in want[0].items()] == [(k.n, v.tolist()) for k, v in got[0].items()]

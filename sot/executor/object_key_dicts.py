@@ -180,6 +180,9 @@ class ObjectKeyDict(ModelledObject, Variable):
         return f"dict of {len(self.table)} with object keys"
 
     def rebuild(self, builder) -> str:
+        if any(type(k) is UserKey for k in self.table):   # dict() would call their __hash__ (and __eq__) again
+            raise FallbackError(UNSUPPORTED_OBJECT, f"{self.describe()} keyed by objects with a Python __hash__ "
+                                "cannot be made again without calling it")
         flat = "".join(f"{builder.expr(k)}, {builder.expr(v)}, " for k, v in self.table.values())
         return f"{builder._bind(_rebuilt)}(({flat}))"
 
