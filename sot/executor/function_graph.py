@@ -316,7 +316,7 @@ def _is_builtin(value) -> bool:
 def _is_numpy_callable(value) -> bool:
     if _user_getattr(type(value)):
         return False  # reading its __module__ would run user code
-    return callable(value) and not isinstance(value, type) and _skip.is_numpy_object(value)
+    return callable(value) and not issubclass(type(value), type) and _skip.is_numpy_object(value)
 
 
 __all__ = ["FunctionGraph", "function_variable", "to_ir_arg", "is_user_class"]

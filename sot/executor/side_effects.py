@@ -99,8 +99,8 @@ def release_runs_code(value) -> bool:
     ``weakref.finalize`` callback) points at it."""
     t = type(value)
     return getattr(t, "__del__", None) is not None or bool(
-        t.__flags__ & _HEAP_TYPE and not isinstance(value, type) and t.__weakrefoffset__
-        and weakref.getweakrefcount(value))   # (a class has weakrefs: its bases' subclass lists)
+        t.__flags__ & _HEAP_TYPE and not issubclass(t, type) and t.__weakrefoffset__
+        and weakref.getweakrefcount(value))   # (a class has weakrefs: its bases' subclass lists; issubclass: isinstance would run a user __getattribute__)
 
 
 class SideEffects:
@@ -191,13 +191,20 @@ class SideEffects:
 
     def store_global(self, graph, globals_dict: dict, dict_tracker, name: str, tracker, value) -> None:
         """``global name; name = value`` (see global_stores.py)."""
-        where = f"assignment to global {name!r}"
+        self._global_write(f"assignment to global {name!r}", globals_dict)
+        self.globals.store(graph, globals_dict, dict_tracker, name, tracker, value, plain)
+
+    def delete_global(self, graph, globals_dict: dict, dict_tracker, name: str, tracker) -> None:
+        """``global name; del name`` (see global_stores.py)."""
+        self._global_write(f"del of global {name!r}", globals_dict)
+        self.globals.delete(graph, globals_dict, dict_tracker, name, tracker, plain)
+
+    def _global_write(self, where: str, globals_dict: dict) -> None:
         if not self.enabled:
             raise FallbackError(SIDE_EFFECT, where)
         self._check_order(where)
         if type(globals_dict) is not dict:
             raise FallbackError(SIDE_EFFECT, f"{where}: the globals are not a plain dict")
-        self.globals.store(graph, globals_dict, dict_tracker, name, tracker, value, plain)
 
     def load_attr(self, obj, name: str):
         """The Variable the trace stored in ``obj.name``, or None."""
