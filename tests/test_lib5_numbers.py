@@ -88,7 +88,28 @@ def fraction_from_array_float(x):
     return fractions.Fraction(float(x[0, 0])).limit_denominator(100)
 
 
-CASES = [statistics_of_python_floats, statistics_of_numbers_read_from_an_array, statistics_of_array_items,
+def statistics_of_constants_of_each_kind(x):
+    data = (1, 2, 2, 3, 7)
+    return (statistics.mean(data), statistics.median_high(range(6)), statistics.mode([True, False, True]),
+            statistics.multimode([1, 1, 2, 2]), statistics.variance([1.5, 2.5, 4.0], 2.0),
+            statistics.quantiles([1, 2, 3, 4, 5], n=4, method="inclusive"), statistics.mean(v * 0.5 for v in data),
+            x.shape)
+
+
+def statistics_of_strings_runs_natively(x):
+    return statistics.mode("abbc"), x
+
+
+def statistics_error_is_caught_as_eager(x):
+    try:
+        statistics.mean([])
+    except statistics.StatisticsError as e:
+        return str(e), x + 1
+    return None
+
+
+CASES = [statistics_of_constants_of_each_kind, statistics_of_strings_runs_natively, statistics_error_is_caught_as_eager,
+         statistics_of_python_floats, statistics_of_numbers_read_from_an_array, statistics_of_array_items,
          statistics_error, math_of_shapes, math_of_python_numbers, math_of_array_numbers, math_domain_error,
          fractions_and_numbers, fraction_from_array_float]
 
@@ -118,6 +139,25 @@ def test_a_reseeded_random_instance_is_not_baked_in():
     assert repr(second) == repr(random_instance_consumed_as_eager(X, random.Random(2)))
 
 
-@pytest.mark.parametrize("fn", [math_of_shapes, math_of_python_numbers], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("fn", [math_of_shapes, math_of_python_numbers, statistics_of_python_floats,
+                                statistics_of_constants_of_each_kind, statistics_error_is_caught_as_eager],
+                         ids=lambda f: f.__name__)
 def test_captured_without_a_break(fn):
     assert_captured_whole(fn, X)
+
+
+def statistics_of_a_list_passed_in(x, vals):
+    return x * statistics.median(vals), statistics.pstdev(vals)
+
+
+def test_statistics_of_numbers_passed_in_follow_them():
+    # folded under value guards (a signed zero, a NaN and the length are told apart);
+    # numbers that keep changing become inputs and the call then runs natively
+    check(statistics_of_a_list_passed_in, (X, [0.0]), (X, [-0.0]), (X, [1.0, 2.5]), (X, [float("nan"), 1.0]),
+          (X, [3, 1]), (X, []), *[(X, [float(i), 2.0]) for i in range(5)])
+
+
+def test_statistics_of_array_data_breaks_with_its_reason():
+    report = sot.explain(sot.to_static(statistics_of_numbers_read_from_an_array, min_graph_size=0), X)
+    assert any("data-dependent" in str(b) and "statistics.mean" in str(b) for b in report.breaks), \
+        [str(b) for b in report.breaks]

@@ -21,6 +21,7 @@ from . import (attr_presence, builtin_values, classes, copies, iter_tools, conte
                metaclass, numpy_counts, numpy_forms, numpy_iteration, records, sets, user_protocols, writes)
 from . import array_numbers
 from . import collections_models, container_values, dict_data, functools_models, heapq_bisect, itertools_shared, operator_models   # the stdlib's
+from . import statistics_models
 from . import builtin_subclasses, dict_runtime_reads, identities, instance_dicts, str_runtime
 from .generators import GeneratorVariable
 from .dispatch import SEQUENCES, const
@@ -663,6 +664,7 @@ identities.register(BUILTINS)
 builtin_subclasses.register_unbound_methods()
 functools_models.register(BUILTINS)
 heapq_bisect.register(BUILTINS)
+statistics_models.register(BUILTINS)
 BUILTINS[builtins.super] = classes.b_super
 BUILTINS_BY_ID = {id(fn): fn for fn in BUILTINS}
 
