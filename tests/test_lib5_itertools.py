@@ -142,3 +142,35 @@ def test_filters_match_eager(fn):
 def test_filters_are_captured():
     assert_captured_whole(filters_read_truth_as_eager, X)
     assert_captured_whole(compress_filterfalse_dropwhile, X)
+
+
+def join_of_iterators(x):
+    it = iter(["c", "d", "e"])
+    head = "".join(itertools.islice(it, 2))             # takes two, leaves the third
+    return ("".join(str(i) for i in range(3)), "-".join(map(str, [1, 2])), head, list(it),
+            ",".join(k + str(len(list(g))) for k, g in itertools.groupby("aabccc")), "".join({"p": 1, "q": 2}), x)
+
+
+def join_takes_everything_before_it_fails(x):
+    seen = []
+
+    def gen():
+        for v in ["a", 1, "b"]:
+            seen.append(v)
+            print("step", v)
+            yield v
+    try:
+        "".join(gen())
+    except TypeError as e:
+        return str(e), seen, x
+    return None
+
+
+@pytest.mark.parametrize("fn", [join_of_iterators, join_takes_everything_before_it_fails], ids=lambda f: f.__name__)
+def test_str_join_of_an_iterator_matches_eager(fn):
+    check(fn, (X,), (X * 2,))
+
+
+def test_str_join_of_an_iterator_is_captured():
+    assert_captured_whole(join_of_iterators, X)
+    assert_captured_whole(groupby_keys_and_groups, X)

@@ -183,6 +183,9 @@ def call_method(executor, obj: Variable, name: str, args, kwargs) -> Variable:
     if isinstance(obj, ConstVariable) and type(obj.value) is str and (r := str_runtime.const_method(
             obj, name, args, kwargs)) is not str_runtime.NO:   # of strs known when the call runs
         return r
+    if isinstance(obj, ConstVariable) and type(obj.value) is str and name == "join" and len(args) == 1 \
+            and not kwargs and not isinstance(args[0], (ConstVariable, TupleVariable, ListVariable, sets.SetVariable)):
+        args = [b_list(executor, args[0])]   # str.join takes any iterable whole first (PySequence_Fast)
     if isinstance(obj, ConstVariable) and dispatch.is_pure_method(obj.value, name):
         values = [functional.python_value(a) for a in args]
         kw = {k: functional.python_value(v) for k, v in kwargs.items()}
