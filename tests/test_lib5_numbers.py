@@ -161,3 +161,15 @@ def test_statistics_of_array_data_breaks_with_its_reason():
     report = sot.explain(sot.to_static(statistics_of_numbers_read_from_an_array, min_graph_size=0), X)
     assert any("data-dependent" in str(b) and "statistics.mean" in str(b) for b in report.breaks), \
         [str(b) for b in report.breaks]
+
+
+def statistics_of_other_arguments(x):
+    try:
+        statistics.quantiles([1, 2, 3], n=4, method=["exclusive"])
+    except ValueError as e:
+        return str(e), statistics.mode(["a", "a"]), x
+    return None
+
+
+def test_statistics_arguments_it_does_not_fold_run_natively():
+    check(statistics_of_other_arguments, (X,))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import statistics
 
 from ..breaks.reasons import DATA_DEPENDENT, UNSUPPORTED_CALL, FallbackError
-from .variables import ConstVariable, Variable
+from .variables import ConstVariable, DynamicScalarVariable, SymScalarVariable, TensorVariable, Variable
 
 _NUMBERS = (int, float, bool)
 
@@ -27,8 +27,10 @@ def _number(v: Variable, fn) -> object:
     if isinstance(v, ConstVariable):
         raise FallbackError(UNSUPPORTED_CALL, f"statistics.{fn.__name__} of {type(v.value).__name__} values "
                             "runs their own operators: it runs natively")
-    raise FallbackError(DATA_DEPENDENT, f"statistics.{fn.__name__} needs the value of {v.describe()}, "
-                        "known only at run time")
+    if isinstance(v, (TensorVariable, SymScalarVariable, DynamicScalarVariable)):   # numbers of the graph
+        raise FallbackError(DATA_DEPENDENT, f"statistics.{fn.__name__} needs the value of {v.describe()}, "
+                            "known only at run time")
+    raise FallbackError(UNSUPPORTED_CALL, f"statistics.{fn.__name__} with {v.describe()} is not folded")
 
 
 def _fold(fn):
