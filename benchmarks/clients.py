@@ -6,6 +6,7 @@
     python benchmarks/clients.py --set 2     # the second set (client_programs2.py)
     python benchmarks/clients.py --set 3     # the third set (client_programs3.py)
     python benchmarks/clients.py --set 4     # the fourth set (client_programs4.py)
+    python benchmarks/clients.py --set 5     # the fifth set (client_programs5.py)
 
 Each row is one program: its functions decorated with ``sot.to_static`` as a
 user decorates them (backend numpy, backend auto) against the same program
@@ -45,7 +46,8 @@ from sot import translate  # noqa: E402
 from sot.explain import ExplainReport  # noqa: E402
 
 
-SETS = {"1": "client_programs", "2": "client_programs2", "3": "client_programs3", "4": "client_programs4"}
+SETS = {"1": "client_programs", "2": "client_programs2", "3": "client_programs3", "4": "client_programs4",
+        "5": "client_programs5"}
 
 
 def load_programs(tag: str, module_name: str = "client_programs"):
