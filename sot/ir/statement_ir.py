@@ -310,8 +310,8 @@ class StatementIR:
         not captured, and SpecializeDims when it is captured only for the
         trace-time size of a symbolic dim.
         """
-        args = tuple(args)
-        kwargs = dict(kwargs or {})
+        args = _ranges_as_lists(tuple(args))
+        kwargs = _ranges_as_lists(dict(kwargs or {}))
         check_constant(args)
         check_constant(kwargs, "keyword argument")
         recorded, args = args, _run_time_indices(op, args)
@@ -576,6 +576,19 @@ def _fewest_dims(op, args, kwargs, deps, dims) -> frozenset:
 
 _INDEXING = frozenset({"getitem", "setitem"})
 _INDEX_INT = TensorMeta((), np.dtype(np.intp), True)
+
+
+def _ranges_as_lists(value):
+    """``value`` with each ``range`` (``x[rows, range(k)]``) as the list of
+    its ints: NumPy takes a range as that sequence of ints everywhere."""
+    if type(value) is range:
+        return list(value)
+    if type(value) in (tuple, list):
+        return type(value)(_ranges_as_lists(v) for v in value) if any(
+            type(v) in (range, tuple, list, dict) for v in value) else value
+    if type(value) is dict:
+        return {k: _ranges_as_lists(v) for k, v in value.items()}
+    return value
 
 
 def _run_time_indices(op, args):
