@@ -62,6 +62,8 @@ GENERATORS = frozenset((types.GeneratorType, types.CoroutineType, types.AsyncGen
 
 class FunctionGraph:
     pass_strs = False   # a str the trace only passes on was wrapped (str_data.py)
+    str_trial = False   # str_data.specialise_at is trying an instruction with strs as constants
+    list_lengths = None  # list_lengths.ListLengths of a generated code that may run natively, or None
 
     def __init__(self, name: str = "graph", shapes=None, freeze: bool = False):
         self.ir = StatementIR(name)
@@ -164,6 +166,8 @@ class FunctionGraph:
     def _list_items(self, value: list, tracker) -> list[Variable]:
         """The items of a list from outside the frame, guarded: the trace read them.
         The simulation runs no user code, so `value` is as it was when wrapped."""
+        if self.list_lengths is not None:
+            self.list_lengths.note(tracker, value)
         self.add_guard(LenGuard(tracker, value))
         return [self.wrap(v, _item(tracker, i)) for i, v in enumerate(value)]
 
