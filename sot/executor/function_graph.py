@@ -64,6 +64,7 @@ class FunctionGraph:
     pass_strs = False   # a str the trace only passes on was wrapped (str_data.py)
     str_trial = False   # str_data.specialise_at is trying an instruction with strs as constants
     list_lengths = None  # list_lengths.ListLengths of a generated code that may run natively, or None
+    runtime_lists = False  # a list was read at a run-time key (dict_runtime_reads._list_at)
 
     def __init__(self, name: str = "graph", shapes=None, freeze: bool = False):
         self.ir = StatementIR(name)
@@ -89,6 +90,9 @@ class FunctionGraph:
     def add_guard(self, guard) -> None:
         if guard.tracker is None or (type(guard.tracker).__name__ == "ConstTracker" and not guard.on_const):
             return
+        if self.runtime_lists:
+            from .dict_runtime_reads import needs_key
+            needs_key(guard)
         key = (type(guard).__name__, guard)
         if key not in self._guard_keys:
             self._guard_keys.add(key)
