@@ -460,6 +460,38 @@ def memory_roots(graph, allocated: bool = False) -> dict[str, frozenset]:
     return root
 
 
+def _fold_roots(root: dict, statements) -> None:
+    """``memory_roots``' fold over `statements` into `root`."""
+    for st in statements:
+        if st.op.aliases and not is_write(st):
+            bases: frozenset = frozenset()
+            for s in st.symbols_used():
+                bases |= root.get(s.name, frozenset())
+            if bases:
+                for s in st.outputs:
+                    root[s.name] = bases
+
+
+def last_write_roots(graph) -> frozenset:
+    """``write_roots(graph)[-1][1]`` (the roots of the last write), without
+    folding the whole graph again: a StatementIR only appends inputs and
+    statements, so the fold done for the previous write is kept on it
+    (``_write_fold``; started afresh if the statement it ended at is not
+    where it was) and continued. A trace of many writes (a Thomas sweep)
+    folded the whole graph at each one."""
+    inputs, statements = graph.inputs, graph.statements
+    fold = getattr(graph, "_write_fold", None)
+    if fold is None or fold[1] > len(statements) or (fold[1] and statements[fold[1] - 1] is not fold[3]):
+        fold = graph._write_fold = [0, 0, {}, None]
+    n_in, n_st, root, _ = fold
+    for s in inputs[n_in:]:
+        root[s.name] = frozenset([s.name])
+    _fold_roots(root, statements[n_st:])
+    fold[0], fold[1], fold[3] = len(inputs), len(statements), statements[-1] if statements else None
+    last = next(st for st in reversed(statements) if is_write(st))
+    return root.get(write_target(last).name, frozenset())
+
+
 def write_roots(graph) -> list[tuple[Statement, frozenset]]:
     """Each write of ``graph`` with the inputs whose memory it writes into
     (``memory_roots``); an empty set for a write into arrays the graph
