@@ -446,23 +446,16 @@ def memory_roots(graph, allocated: bool = False) -> dict[str, frozenset]:
     the graph allocated.  ``allocated``: the arrays the graph allocated are
     roots too (every array symbol is then here)."""
     root: dict[str, frozenset] = {s.name: frozenset([s.name]) for s in graph.inputs}
-    for st in graph.statements:
-        if allocated and not st.op.aliases:
-            for s in st.outputs:
-                root[s.name] = frozenset([s.name])
-        if st.op.aliases and not is_write(st):
-            bases: frozenset = frozenset()
-            for s in st.symbols_used():
-                bases |= root.get(s.name, frozenset())
-            if bases:
-                for s in st.outputs:
-                    root[s.name] = bases
+    _fold_roots(root, graph.statements, allocated)
     return root
 
 
-def _fold_roots(root: dict, statements) -> None:
+def _fold_roots(root: dict, statements, allocated: bool = False) -> None:
     """``memory_roots``' fold over `statements` into `root`."""
     for st in statements:
+        if allocated and not st.op.aliases:
+            for s in st.outputs:
+                root[s.name] = frozenset([s.name])
         if st.op.aliases and not is_write(st):
             bases: frozenset = frozenset()
             for s in st.symbols_used():
