@@ -25,7 +25,7 @@ from .breaks import describe, resume as breaks
 from .breaks.reasons import BreakReason, FallbackError, InternalError
 from .breaks.split import at_call_site, make_break
 from .entry import PHASES, EntryInfo, Options, phase  # noqa: F401 - PHASES, Options: sot.api, sot.explain
-from .executor import cell_writes, freeze, local_classes, small_loops
+from .executor import cell_writes, freeze, list_lengths, local_classes, small_loops
 from .executor.codegen import make_calling_code
 from .executor.frame_entry import check_stack_releases, number_inputs, simulate
 from .executor.generators import check_left_open
@@ -137,6 +137,8 @@ class Translator:
         if cache.add_entry(code, guard.hot, replacement, info, self.options.cache_size,
                            direct=info.direct if replacement is not None else None):
             freeze.hold(info.frozen_values)
+        if getattr(info.fallback, "native_for_good", False):
+            cache.run_natively(code, info.fallback.message)
         for rec in _recorders:
             rec.append(info)
         return replacement
@@ -223,6 +225,7 @@ def _translate_once(frame, info: EntryInfo, options: Options, allow_break: bool,
     graph.numbers = number_inputs(code, options, shapes)
     if not (options.full_graph or options.strict):   # those ask for the graph whatever it costs
         graph.tiny_limit = small_loops.LIMIT
+    graph.list_lengths = list_lengths.for_code(code, options)
     try:
         with phase(info, "simulate"):
             result = simulate(frame, graph).run()
