@@ -44,6 +44,18 @@ log = logging.getLogger("sot.breaks")
 log_guards = logging.getLogger("sot.guards")
 
 
+def _internal_error(info: EntryInfo, name: str, e: Exception):
+    """A bug in sot while translating: the frame runs natively (None), the
+    bug logged and recorded as the entry's fallback."""
+    log.warning("internal error translating %s; it runs natively: %s: %s",
+                name, type(e).__name__, e, exc_info=log.isEnabledFor(logging.DEBUG))
+    info.fallback = InternalError(f"{type(e).__name__}: {e}")
+    info.graphs, info.compiled, info.graph_break = [], [], None   # none of what was built runs
+    for rec in _recorders:
+        rec.append(info)
+    return None
+
+
 class GraphBreakError(RuntimeError):
     """Raised with full_graph=True when the function cannot be one graph."""
 
@@ -101,12 +113,7 @@ class Translator:
         try:
             replacement, graph, info = _translate_specialising(frame, info, self.options, not full_graph)
         except Exception as e:  # a bug in sot must never become the user's exception
-            log.warning("internal error translating %s; it runs natively: %s: %s",
-                        name, type(e).__name__, e, exc_info=log.isEnabledFor(logging.DEBUG))
-            info.fallback = InternalError(f"{type(e).__name__}: {e}")
-            for rec in _recorders:
-                rec.append(info)
-            return None
+            return _internal_error(info, name, e)
         for reason in (info.fallback, info.graph_break):
             if reason is not None:      # stack values of a resume function, in words
                 reason.message = describe.user_text(reason.message, code)
@@ -126,8 +133,11 @@ class Translator:
                 for rec in _recorders:
                     rec.append(info)
                 return None
-        with phase(info, "guards"):
-            guard = compile_guards(graph.guards, len(frame.args), len(frame.closure or ()))
+        try:
+            with phase(info, "guards"):
+                guard = compile_guards(graph.guards, len(frame.args), len(frame.closure or ()))
+        except Exception as e:  # (a guard with no load op): nothing has run yet
+            return _internal_error(info, name, e)
         info.guard = guard
         info.guards = [describe.user_text(g, code) for g in guard.describe()]
         info.translate_seconds = time.perf_counter() - started
