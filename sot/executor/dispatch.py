@@ -16,7 +16,7 @@ import numpy as np
 from ..breaks.reasons import (
     DATA_DEPENDENT, SIDE_EFFECT, UNSUPPORTED_CALL, UNSUPPORTED_OBJECT, FallbackError,
 )
-from .._quiet import first_filter
+from .._quiet import strictly
 from ..guards.guard import DictKeysGuard
 from ..guards.tracker import AttrTracker, ConstTracker, ItemTracker
 from ..ir import registry
@@ -91,7 +91,8 @@ def _python(fn, *values, **kwargs):
     """Compute on constants; an exception means eager would raise: fall back.
     So does a warning (``~True``'s DeprecationWarning, a NumPy scalar's
     overflow): folded into a constant it would be shown once, from here,
-    where eager shows it on every call from the user's line."""
+    where eager shows it on every call from the user's line. NumPy's errors
+    are found whatever the error state of the traced call (_quiet.strictly)."""
     return _fold(fn, values, kwargs, simulate=False)
 
 
@@ -106,7 +107,7 @@ def python_op(fn, *values, **kw):
 
 def _fold(fn, values, kw, simulate: bool):
     try:
-        with first_filter("error"):
+        with strictly():
             return fn(*values, **kw)
     except Exception as e:  # eager raises (or warns) the same when it runs natively
         exc = exceptions.raised_by_operation(e) if simulate and not isinstance(e, Warning) else None

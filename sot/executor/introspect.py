@@ -260,8 +260,10 @@ def scalar_of_constants(scalar_type, args, kwargs) -> Variable | None:
     if kwargs or len(args) != 1 or not isinstance(args[0], ConstVariable) \
             or type(args[0].value) not in (bool, int, float, complex):
         return None
+    from .._quiet import strictly
     try:
-        value = scalar_type(args[0].value)
+        with strictly():   # np.float16(1e5) warns of overflow on every eager call
+            value = scalar_type(args[0].value)
     except Exception:
-        return None  # eager's error comes from the native call (OverflowError…)
+        return None  # eager's error or warning comes from the native call (OverflowError…)
     return ConstVariable(value) if isinstance(value, np.generic) else None
