@@ -2936,3 +2936,396 @@ def p5_rp_clamp_grad_norm_like(x):
     total = np.sqrt(sum((g ** 2).sum() for g in x))
     coef = min(1.0, 0.5 / (float(total) + 1e-6))
     return [g * coef for g in x]
+
+
+# -- layout that changes between calls: views or copies (Dynamo test_unspec strides, ---
+# -- Paddle test_inplace_api): whether a write reaches the argument depends on it ------
+
+@case(X)
+def p5_lay_reshape_view_or_copy_write(x):
+    x = np.asfortranarray(x) if _p5_phase() else x
+    y = x.reshape(-1)
+    y[0] = 99
+    return x, np.shares_memory(x, y)
+
+
+@case(X)
+def p5_lay_ravel_view_or_copy_write(x):
+    x = x.T if _p5_phase() else x
+    r = x.ravel()
+    r[1] = -7
+    return x, r
+
+
+@case(X)
+def p5_lay_strided_slice_argument_between_calls(x):
+    x = x[:, ::2] if _p5_phase() else x[:, :2]
+    x += 1
+    return x.flags["C_CONTIGUOUS"], x.strides, x
+
+
+@case(X)
+def p5_lay_global_array_becomes_view(x):
+    global _P5_VIEWED
+    _P5_VIEWED = _P5_BASE[::2] if _p5_phase() else _P5_BASE[:2].copy()
+    _P5_VIEWED[0] = x[0, 0]
+    return _P5_BASE.copy(), _P5_VIEWED.base is _P5_BASE
+
+
+_P5_BASE = np.zeros((4, 4), dtype=np.float32)
+_P5_VIEWED = _P5_BASE
+
+
+@case(X)
+def p5_lay_ascontiguous_identity_changes(x):
+    x = x.T if _p5_phase() else x
+    return np.ascontiguousarray(x) is x, np.asfortranarray(x) is x
+
+
+@case(X)
+def p5_lay_byteorder_changes_between_calls(x):
+    x = x.astype(">f4") if _p5_phase() else x
+    y = x * 2
+    return y.dtype.str, y, x.dtype.byteorder
+
+
+@case(X)
+def p5_lay_zero_stride_broadcast_argument(x):
+    x = np.broadcast_to(x[0], (3, 4)) if _p5_phase() else x
+    return x + 1, x.strides, x.flags.writeable
+
+
+@case(X)
+def p5_lay_transpose_argument_reduction(x):
+    x = x.T if _p5_phase() else x
+    return x.sum(axis=0), x.cumsum(axis=1)[-1], x.shape
+
+
+@case(X)
+def p5_lay_negative_stride_argument(x):
+    x = x[::-1] if _p5_phase() else x
+    x[0, 0] = 100
+    return x, x.strides[0] < 0
+
+
+@case(X)
+def p5_lay_copy_order_keeps_layout(x):
+    x = np.asfortranarray(x) if _p5_phase() else x
+    c = x.copy(order="K")
+    d = np.copy(x)
+    return c.flags["F_CONTIGUOUS"], d.flags["F_CONTIGUOUS"], c.strides, (x + 1).strides
+
+
+@case(X)
+def p5_lay_empty_like_keeps_order(x):
+    x = np.asfortranarray(x) if _p5_phase() else x
+    return np.empty_like(x).strides, np.zeros_like(x).flags["F_CONTIGUOUS"], np.ones_like(x, order="C").strides
+
+
+# -- global NumPy state between calls (print options, errstate, scalars) --------------
+
+@case(X)
+def p5_gs_printoptions_in_with_change(x):
+    with np.printoptions(precision=2 + 3 * _p5_phase()):
+        return str(x[0] / 3), repr(x[1] / 7)
+
+
+@case(X)
+def p5_gs_seterr_between_calls(x):
+    old = np.seterr(divide="raise" if _p5_phase() else "ignore")
+    try:
+        return x / 0
+    except FloatingPointError as e:
+        return str(e)
+    finally:
+        np.seterr(**old)
+
+
+@case(X)
+def p5_gs_global_numpy_scalar_value(x):
+    global _P5_NSCALAR
+    _P5_NSCALAR = np.float32(2 + _p5_phase())
+    return x * _P5_NSCALAR, type(x.sum() * _P5_NSCALAR)
+
+
+_P5_NSCALAR = np.float32(2)
+
+
+@case(X)
+def p5_gs_global_zero_d_vs_scalar(x):
+    global _P5_NSCALAR
+    _P5_NSCALAR = np.array(2.0) if _p5_phase() else np.float64(2.0)
+    v = x.sum() * _P5_NSCALAR
+    return v, type(v)
+
+
+@case(X)
+def p5_gs_global_numpy_int_type_changes(x):
+    global _P5_NSCALAR
+    _P5_NSCALAR = np.int8(100) if _p5_phase() else np.int64(100)
+    return (np.int8(100) + _P5_NSCALAR), x[0, 0] * _P5_NSCALAR
+
+
+@case(X)
+def p5_gs_global_partial_args_change(x):
+    global _P5_PART
+    _P5_PART = functools.partial(np.clip, a_min=-1, a_max=0.5 + _p5_phase())
+    return _P5_PART(x)
+
+
+_P5_PART = None
+
+
+@case(X)
+def p5_gs_global_list_element_array_replaced(x):
+    _P5_WS[0] = np.full(4, 1.0 + _p5_phase(), dtype=np.float32)
+    return x * _P5_WS[0]
+
+
+_P5_WS = [np.ones(4, dtype=np.float32)]
+
+
+@case(X)
+def p5_gs_global_list_element_dtype_changes(x):
+    _P5_WS[0] = np.ones(4, dtype=np.float64 if _p5_phase() else np.float32)
+    return (x * _P5_WS[0]).dtype
+
+
+@case(X)
+def p5_gs_dict_value_array_same_object_written(x):
+    _P5_CFG2["w"][...] = 1 + _p5_phase()
+    return x * _P5_CFG2["w"]
+
+
+_P5_CFG2 = {"w": np.ones(4, dtype=np.float32)}
+
+
+# -- classes whose state changes between calls (Dynamo test_recompiles, test_sources) ---
+
+class _P5Base:
+    k = 1
+
+
+class _P5Child(_P5Base):
+    pass
+
+
+_P5_CHILD = _P5Child()
+
+
+@case(X)
+def p5_cls_base_class_attr_through_subclass(x):
+    _P5Base.k = 1 + _p5_phase()
+    return x * _P5_CHILD.k
+
+
+@case(X)
+def p5_cls_subclass_shadows_base_attr(x):
+    if _p5_phase():
+        _P5Child.k = 10
+    elif "k" in _P5Child.__dict__:
+        del _P5Child.k
+    return x * _P5_CHILD.k
+
+
+class _P5OtherChild(_P5Base):
+    k = 5
+
+
+@case(X)
+def p5_cls_instance_class_reassigned(x):
+    _P5_CHILD.__class__ = _P5OtherChild if _p5_phase() else _P5Child
+    _P5Base.k = 1
+    return x * _P5_CHILD.k, type(_P5_CHILD).__name__
+
+
+class _P5Prop:
+    def __init__(self):
+        self._v = 1.0
+
+    @property
+    def v(self):
+        return self._v * 2
+
+
+_P5_PROP = _P5Prop()
+
+
+@case(X)
+def p5_cls_property_backing_value_changes(x):
+    _P5_PROP._v = 1.0 + _p5_phase()
+    return x * _P5_PROP.v
+
+
+class _P5Slots:
+    __slots__ = ("a", "b")
+
+    def __init__(self):
+        self.a = 1
+
+
+_P5_SLOTS = _P5Slots()
+
+
+@case(X)
+def p5_cls_slot_set_and_unset(x):
+    if _p5_phase():
+        _P5_SLOTS.b = 3
+    elif hasattr(_P5_SLOTS, "b"):
+        del _P5_SLOTS.b
+    return x * getattr(_P5_SLOTS, "b", _P5_SLOTS.a)
+
+
+class _P5Counter:
+    calls = 0
+
+    def __call__(self, v):
+        return v * self.calls
+
+
+_P5_CALLABLE = _P5Counter()
+
+
+@case(X)
+def p5_cls_callable_instance_state(x):
+    _P5_CALLABLE.calls = 1 + _p5_phase()
+    return _P5_CALLABLE(x)
+
+
+@case(X)
+def p5_cls_dunder_method_patched_on_class(x):
+    _P5Counter.__call__ = (lambda self, v: v - self.calls) if _p5_phase() else (lambda self, v: v * self.calls)
+    _P5_CALLABLE.calls = 2
+    return _P5_CALLABLE(x)
+
+
+class _P5Meta(type):
+    scale = 1
+
+
+class _P5WithMeta(metaclass=_P5Meta):
+    pass
+
+
+@case(X)
+def p5_cls_metaclass_attribute_changes(x):
+    _P5Meta.scale = 1 + 2 * _p5_phase()
+    return x * _P5WithMeta.scale
+
+
+@case(X)
+def p5_cls_classmethod_reads_changed_class_attr(x):
+    class_ = _P5Base
+    class_.k = 3 if _p5_phase() else 4
+    return x + _P5Child.__mro__[1].k
+
+
+# -- exceptions (Dynamo test_exceptions) ----------------------------------------------
+
+@case(X)
+def p5_exc_exc_info_cleared_after_handler(x):
+    import sys
+    try:
+        raise ValueError("v")
+    except ValueError:
+        inside = sys.exc_info()[0]
+    return inside, sys.exc_info(), x + 1
+
+
+@case(X)
+def p5_exc_traceback_present(x):
+    try:
+        x.reshape(5)
+    except ValueError as e:
+        return e.__traceback__ is not None, type(e).__name__
+    return None
+
+
+@case(X)
+def p5_exc_context_on_error_in_handler(x):
+    try:
+        try:
+            raise KeyError("a")
+        except KeyError:
+            raise ValueError("b")
+    except ValueError as e:
+        return type(e.__context__).__name__, e.__suppress_context__, x.sum()
+
+
+@case(X)
+def p5_exc_finally_continue_in_loop(x):
+    out = []
+    for i in range(3):
+        try:
+            if i == 1:
+                raise RuntimeError
+            out.append(x[i].sum())
+        except RuntimeError:
+            out.append("err")
+        finally:
+            if i == 0:
+                continue
+        out.append(i)
+    return out
+
+
+@case(X)
+def p5_exc_return_in_try_overridden_by_finally(x):
+    def f():
+        try:
+            return x + 1
+        finally:
+            return x - 1  # noqa: B012
+    return f()
+
+
+@case(X)
+def p5_exc_exception_args_and_repr(x):
+    try:
+        raise ValueError("bad", x.shape)
+    except ValueError as e:
+        return e.args, repr(e), str(e)
+
+
+@case(X)
+def p5_exc_numpy_error_types(x):
+    out = []
+    for f in (lambda: x.reshape(7), lambda: x[9], lambda: np.linalg.inv(x), lambda: x.astype("nope")):
+        try:
+            f()
+        except Exception as e:
+            out.append(type(e).__name__)
+    return out
+
+
+@case(X)
+def p5_exc_raise_in_generator_close(x):
+    def g():
+        try:
+            yield x
+        finally:
+            log.append("closed")
+    log = []
+    it = g()
+    v = next(it)
+    it.close()
+    return v, log
+
+
+@case(X)
+def p5_exc_user_exception_hierarchy_dispatch(x):
+    class Base(Exception):
+        pass
+
+    class A(Base):
+        pass
+
+    def f(k):
+        if k:
+            raise A(k)
+        return x * 2
+    try:
+        f(0)
+        f(1)
+    except Base as e:
+        return type(e).__name__, e.args
