@@ -22,6 +22,7 @@ from . import (attr_presence, builtin_values, classes, copies, iter_tools, conte
 from . import array_numbers
 from . import collections_models, container_values, dict_data, functools_models, heapq_bisect, itertools_shared, operator_models   # the stdlib's
 from . import builtin_subclasses, dict_runtime_reads, identities, instance_dicts, str_runtime
+from . import tuple_reuse
 from .generators import GeneratorVariable
 from .dispatch import SEQUENCES, const
 from .variables.base import RealObjectVariable
@@ -451,8 +452,8 @@ def b_frozenset(executor, iterable=None):
 def b_tuple(executor, iterable=None):
     if iterable is None:
         return TupleVariable([])
-    if isinstance(iterable, TupleVariable):
-        return iterable
+    if (same := tuple_reuse.same_tuple(iterable)) is not None:
+        return same   # tuple(t) is t; tuple(a namedtuple) is a new plain tuple
     return TupleVariable(dispatch.get_iter(executor.graph, iterable).items)
 
 

@@ -21,6 +21,7 @@ from ..guards.guard import DictKeysGuard
 from ..guards.tracker import AttrTracker, ConstTracker, ItemTracker
 from ..ir import registry
 from . import array_numbers, builtin_values, classes, partials, exceptions, list_data, metaclass, pyidentity, sets
+from . import tuple_reuse
 from .generators import GeneratorVariable
 from .signals import RaiseSignal
 from .function_graph import is_user_class
@@ -152,7 +153,7 @@ def binary_op(graph, name: str, a: Variable, b: Variable) -> Variable:
             a.check_mutable("+=")
             a.grow("extend", (list(b.items),))
             return a
-        return type(a)(a.items + b.items)
+        return tuple_reuse.concat(a, b) or type(a)(a.items + b.items)
     if inplace and base == "add" and isinstance(a, ListVariable) and (
             isinstance(b, SEQUENCES) or isinstance(b, ConstVariable) and type(b.value) in (tuple, str, range)):
         a.check_mutable("+=")   # list += any iterable: list.extend, in place
@@ -165,7 +166,7 @@ def binary_op(graph, name: str, a: Variable, b: Variable) -> Variable:
             a.check_mutable("*=")
             a.items = a.items * n
             return a
-        return type(seq)(seq.items * n)
+        return tuple_reuse.repeat(seq, n) or type(seq)(seq.items * n)
     if base == "mod" and isinstance(a, ConstVariable) and type(a.value) is str and isinstance(b, TupleVariable):
         return folded(python_op(operator.mod, a.value, _plain_sequence(b)))   # "%d/%s" % (n, name)
     if _op_key(base) == "or_" and isinstance(a, DictVariable) and isinstance(b, DictVariable) \
@@ -295,6 +296,8 @@ def is_op(a: Variable, b: Variable, graph=None) -> bool:
         return True
     if isinstance(a, classes.NewObjectVariable) or isinstance(b, classes.NewObjectVariable):
         return False   # made in the trace: one Variable per object, no other object is it
+    if any(isinstance(v, ListVariable) and v.is_new() for v in (a, b)):
+        return False   # likewise a list the trace made (a new tuple may be an old one: `t + ()`)
     if _types_differ(a, b) or numpy_forms.distinct_arrays(a, b):
         return False
     if isinstance(a, ConstVariable) and isinstance(b, ConstVariable) and (
@@ -437,7 +440,7 @@ def getitem(graph, obj: Variable, key: Variable) -> Variable:
         return items
     if isinstance(obj, SEQUENCES) and isinstance(key, ConstVariable):
         if isinstance(key.value, slice):
-            return type(obj)(python_op(operator.getitem, obj.items, key.value))
+            return tuple_reuse.sliced(obj, key.value) or type(obj)(python_op(operator.getitem, obj.items, key.value))
         if type(key.value) in (int, bool) or isinstance(key.value, np.integer):  # (a NumPy int: its __index__)
             # as the sequence's own type, for the IndexError's text
             return python_op(operator.getitem, obj.items if isinstance(obj, ListVariable) else tuple(obj.items),
