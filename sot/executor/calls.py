@@ -22,7 +22,7 @@ from . import (attr_presence, builtin_values, classes, copies, iter_tools, conte
 from . import array_numbers
 from . import collections_models, container_values, dict_data, functools_models, heapq_bisect, itertools_shared, operator_models   # the stdlib's
 from . import builtin_subclasses, dict_runtime_reads, identities, instance_dicts, str_runtime
-from . import tuple_reuse
+from . import iterator_rebuild, tuple_reuse
 from .generators import GeneratorVariable
 from .dispatch import SEQUENCES, const
 from .variables.base import RealObjectVariable
@@ -407,7 +407,7 @@ def b_reversed(executor, seq):
     if isinstance(seq, TupleVariable):
         return IteratorVariable(seq.items[::-1], type(reversed(())))
     if isinstance(seq, ConstVariable) and isinstance(seq.value, (range, tuple, str)):
-        return IteratorVariable([const(v) for v in reversed(seq.value)])
+        return iterator_rebuild.from_constant([const(v) for v in reversed(seq.value)], reversed, seq.value)
     if isinstance(seq, TensorVariable) and (rows := numpy_iteration.reversed_rows(executor.graph, seq)) is not None:
         return rows
     raise FallbackError(UNSUPPORTED_OBJECT, f"reversed() of {seq.describe()}")

@@ -21,7 +21,7 @@ from ..guards.guard import DictKeysGuard
 from ..guards.tracker import AttrTracker, ConstTracker, ItemTracker
 from ..ir import registry
 from . import array_numbers, builtin_values, classes, partials, exceptions, list_data, metaclass, pyidentity, sets
-from . import tuple_reuse
+from . import iterator_rebuild, tuple_reuse
 from .generators import GeneratorVariable
 from .signals import RaiseSignal
 from .function_graph import is_user_class
@@ -729,13 +729,13 @@ def get_iter(graph, obj: Variable) -> IteratorVariable:
     if isinstance(obj, numpy_iteration.FlatVariable):
         return obj.iterate(graph)
     if isinstance(obj, ClassVariable) and classes.is_enum_class(obj.value):
-        return IteratorVariable([const(m) for m in obj.value])
+        return iterator_rebuild.from_constant([const(m) for m in obj.value], iter, obj.value)
     if isinstance(obj, sets.SetVariable):
         return live_iterators.SetIteratorVariable(obj)  # members of an identity-guarded class
     if isinstance(obj, ConstVariable) and isinstance(obj.value, (range, tuple, str, bytes, frozenset)):
         if len(obj.value) > ITER_LIMIT:
             raise FallbackError(UNSUPPORTED_OBJECT, f"loop of {len(obj.value)} iterations exceeds the unroll limit {ITER_LIMIT}")
-        return IteratorVariable([const(v) for v in obj.value])
+        return iterator_rebuild.from_constant([const(v) for v in obj.value], iter, obj.value)
     if isinstance(obj, TensorVariable):
         shape = obj.meta.shape
         if not shape:
