@@ -5,7 +5,8 @@ made again (sot/executor/iterator_rebuild.py).
 Before, iter() of a str/range/bytes/frozenset constant or an Enum class, and
 reversed() of a range or str, were tuple_iterators inside the trace, and any
 iterator that outlived the graph (reversed, enumerate, zip,
-itertools.repeat over known items too) came back as a tuple_iterator."""
+itertools.repeat, product, combinations, permutations over known items,
+np.ndindex too) came back as a tuple_iterator."""
 import enum
 import itertools
 
@@ -59,6 +60,13 @@ def iterators_over_known_items_returned(x):
     return x * 2, [r, e, z, p, reversed(()), enumerate(()), zip(), itertools.repeat(1, 0), iter((x,))]
 
 
+def combinatoric_iterators_returned(x):
+    p = itertools.product((x, 1), (2,), repeat=1)
+    next(p)
+    return x - 1, [p, itertools.permutations((1, x)), itertools.permutations((1, 2, 3), 2),
+                   itertools.combinations((x, 1, 2), 2), np.ndindex(2, 2), np.ndindex(())]
+
+
 def constant_iterator_across_a_break(x):
     it = iter("abcd")
     out = []
@@ -75,7 +83,8 @@ def test_types_inside_the_trace_match_eager():
     check(types_inside_the_trace, (X,), static=sot.to_static(types_inside_the_trace, min_graph_size=0))
 
 
-@pytest.mark.parametrize("fn", [constant_iterators_returned_part_used, iterators_over_known_items_returned],
+@pytest.mark.parametrize("fn", [constant_iterators_returned_part_used, iterators_over_known_items_returned,
+                                combinatoric_iterators_returned],
                          ids=lambda f: f.__name__)
 def test_returned_iterators_keep_type_and_what_is_left(fn):
     static = sot.to_static(fn, min_graph_size=0)

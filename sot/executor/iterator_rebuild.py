@@ -2,12 +2,12 @@
 (returned, stored, or live across a break) as an object of its own type.
 
 What is left of it is known (`remaining()`); rebuilt as `iter((...))` it
-would be a tuple_iterator whatever it was. An iterator over a constant
-(a str, range, bytes, frozenset or tuple constant, an Enum class; `origin`)
-is made again from that constant and advanced past what the trace took;
-reversed, enumerate, zip and itertools.repeat over known items are made
-again over what is left. Other kinds (itertools' combinatoric iterators,
-np.ndindex) are still made as a tuple_iterator of what is left.
+would be a tuple_iterator whatever it was. One with an `origin` (iter() or
+reversed() of a str, range, bytes, frozenset or tuple constant or of an Enum
+class; itertools.product/combinations/permutations over known pools;
+np.ndindex) is made again the way it was made and advanced past what the
+trace took; reversed, enumerate, zip and itertools.repeat over known items
+are made again over what is left.
 """
 from __future__ import annotations
 
@@ -26,13 +26,23 @@ def _advance(it, n: int):
     return it
 
 
-def from_constant(items: list, make, value, kind: type | None = None):
+def from_constant(items: list, make, value):
     """The IteratorVariable over `items` that `make(value)` (iter or reversed
-    of a constant) is; `kind`: its type when making one here would cost."""
+    of a constant) is."""
+    return made_by(items, type(make(value)), lambda b: f"{b._bind(make)}({b._bind(value)})")
+
+
+def made_by(items: list, kind: type, origin):
+    """An IteratorVariable over `items`, of type `kind`; `origin(builder)`:
+    the source of a fresh one, before any item was taken."""
     from .variables import IteratorVariable
-    var = IteratorVariable(items, kind or type(make(value)))
-    var.origin = (make, value)
+    var = IteratorVariable(items, kind)
+    var.origin = origin
     return var
+
+
+def sequence(builder, values) -> str:
+    return "(" + "".join(builder.expr(v) + ", " for v in values) + ")"
 
 
 def rebuild(builder, var) -> str:
@@ -40,14 +50,12 @@ def rebuild(builder, var) -> str:
     if rest is None:
         raise FallbackError(UNSUPPORTED_OBJECT, f"{var.describe()} (lazy) cannot be rebuilt")
     bind, expr = builder._bind, builder.expr
-    origin = getattr(var, "origin", None)
-    if origin is not None:
-        make, value = origin
-        return f"{bind(_advance)}({bind(make)}({bind(value)}), {var.pos})"
+    if var.origin is not None:
+        return f"{bind(_advance)}({var.origin(builder)}, {var.pos})"
     kind = var.kind
 
     def seq(values) -> str:
-        return "(" + "".join(expr(v) + ", " for v in values) + ")"
+        return sequence(builder, values)
     if kind is REVERSED:
         return f"{bind(reversed)}({seq(rest[::-1])})"
     if kind is enumerate and all(isinstance(t, TupleVariable) and len(t.items) == 2 for t in rest) \

@@ -177,7 +177,7 @@ class IteratorVariable(Variable):
     looks without consuming."""
 
     live = False   # True: reads its source at each step (lazy, or over a mutable container)
-    origin = None  # (iter or reversed, a constant) it was made by (executor/iterator_rebuild.py)
+    origin = None  # (builder) -> source of a fresh one, as it was made (executor/iterator_rebuild.py)
 
     def __init__(self, items: list[Variable], kind: type = type(iter(()))):
         super().__init__(None)
