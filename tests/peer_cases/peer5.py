@@ -3329,3 +3329,66 @@ def p5_exc_user_exception_hierarchy_dispatch(x):
         f(1)
     except Base as e:
         return type(e).__name__, e.args
+
+
+# -- iterator types and tuple identity (Dynamo test_iterator / test_tuple ideas) -------
+
+@case(X)
+def p5_it_type_of_constant_iterators(x):
+    its = [iter("ab"), iter(range(3)), iter(b"ab"), reversed(range(3)), reversed("ab"), iter((1, 2))]
+    return x + 1, [type(i).__name__ for i in its]
+
+
+@case(X)
+def p5_it_returned_constant_iterator_part_used(x):
+    a = iter("abc")
+    next(a)
+    b = reversed(range(4))
+    next(b)
+    return x + 1, type(a), list(a), type(b), list(b)
+
+
+@case(X)
+def p5_it_returned_enumerate_zip_reversed(x):
+    t = (x, 1, 2)
+    e = enumerate(t, 3)
+    next(e)
+    z = zip(t, "abc")
+    r = reversed(t)
+    return x * 2, [(type(i), list(i)) for i in (e, z, r)]
+
+
+@case(X)
+def p5_it_product_outlives_graph(x):
+    p = itertools.product((1, 2), (x,))
+    next(p)
+    return x, type(p), list(p)
+
+
+@case(X)
+def p5_tup_concat_empty_is_same(x):
+    t = (x, 1)
+    u = t + ()
+    v = t[:]
+    return x + 1, u is t, v is t, tuple(t) is t, t * 1 is t
+
+
+@case(X)
+def p5_tup_same_tuple_across_break(x):
+    t = (x, 2)
+    u = t + ()
+    print("between")
+    return u is t, u
+
+
+@case(X)
+def p5_tup_tuple_of_namedtuple_type(x):
+    p = _P5Pair(x, 1)
+    t = tuple(p)
+    return type(t), t, t is p
+
+
+@case(X)
+def p5_lst_new_lists_identity(x):
+    a = [x]
+    return x + 1, a[:] is a, list(a) is a, a.copy() is a, sorted([2, 1]) is a, [a][0] is a
