@@ -406,6 +406,10 @@ def b_reversed(executor, seq):
         return live_iterators.ListIteratorVariable(seq, reverse=True)
     if isinstance(seq, TupleVariable):
         return IteratorVariable(seq.items[::-1], type(reversed(())))
+    if isinstance(seq, DictVariable) and seq.python_type() is dict:
+        return live_iterators.DictIteratorVariable(seq, "keys", reverse=True)
+    if isinstance(seq, DictViewVariable) and seq.dict.python_type() is dict:
+        return live_iterators.DictIteratorVariable(seq.dict, seq.kind, reverse=True)
     if isinstance(seq, ConstVariable) and isinstance(seq.value, (range, tuple, str)):
         return iterator_rebuild.from_constant([const(v) for v in reversed(seq.value)], reversed, seq.value)
     if isinstance(seq, TensorVariable) and (rows := numpy_iteration.reversed_rows(executor.graph, seq)) is not None:
