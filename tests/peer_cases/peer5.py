@@ -1230,16 +1230,6 @@ def p5_fn_chained_methods(x):
 
 
 @case(X)
-def p5_fn_inplace_ops_on_local_copy_chain(x):
-    y = x.copy()
-    y += 1
-    y *= 2
-    y -= x
-    y /= 2
-    return y
-
-
-@case(X)
 def p5_fn_unary_operators(x):
     return -x, +x, abs(x), ~(x > 0), not x.size
 
