@@ -122,6 +122,8 @@ def binary_op(graph, name: str, a: Variable, b: Variable) -> Variable:
     if (r := ask(graph, a, "binary", name, b, True)) is not NotImplemented or \
             (r := ask(graph, b, "binary", name, a, False)) is not NotImplemented:
         return r
+    if (r := dict_views.binary(name, a, b)) is not None:   # a dict's keys view and a set
+        return r
     if isinstance(a, sets.SetVariable) or isinstance(b, sets.SetVariable):
         return sets.binary(name, a, b)
     inplace = name.startswith("i") and name not in ("is_",)
@@ -230,6 +232,8 @@ def unary_op(graph, name: str, a: Variable) -> Variable:
 def compare_op(graph, name: str, a: Variable, b: Variable) -> Variable:
     if (r := ask(graph, a, "compare", name, b, True)) is not NotImplemented or \
             (r := ask(graph, b, "compare", name, a, False)) is not NotImplemented:
+        return r
+    if (r := dict_views.compare(name, a, b)) is not None:
         return r
     if isinstance(a, sets.SetVariable) or isinstance(b, sets.SetVariable):
         return sets.compare(name, a, b)
