@@ -59,3 +59,32 @@ def test_matches_eager_in_one_graph(fn, args):
     check(fn, args, static=sot.to_static(fn, min_graph_size=0))
     if fn is not returned_set_falls_back_with_eagers_set:
         assert_captured_whole(fn, *args)
+
+
+def other_operands(x):
+    a = {"x": 1, "y": 2}
+    b = {"y": 0, "q": 1}
+    return (x + 1, sorted(a.keys() - b), sorted(a.keys() & ["y", "z"]), sorted(a.keys() | ("k",)),
+            a.keys() == b, a.keys() == ["x", "y"], sorted(["x", "m"] & a.keys()))
+
+
+def items_views(x):
+    a = {"x": 1, "y": 2}
+    return (x * 3, a.items() == {"y": 2, "x": 1}.items(), a.items() != {"x": 1}.items(),
+            len(a.items() & {("x", 1), ("y", 5)}), ("x", 1) in a.items(), a.items() <= {("x", 1), ("y", 2)})
+
+
+def items_view_with_array_values_follow_eager(x):
+    a = {"x": x}
+    return a.items() == {"x": 1}.items()
+
+
+@pytest.mark.parametrize("fn", [other_operands, items_views], ids=lambda f: f.__name__)
+def test_other_operands_and_items_views(fn):
+    check(fn, (X,), static=sot.to_static(fn, min_graph_size=0))
+    assert_captured_whole(fn, X)
+
+
+def test_items_view_of_arrays_is_not_compared_in_the_trace():
+    fn = items_view_with_array_values_follow_eager
+    check(fn, (X,), static=sot.to_static(fn, min_graph_size=0))
