@@ -46,7 +46,7 @@ def returned_set_falls_back_with_eagers_set(x):
 def result_iterated_in_order(x):
     a = {str(i): i for i in range(12)}
     b = {str(i): i for i in range(5, 20)}
-    return x, [k for k in a.keys() & b.keys()], "".join(a.keys() ^ b.keys())
+    return x + 1, [k for k in a.keys() & b.keys()], "".join(a.keys() ^ b.keys())
 
 
 CASES = [(set_operators, (X,)), (comparisons, (X,)), (with_argument_dict, (X, {"a": 1, "b": 2})),
