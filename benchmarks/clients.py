@@ -6,6 +6,7 @@
     python benchmarks/clients.py --set 2     # the second set (client_programs2.py)
     python benchmarks/clients.py --set 3     # the third set (client_programs3.py)
     python benchmarks/clients.py --set 4     # the fourth set (client_programs4.py)
+    python benchmarks/clients.py --set 5     # the fifth set (client_programs5.py)
 
 Each row is one program: its functions decorated with ``sot.to_static`` as a
 user decorates them (backend numpy, backend auto) against the same program
@@ -17,7 +18,8 @@ Ratios are decorated / eager: LOWER IS BETTER. ``same`` says whether the
 numpy backend's results (and what the program did to its arguments) are
 bitwise eager's and their stdout eager's, ``close`` whether the auto
 backend's are within float tolerance of eager's; ``breaks`` counts graph breaks and fallbacks over those
-first calls, ``graphs`` the graphs compiled, ``1st`` is the first decorated
+first calls, ``native`` the fallbacks among them (frames run natively as a
+whole), ``graphs`` the graphs compiled, ``1st`` is the first decorated
 call (numpy backend, translation included) / eager's first call: what a
 program run once pays.
 """
@@ -45,7 +47,8 @@ from sot import translate  # noqa: E402
 from sot.explain import ExplainReport  # noqa: E402
 
 
-SETS = {"1": "client_programs", "2": "client_programs2", "3": "client_programs3", "4": "client_programs4"}
+SETS = {"1": "client_programs", "2": "client_programs2", "3": "client_programs3", "4": "client_programs4",
+        "5": "client_programs5"}
 
 
 def load_programs(tag: str, module_name: str = "client_programs"):
@@ -176,7 +179,7 @@ def main(argv=None):
     identity = lambda f: f  # noqa: E731
 
     print(f"{'program':<13}{'size':>8}{'eager':>11}{'numpy':>11}{'ratio':>7}{'auto':>11}{'ratio':>7}"
-          f"{'same':>6}{'close':>6}{'breaks':>7}{'graphs':>7}{'1st':>7}")
+          f"{'same':>6}{'close':>6}{'breaks':>7}{'native':>7}{'graphs':>7}{'1st':>7}")
     for name, (build, inputs, sizes, bench) in eager_programs.items():
         if args.only and args.only not in name:
             continue
@@ -195,7 +198,8 @@ def main(argv=None):
                                         args.warmup, repeat)
         print(f"{name:<13}{n:>8}{t_eager * 1e3:>9.3f}ms{t_np * 1e3:>9.3f}ms{t_np / t_eager:>7.2f}"
               f"{t_auto * 1e3:>9.3f}ms{t_auto / t_eager:>7.2f}{'yes' if ok else 'NO':>6}{'yes' if ok_auto else 'NO':>6}"
-              f"{len(report.breaks):>7}{report.graph_count:>7}{first[1] / first[0]:>7.1f}", flush=True)
+              f"{len(report.breaks):>7}{len(report.fallbacks):>7}{report.graph_count:>7}"
+              f"{first[1] / first[0]:>7.1f}", flush=True)
         if args.verbose:
             for reason in report.breaks:
                 print("      " + str(reason).splitlines()[0])

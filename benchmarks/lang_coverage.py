@@ -13,6 +13,7 @@ tests; no code is taken from them.
 """
 from __future__ import annotations
 
+import abc
 import argparse
 import collections
 import contextlib
@@ -1062,6 +1063,350 @@ def exit_stack_enter_context_suppresses(x):
         x = x * 2
         raise ValueError
     return x, log
+
+
+# -- language coverage 5: globals, decorators, descriptors, protocols, patterns -------------
+
+_GONE = 1.0
+
+
+@case("lang5")
+def del_global(x):
+    global _GONE
+    _GONE = 2.0
+    y = x * _GONE
+    del _GONE
+    return y
+
+
+def _logged(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs) + 1
+    return wrapper
+
+
+@case("lang5")
+def local_wraps_decorator(x):
+    @_logged
+    def f(v, k=2.0):
+        return v * k
+    return f(x), f(x, k=3.0), f.__name__
+
+
+@case("lang5")
+def local_class_property_classmethod_staticmethod(x):
+    class P:
+        base = 2.0
+
+        def __init__(self, w):
+            self._w = w
+
+        @property
+        def w(self):
+            return self._w * self.base
+
+        @classmethod
+        def make(cls, w):
+            return cls(w)
+
+        @staticmethod
+        def shift(v):
+            return v - 1
+    p = P.make(x)
+    return P.shift(p.w)
+
+
+class _PlainKey:
+    def __init__(self, n):
+        self.n = n
+
+
+class _EqKey:
+    def __init__(self, n):
+        self.n = n
+
+    def __hash__(self):
+        return hash(self.n)
+
+    def __eq__(self, other):
+        return isinstance(other, _EqKey) and other.n == self.n
+
+
+@case("lang5")
+def user_object_dict_key(x):
+    a, b = _PlainKey(1), _PlainKey(1)
+    d = {a: x, b: x * 2}
+    return d[a] + d[b], len(d), a in d
+
+
+@case("lang5")
+def user_hash_eq_dict_key(x):
+    d = {_EqKey(1): x, _EqKey(2): x * 2}
+    d[_EqKey(1)] = d[_EqKey(1)] + 1
+    return d[_EqKey(1)], len(d), _EqKey(2) in d
+
+
+@case("lang5")
+def user_dict_and_user_list(x):
+    ud = collections.UserDict({"a": x})
+    ud["b"] = x * 2
+    ul = collections.UserList([x, x + 1])
+    ul.append(x * 3)
+    return ud["a"] + ud["b"], len(ud), sum(ul), len(ul)
+
+
+class _Layer(abc.ABC):
+    @abc.abstractmethod
+    def forward(self, x):
+        ...
+
+    def __call__(self, x):
+        return self.forward(x)
+
+
+class _Double(_Layer):
+    def forward(self, x):
+        return x * 2
+
+
+@case("lang5")
+def abc_abstractmethod_subclass(x):
+    return _Double()(x), isinstance(_Double(), _Layer)
+
+
+class _Positive:
+    def __set_name__(self, owner, name):
+        self.name = "_" + name
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        return getattr(obj, self.name)
+
+    def __set__(self, obj, value):
+        setattr(obj, self.name, abs(value))
+
+
+class _Holder:
+    k = _Positive()
+
+    def __init__(self, k):
+        self.k = k
+
+
+@case("lang5")
+def data_descriptor_get_set(x):
+    h = _Holder(-3.0)
+    h.k = -2.0
+    return x * h.k, h._k
+
+
+class _Fallback:
+    def __init__(self):
+        self.real = 1.0
+
+    def __getattr__(self, name):
+        return len(name)
+
+
+@case("lang5")
+def getattr_fallback(x):
+    f = _Fallback()
+    return x * f.real + f.abc
+
+
+class _Counting:
+    def __init__(self):
+        self.k = 2.0
+
+    def __getattribute__(self, name):
+        if name == "k":
+            return object.__getattribute__(self, name) + 1
+        return object.__getattribute__(self, name)
+
+
+@case("lang5")
+def getattribute_override(x):
+    return x * _Counting().k
+
+
+@case("lang5")
+def slots_local_class(x):
+    class S:
+        __slots__ = ("a",)
+
+        def __init__(self, a):
+            self.a = a
+    s = S(x)
+    s.a = s.a + 1
+    return s.a, hasattr(s, "__dict__")
+
+
+class _Registry:
+    def __init_subclass__(cls, tag="", **kw):
+        super().__init_subclass__(**kw)
+        cls.tag = tag
+
+
+@case("lang5")
+def init_subclass_hook(x):
+    class R(_Registry, tag="r"):
+        pass
+    return x * len(R.tag), R.tag
+
+
+@case("lang5")
+def callable_instances_as_functions(x):
+    fns = [Scale(2.0), Scale(3.0), abs]
+    return [f(x) for f in fns]
+
+
+class _Pt:
+    __match_args__ = ("a", "b")
+
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+
+@case("lang5")
+def match_class_mapping_sequence(x):
+    out = []
+    for item in (_Pt(1, 2), {"k": 3, "z": 0}, [4, 5, 6], (7,), "other"):
+        match item:
+            case _Pt(a, b=2):
+                out.append(x * a)
+            case {"k": k, **rest}:
+                out.append(x + k + len(rest))
+            case [first, *others] if len(others) == 2:
+                out.append(x - first)
+            case (only,):
+                out.append(x * only)
+            case _:
+                out.append(x * 0)
+    return out
+
+
+@case("lang5")
+def star_unpack_assign_and_call(x):
+    first, *mid, last = [x, x + 1, x + 2, x + 3]
+    parts = (x, 2.0)
+    kw = {"out": None}
+    return np.multiply(*parts, **kw), first + last, len(mid)
+
+
+@case("lang5")
+def nested_comprehension_closures(x):
+    fs = [[(lambda v, i=i, j=j: v * i + j) for j in range(2)] for i in range(3)]
+    return [[f(x).sum() for f in row] for row in fs]
+
+
+@case("lang5")
+def nonlocal_write_from_inlined_closure(x):
+    total = x * 0
+
+    def add(v):
+        nonlocal total
+        total = total + v
+    for k in range(3):
+        add(x * k)
+    return total
+
+
+_COUNTER = 0
+
+
+@case("lang5")
+def global_write_counter(x):
+    global _COUNTER
+    _COUNTER += 1
+    return x * 2, _COUNTER > 0
+
+
+@case("lang5")
+def chained_comparison_arrays(x):
+    lo, hi = -0.2, 0.4
+    return (lo < x) & (x < hi), 0 <= x.ndim < 3
+
+
+@case("lang5")
+def lambda_defaults_in_loop(x):
+    fs = []
+    for k in range(3):
+        fs.append(lambda v, k=k: v + k)
+    late = [lambda v: v * k for k in range(2)]
+    return [f(x) for f in fs], [g(x) for g in late]
+
+
+def _affine(v, w, b=0.0):
+    return v * w + b
+
+
+@case("lang5")
+def partial_of_user_function(x):
+    f = functools.partial(_affine, w=2.0)
+    g = functools.partial(_affine, x, 3.0)
+    return f(x, b=1.0), g(), g.args[1]
+
+
+@case("lang5")
+def fstring_format_specs(x):
+    # (a number read from the data formats only natively: that breaks, tests/test_lang5_breaks.py)
+    return x * 2, f"{x.shape[0]:>4d}|{x.size:x}|{x.ndim / 3:.3f}|{x.shape[1]:+05d}"
+
+
+@case("lang5")
+def return_in_finally(x):
+    def f(v):
+        try:
+            return v * 2
+        finally:
+            return v * 3  # noqa: B012
+    return f(x)
+
+
+class _Swallow:
+    def __init__(self):
+        self.log = []
+
+    def __enter__(self):
+        self.log.append("in")
+        return self
+
+    def __exit__(self, kind, value, tb):
+        self.log.append(kind.__name__ if kind else None)
+        return True
+
+
+@case("lang5")
+def with_user_context_manager_suppresses(x):
+    s = _Swallow()
+    with s:
+        y = x + 1
+        raise RuntimeError("swallowed")
+    with s:
+        y = y * 2
+    return y, s.log
+
+
+@case("lang5")
+def generator_send_and_yield_from_with_arrays(x):
+    def running():
+        total = x * 0
+        while True:
+            v = yield total
+            if v is None:
+                return total
+            total = total + v
+
+    def outer():
+        r = yield from running()
+        yield r * 10
+    g = outer()
+    next(g)
+    g.send(x)
+    last = g.send(x * 2)
+    return last, g.send(None)
 
 
 # -- the measure ---------------------------------------------------------------------

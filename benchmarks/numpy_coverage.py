@@ -154,7 +154,9 @@ CALLS = {
     "polyadd": [("np.polyadd(a0, a1)", ("V", "SRT"))],
     "polysub": [("np.polysub(a0, a1)", ("V", "SRT"))],
     "polymul": [("np.polymul(a0, a1)", ("V", "SRT"))],
-    "apply_along_axis": [], "apply_over_axes": [], "piecewise": [], "vectorize": [], "frompyfunc": [],
+    "apply_along_axis": [("np.apply_along_axis(lambda r: r - r.mean(), 1, a0)", ("F",))],
+    "piecewise": [("np.piecewise(a0, [a0 < 0, a0 >= 0], [lambda v: -v, lambda v: v ** 2])", ("V",))],
+    "apply_over_axes": [], "vectorize": [], "frompyfunc": [],
 }
 A["V5"] = A["F"][0].copy()
 A["SQ5"] = rng.standard_normal((5, 3))
@@ -174,7 +176,7 @@ NOT_MEASURED = {
     "datetime_data", "isnat", "asmatrix", "bmat", "require", "typename", "mintypecode", "common_type",
     "deprecate", "deprecate_with_doc", "issubclass_", "add_newdoc", "add_docstring", "add_newdoc_ufunc",
     "char",
-} | {"apply_along_axis", "apply_over_axes", "piecewise", "vectorize", "frompyfunc"}
+} | {"apply_over_axes", "vectorize", "frompyfunc"}
 # ndarray methods that mutate in place are measured through np.* functions; these
 # names only opt out of the *method* section
 METHOD_NOT_MEASURED = {"fill", "resize", "sort", "partition", "itemset", "put", "setflags", "byteswap", "dump",
@@ -193,6 +195,7 @@ WHY_IT_BREAKS = {
     "polydiv": "the remainder is trimmed of near-zero leading terms (size decided by data)",
     "trim_zeros": "size decided by data, and NumPy's own loop over it",
     "isfortran": "memory layout of the argument, which the guards do not fix (strides)",
+    "piecewise": "a function is called only where its selection is not empty: whether it runs is decided by data",
 }
 
 

@@ -211,9 +211,10 @@ def reset() -> None:
     _skip.forget()
     from . import governor
     governor.restart_all()
-    from .executor import freeze, scalar_policy, shape_policy
+    from .executor import freeze, list_lengths, scalar_policy, shape_policy
     shape_policy.reset()
     scalar_policy.reset()
+    list_lengths.reset()
     freeze.release_all()
 
 

@@ -25,7 +25,7 @@ from .breaks import describe, resume as breaks
 from .breaks.reasons import BreakReason, FallbackError, InternalError
 from .breaks.split import at_call_site, make_break
 from .entry import PHASES, EntryInfo, Options, phase  # noqa: F401 - PHASES, Options: sot.api, sot.explain
-from .executor import cell_writes, freeze, local_classes, small_loops
+from .executor import cell_writes, freeze, list_lengths, local_classes, small_loops
 from .executor.codegen import make_calling_code
 from .executor.frame_entry import check_stack_releases, number_inputs, simulate
 from .executor.generators import check_left_open
@@ -42,6 +42,18 @@ from .runner import make_runner, used_cell_indices
 
 log = logging.getLogger("sot.breaks")
 log_guards = logging.getLogger("sot.guards")
+
+
+def _internal_error(info: EntryInfo, name: str, e: Exception):
+    """A bug in sot while translating: the frame runs natively (None), the
+    bug logged and recorded as the entry's fallback."""
+    log.warning("internal error translating %s; it runs natively: %s: %s",
+                name, type(e).__name__, e, exc_info=log.isEnabledFor(logging.DEBUG))
+    info.fallback = InternalError(f"{type(e).__name__}: {e}")
+    info.graphs, info.compiled, info.graph_break = [], [], None   # none of what was built runs
+    for rec in _recorders:
+        rec.append(info)
+    return None
 
 
 class GraphBreakError(RuntimeError):
@@ -101,12 +113,7 @@ class Translator:
         try:
             replacement, graph, info = _translate_specialising(frame, info, self.options, not full_graph)
         except Exception as e:  # a bug in sot must never become the user's exception
-            log.warning("internal error translating %s; it runs natively: %s: %s",
-                        name, type(e).__name__, e, exc_info=log.isEnabledFor(logging.DEBUG))
-            info.fallback = InternalError(f"{type(e).__name__}: {e}")
-            for rec in _recorders:
-                rec.append(info)
-            return None
+            return _internal_error(info, name, e)
         for reason in (info.fallback, info.graph_break):
             if reason is not None:      # stack values of a resume function, in words
                 reason.message = describe.user_text(reason.message, code)
@@ -126,8 +133,11 @@ class Translator:
                 for rec in _recorders:
                     rec.append(info)
                 return None
-        with phase(info, "guards"):
-            guard = compile_guards(graph.guards, len(frame.args), len(frame.closure or ()))
+        try:
+            with phase(info, "guards"):
+                guard = compile_guards(graph.guards, len(frame.args), len(frame.closure or ()))
+        except Exception as e:  # (a guard with no load op): nothing has run yet
+            return _internal_error(info, name, e)
         info.guard = guard
         info.guards = [describe.user_text(g, code) for g in guard.describe()]
         info.translate_seconds = time.perf_counter() - started
@@ -137,6 +147,8 @@ class Translator:
         if cache.add_entry(code, guard.hot, replacement, info, self.options.cache_size,
                            direct=info.direct if replacement is not None else None):
             freeze.hold(info.frozen_values)
+        if getattr(info.fallback, "native_for_good", False):
+            cache.run_natively(code, info.fallback.message)
         for rec in _recorders:
             rec.append(info)
         return replacement
@@ -223,6 +235,7 @@ def _translate_once(frame, info: EntryInfo, options: Options, allow_break: bool,
     graph.numbers = number_inputs(code, options, shapes)
     if not (options.full_graph or options.strict):   # those ask for the graph whatever it costs
         graph.tiny_limit = small_loops.LIMIT
+    graph.list_lengths = list_lengths.for_code(code, options)
     try:
         with phase(info, "simulate"):
             result = simulate(frame, graph).run()

@@ -197,11 +197,14 @@ def test_listing_shows_the_size_as_unknown():
     ir = StatementIR()
     x = ir.add_input(TensorMeta((4, 3), np.float64))
     m = ir.add_input(TensorMeta((4,), np.bool_))
+    m2 = ir.add_input(TensorMeta((4,), np.bool_))
     sel = ir.add_op(registry.lookup_operator("getitem"), (x, m))
-    idx = ir.add_op(registry.lookup_function(np.nonzero), (m,))
+    idx = ir.add_op(registry.lookup_function(np.nonzero), (m2,))
     assert str(sel.meta) == "f64[?, 3]" and [str(i.meta) for i in idx] == ["i64[?]"]
     assert sel.meta.symbolic_axes == (0,) and ir.is_symbolic
     assert sel.meta.shadow[0] != idx[0].meta.shadow[0]   # two counts are two sizes
+    same = ir.add_op(registry.lookup_function(np.nonzero), (m,))
+    assert sel.meta.shadow[0] == same[0].meta.shadow[0]   # the positions of m's Trues: m's count
 
 
 @pytest.mark.parametrize("backend", ["onnxruntime", "auto"])

@@ -88,8 +88,11 @@ def test_linspace_matches_eager(bounds, kwargs):
     assert_matches_eager(F(np.linspace), *bounds, **kwargs)
 
 
-def test_linspace_retstep_and_negative_num_are_unsupported():
-    assert_unsupported(F(np.linspace), 0, 1, retstep=True)
+def test_linspace_retstep_and_negative_num():
+    """retstep=True gives (samples, step); below two points the step is the Python float nan (not captured)."""
+    assert_matches_eager(F(np.linspace), 0, 1, retstep=True)
+    assert_matches_eager(F(np.linspace), np.float32(0), 2, 4, retstep=True, endpoint=False)
+    assert_unsupported(F(np.linspace), 0, 1, 1, retstep=True)
     assert_matches_eager(F(np.linspace), 0, 1, -1)
 
 

@@ -99,7 +99,8 @@ def test_boolean_indexing_other_than_one_traced_mask_is_unsupported():
     assert_unsupported(GETITEM, x, x[0] > 0)   # the mask's shape is not the leading axes'
     assert_unsupported(GETITEM, x, [True, False])   # a constant mask of another length: NumPy raises
     assert_unsupported(GETITEM, x, [[True, False, True, True]] * 3)   # a constant 2-d mask
-    assert_unsupported(GETITEM, x, (0, sample((4,), np.bool_)))
+    assert_unsupported(GETITEM, x, (0, sample((3,), np.bool_)))   # beside an int, not its axis' length
+    assert_unsupported(GETITEM, x, (sample((3,), np.bool_), sample((2,), np.int64)))   # beside an index array
     assert_unsupported(GETITEM, x, True)
 
 

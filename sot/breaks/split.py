@@ -66,6 +66,8 @@ def make_break(frame, instr, reason: BreakReason, info: EntryInfo, options: Opti
             plan = tries.plan_raise(code, instr, stack_nulls, executor)
         elif loop is None and tries.in_try(code, instr, executor):
             plan = tries.plan_try(code, instr, reason, stack_nulls, executor)
+        elif loop is None and isinstance(reason, DataDependent) and tries.truth_always_raises(executor, instr):
+            plan = "the truth value of an array of several elements raises"
         elif loop is None:
             plan = breaks.plan_break(code, instr, reason, stack_nulls)
         else:

@@ -35,10 +35,11 @@ from __future__ import annotations
 
 import dataclasses
 import dis
+import math
 import types
 
 from ..executor.exceptions import SETUP, ExceptionVariable
-from ..executor.opcode_table import FACTS, exception_entries
+from ..executor.opcode_table import FACTS, TRUTH_JUMPS, exception_entries
 from .reasons import UNSUPPORTED_BREAK, FallbackError
 from .resume import BreakPlan, plan_break
 
@@ -61,11 +62,41 @@ def plan_try(code: types.CodeType, instr: dis.Instruction, reason, stack_nulls: 
         return "a NULL call slot is live at a break inside a try/with block"
     blocks = tuple((handler, level) for _, handler, level in executor.blocks)
     if plan.kind == "bool":   # the resume function takes the branch, inside the block
+        if _truth_may_raise(executor):
+            # the replacement takes bool() of the condition outside the block:
+            # an error it raises (an array of many elements) would miss the handler
+            return "the truth value of the condition may raise inside a try/with block"
         return dataclasses.replace(plan, blocks=blocks)
     if plan.kind != "native":
         return f"a {plan.kind} break inside a try/with block is not split there"
     return BreakPlan(instr, "try", plan.resume_offset, plan.layout_before, plan.layout_after, plan.pushed,
                      blocks=blocks)
+
+
+def _condition_size(executor):
+    """The number of elements of the array condition on top of the stack
+    (the same on every call: static shape), or None."""
+    from ..executor.variables import TensorVariable
+    top = executor.stack[-1] if executor.stack else None
+    if not isinstance(top, TensorVariable) or top.meta.shadow is not None:
+        return None
+    return math.prod(top.meta.shape)
+
+
+def _truth_may_raise(executor) -> bool:
+    """Whether bool() of the condition on top of the stack may raise: anything
+    but an array (or NumPy scalar) of one element on every call."""
+    return _condition_size(executor) != 1
+
+
+def truth_always_raises(executor, instr: dis.Instruction) -> bool:
+    """bool() of the condition raises ValueError on every call (an array of
+    several elements): a "bool" break would raise it in the runner, not at
+    the user's line; the statement runs natively instead (a region break)."""
+    if instr.opname not in TRUTH_JUMPS:
+        return False
+    size = _condition_size(executor)
+    return size is not None and size > 1
 
 
 def made_at(executor):

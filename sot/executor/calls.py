@@ -19,8 +19,9 @@ from .. import psdb
 from ..ir import data_numbers, registry
 from . import (attr_presence, builtin_values, classes, copies, iter_tools, contexts, dispatch, exceptions, functional, introspect, list_data, live_iterators,
                metaclass, numpy_counts, numpy_forms, numpy_iteration, records, sets, user_protocols, writes)
-from . import array_numbers
+from . import array_numbers, numpy_callables
 from . import collections_models, container_values, dict_data, functools_models, heapq_bisect, itertools_shared, operator_models   # the stdlib's
+from . import statistics_models
 from . import builtin_subclasses, dict_runtime_reads, identities, instance_dicts, str_runtime
 from . import iterator_rebuild, tuple_reuse
 from .generators import GeneratorVariable
@@ -59,6 +60,8 @@ def call(executor, fn: Variable, args: list[Variable], kwargs: dict[str, Variabl
                        contexts.ContextFactoryVariable, records.RecordMethod)):
         return fn.call(executor, args, kwargs)
     if isinstance(fn, NumpyCallableVariable):
+        if numpy_callables.is_modelled(fn.value):   # it calls a Python function passed in
+            return numpy_callables.call(executor, args, kwargs)
         return call_numpy(graph, fn, args, kwargs)
     if isinstance(fn, BuiltinVariable):
         handler = BUILTINS.get(fn.value)
@@ -183,6 +186,9 @@ def call_method(executor, obj: Variable, name: str, args, kwargs) -> Variable:
     if isinstance(obj, ConstVariable) and type(obj.value) is str and (r := str_runtime.const_method(
             obj, name, args, kwargs)) is not str_runtime.NO:   # of strs known when the call runs
         return r
+    if isinstance(obj, ConstVariable) and type(obj.value) is str and name == "join" and len(args) == 1 \
+            and not kwargs and not isinstance(args[0], (ConstVariable, TupleVariable, ListVariable, sets.SetVariable)):
+        args = [b_list(executor, args[0])]   # str.join takes any iterable whole first (PySequence_Fast)
     if isinstance(obj, ConstVariable) and dispatch.is_pure_method(obj.value, name):
         values = [functional.python_value(a) for a in args]
         kw = {k: functional.python_value(v) for k, v in kwargs.items()}
@@ -668,6 +674,7 @@ identities.register(BUILTINS)
 builtin_subclasses.register_unbound_methods()
 functools_models.register(BUILTINS)
 heapq_bisect.register(BUILTINS)
+statistics_models.register(BUILTINS)
 BUILTINS[builtins.super] = classes.b_super
 BUILTINS_BY_ID = {id(fn): fn for fn in BUILTINS}
 

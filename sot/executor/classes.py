@@ -10,11 +10,13 @@ MRO). If it outlives the graph it is rebuilt with `object.__new__` and the
 attributes set in the order eager set them.
 
 A class qualifies only when creating and using its instances runs no code
-we do not see: plain `type` metaclass, `object.__new__`, `object.__setattr__`,
+we do not see: plain `type` metaclass (or `abc.ABCMeta`, with no abstract
+method left), `object.__new__`, `object.__setattr__`,
 no `__del__`, no C base (see function_graph.is_user_class).
 """
 from __future__ import annotations
 
+import abc
 import builtins
 import enum
 import inspect
@@ -66,8 +68,10 @@ def _rebuild(cls, names, values):
 
 def can_create(cls: type) -> str | None:
     """None if instances of `cls` can be made in the trace, else why not."""
-    if not is_user_class(cls, python_getattr(cls) is not None) or type(cls) is not type:
+    if not is_user_class(cls, python_getattr(cls) is not None) or type(cls) not in (type, abc.ABCMeta):
         return "its class is not a plain Python class"
+    if getattr(cls, "__abstractmethods__", None):   # (ABCMeta adds no __call__: type's makes the object)
+        return "its class has abstract methods (eager raises TypeError)"
     if cls.__new__ is not object.__new__:
         return "its class defines __new__"
     if cls.__setattr__ is not object.__setattr__ and not isinstance(cls.__setattr__, types.FunctionType) or \
@@ -131,6 +135,7 @@ def new_object_getattr(executor, obj: NewObjectVariable, name: str) -> Variable:
     hook = python_getattr(obj.cls)
     if not in_class or slot:
         if hook is not None:   # not found: type(obj).__getattr__(obj, name), inlined
+            executor.graph.add_guard(ClassUnchangedGuard(obj.cls))   # (while no class in its MRO gains the name)
             fn = executor.graph.wrap(hook, AttrTracker(ConstTracker(obj.cls), "__getattr__"))
             return executor.call_function(BoundMethodVariable(fn, obj), [ConstVariable(name)], {})
         raise FallbackError(UNSUPPORTED_OBJECT, f"{obj.describe()} has no attribute {name!r} (eager raises)")

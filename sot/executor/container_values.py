@@ -43,10 +43,12 @@ def plain_value(v, _seen=None):
 
 
 def plain_key(v):
-    """The value of a tuple (or float, bytes...) of plain constants usable as a dict key
+    """The value of a tuple (or float, bytes, Enum member...) of plain constants usable as a dict key
     the trace decides lookups of: equal to itself (no NaN), so `is` never matters; else None."""
-    from .pyidentity import self_equal
+    from .pyidentity import plain_enum_member, self_equal
     value = plain_value(v) if type(v) is TupleVariable else v.value if isinstance(v, ConstVariable) else None
+    if plain_enum_member(value) and self_equal(value):   # Mode.TRAIN, Axis.ROWS
+        return value
     if type(value) in (tuple, float, bytes, bool, type(None), int, str) and _hashable_plain(value) and self_equal(value):
         return value
     return None

@@ -19,7 +19,9 @@ a ``.get`` that finds nothing: its absence).  The value is, by type:
 A key computed from a str (``scales[name + "_w"]``, str_runtime.py) is
 recomputed from that str by the guard.  Any other value (a list, an
 array, a bool), a key computed from two strs, or a dict the trace already
-wrote into: the read needs the key's value, as before.
+wrote into: the read needs the key's value, as before. A list is guarded by
+its exact type, passed on and grown as it is (`_list_at`), its items not
+read.
 """
 from __future__ import annotations
 
@@ -29,7 +31,9 @@ from ..guards.tracker import Tracker
 from .dict_data import lazy_of
 from .str_data import PassStrVariable
 from .str_runtime import _roots, key_reader
-from .variables import ConstVariable
+from ..ir.symbolic import SpecializeDims
+from .scalar_policy import scalar_source
+from .variables import ConstVariable, ListVariable
 
 NO = NotImplemented   # not a read of this module: the generic path decides
 
@@ -67,6 +71,29 @@ class RuntimeItemTracker(Tracker):
 
     def _key(self):
         return (self.base, self.key)
+
+
+class RuntimeListTracker(RuntimeItemTracker):
+    """A list read at a run-time key (`_list_at`). The guard program has no
+    load for it: a guard that would read it (its length, its identity
+    against another list) needs the key's value instead, `sources` (`needs_key`)."""
+
+    __slots__ = ("sources",)
+    runtime_key = True   # its length is a number input from the first trace (list_data.source_length)
+
+    def __init__(self, base: Tracker, key: Tracker, sources: frozenset):
+        super().__init__(base, key)
+        self.sources = sources
+
+
+def needs_key(guard) -> None:
+    """SpecializeDims (the trace redone with the key's strs value-guarded)
+    if `guard` reads a `RuntimeListTracker`, or a value read through one."""
+    for t in (guard.tracker, getattr(guard, "other", None)):
+        while isinstance(t, Tracker):
+            if type(t) is RuntimeListTracker:
+                raise SpecializeDims(t.sources, f"a guard on {t.name()} needs the value of a str")
+            t = getattr(t, "base", None)
 
 
 _CHECKS: dict = {}
@@ -134,9 +161,11 @@ def read(graph, obj, key, default=_ABSENT):
             return NO   # KeyError: the specialised trace raises it as eager
         graph.add_guard(RuntimeItemTypeGuard(lazy.tracker, key.tracker, _Absent))
         return default
+    if type(value) is list:
+        return _list_at(graph, lazy, key, value)
+    tracker = RuntimeItemTracker(lazy.tracker, key.tracker)
     if type(value) not in _VALUE_TYPES:
         return NO
-    tracker = RuntimeItemTracker(lazy.tracker, key.tracker)
     if graph.numbers is None or graph.numbers.needs_value(tracker):
         raise FallbackError(DATA_DEPENDENT, f"the value of {tracker.name()} is needed")
     graph.add_guard(RuntimeItemTypeGuard(lazy.tracker, key.tracker, type(value)))
@@ -149,4 +178,25 @@ def read(graph, obj, key, default=_ABSENT):
     var = graph._memo.get(tracker)
     if var is None:
         var = graph._memo[tracker] = graph._number_input(value, tracker, guard=False)
+    return var
+
+
+def _list_at(graph, lazy, key, value):
+    """A list read at a run-time key (``history[name].append(v)``): guarded
+    by its exact type; the trace may pass it on and grow it (append, extend,
+    insert: replayed on the list the call read, loaded before the graph).
+    Reading its items, or a guard on it, needs the key's value: the trace
+    is redone with it guarded."""
+    sources = frozenset(scalar_source(t) for t in key.sources or (key.tracker,))
+    tracker = RuntimeListTracker(lazy.tracker, key.tracker, sources)
+    var = graph._memo.get(tracker)
+    if var is not None:
+        return var
+    graph.add_guard(RuntimeItemTypeGuard(lazy.tracker, key.tracker, list))
+    graph.runtime_lists = True
+
+    def items():
+        raise SpecializeDims(sources, f"reading the items of {tracker.name()} needs the value of a str")
+
+    var = graph._memo[tracker] = graph.mutable(ListVariable.from_source(tracker, items, value), value)
     return var

@@ -83,11 +83,12 @@ class OpcodeExecutor:
                 if handler is None:
                     raise FallbackError(UNSUPPORTED_OPCODE, f"opcode {instr.opname} is not supported")
                 self.pc += 1
-                operands = list(self.stack) if self.graph.pass_strs else ()
+                operands = (list(self.stack), self.kw_names) if self.graph.pass_strs else None
                 try:
                     handler(self, instr)
                 except FallbackError as e:
-                    str_data.specialise_at(operands, e.args[0] if e.args else instr.opname)
+                    if operands is not None:
+                        str_data.specialise_at(self, instr, handler, operands, e.args[0] if e.args else instr.opname)
                     raise
                 except RaiseSignal as sig:
                     if sig.exc.context is UNSET:   # raised here by an operation: chained as CPython does

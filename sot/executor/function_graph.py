@@ -62,6 +62,9 @@ GENERATORS = frozenset((types.GeneratorType, types.CoroutineType, types.AsyncGen
 
 class FunctionGraph:
     pass_strs = False   # a str the trace only passes on was wrapped (str_data.py)
+    str_trial = False   # str_data.specialise_at is trying an instruction with strs as constants
+    list_lengths = None  # list_lengths.ListLengths of a generated code that may run natively, or None
+    runtime_lists = False  # a list was read at a run-time key (dict_runtime_reads._list_at)
 
     def __init__(self, name: str = "graph", shapes=None, freeze: bool = False):
         self.ir = StatementIR(name)
@@ -87,6 +90,9 @@ class FunctionGraph:
     def add_guard(self, guard) -> None:
         if guard.tracker is None or (type(guard.tracker).__name__ == "ConstTracker" and not guard.on_const):
             return
+        if self.runtime_lists:
+            from .dict_runtime_reads import needs_key
+            needs_key(guard)
         key = (type(guard).__name__, guard)
         if key not in self._guard_keys:
             self._guard_keys.add(key)
@@ -164,6 +170,8 @@ class FunctionGraph:
     def _list_items(self, value: list, tracker) -> list[Variable]:
         """The items of a list from outside the frame, guarded: the trace read them.
         The simulation runs no user code, so `value` is as it was when wrapped."""
+        if self.list_lengths is not None:
+            self.list_lengths.note(tracker, value)
         self.add_guard(LenGuard(tracker, value))
         return [self.wrap(v, _item(tracker, i)) for i, v in enumerate(value)]
 
@@ -316,7 +324,7 @@ def _is_builtin(value) -> bool:
 def _is_numpy_callable(value) -> bool:
     if _user_getattr(type(value)):
         return False  # reading its __module__ would run user code
-    return callable(value) and not isinstance(value, type) and _skip.is_numpy_object(value)
+    return callable(value) and not issubclass(type(value), type) and _skip.is_numpy_object(value)
 
 
 __all__ = ["FunctionGraph", "function_variable", "to_ir_arg", "is_user_class"]

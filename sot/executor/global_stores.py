@@ -13,13 +13,23 @@ What the replay replaces is released then, as eager releases it at the
 store: it must be a value whose release runs no code (checked, or guarded
 by type, as for attribute stores); a name not yet defined is guarded to
 stay undefined (it would otherwise replace a value the trace never saw).
+
+``del G`` is the same entry holding DELETED: replayed as
+``globals_dict.pop(name, None)`` (the name was checked to be bound at the
+``del``: eagerly unbound raises NameError there, so that breaks and runs
+natively), and a later read of the name in the trace breaks (eager reads
+the builtin of that name or raises NameError: the native load decides).
 """
 from __future__ import annotations
 
-from ..breaks.reasons import SIDE_EFFECT, FallbackError
-from ..guards.guard import GlobalAbsentGuard
+from ..breaks.reasons import SIDE_EFFECT, UNSUPPORTED_OBJECT, FallbackError
+from ..guards.guard import GlobalAbsentGuard, TypeGuard
 from ..guards.invariants import KeyAbsentGuard
 from .releases import guard_unread_release, may_release
+
+
+#: the value of an entry whose name the trace deleted (``del G``)
+DELETED = object()
 
 
 class GlobalStores:
@@ -43,9 +53,23 @@ class GlobalStores:
                                     "release may run code")
         self._stored[(id(globals_dict), name)] = (globals_dict, dict_tracker, name, tracker, value)
 
+    def delete(self, graph, globals_dict: dict, dict_tracker, name: str, tracker, plain) -> None:
+        """``del name`` in `globals_dict`; eager raises NameError where it is
+        unbound: that breaks, and the native instruction raises it."""
+        entry = self._stored.get((id(globals_dict), name))
+        if entry is not None and entry[4] is DELETED or entry is None and name not in globals_dict:
+            raise FallbackError(UNSUPPORTED_OBJECT, f"del of global {name!r}, which is not defined "
+                                "(eager raises NameError)")
+        if entry is None:   # bound on every call the translation serves (the type guard reads it)
+            graph.add_guard(TypeGuard(tracker, type(globals_dict[name])))
+        self.store(graph, globals_dict, dict_tracker, name, tracker, DELETED, plain)
+
     def load(self, globals_dict: dict, name: str):
         """The Variable the trace stored as `name` in `globals_dict`, or None."""
         entry = self._stored.get((id(globals_dict), name))
+        if entry is not None and entry[4] is DELETED:
+            raise FallbackError(UNSUPPORTED_OBJECT, f"global {name!r} is read after the trace deleted it "
+                                "(eager reads a builtin or raises NameError)")
         return None if entry is None else entry[4]
 
     def trackers(self) -> set:
@@ -72,5 +96,8 @@ class GlobalStores:
         lines = []
         for _, dict_tracker, name, _, value in self._stored.values():
             target = "g" if dict_tracker is None else builder._load(dict_tracker)
-            lines.append(f"{target}[{builder._bind(name)}] = {builder.expr(value)}")
+            if value is DELETED:
+                lines.append(f"{target}.pop({builder._bind(name)}, None)")
+            else:
+                lines.append(f"{target}[{builder._bind(name)}] = {builder.expr(value)}")
         return lines

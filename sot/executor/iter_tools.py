@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 
 from ..breaks.reasons import LIMIT, UNSUPPORTED_CALL, FallbackError
-from . import dispatch, iterator_rebuild
+from . import dispatch, iterator_rebuild, user_protocols
 from .dispatch import const
 from .variables import ConstVariable, IteratorVariable, LazyIteratorVariable, TupleVariable, Variable
 
@@ -73,6 +73,14 @@ def b_combinations(executor, iterable, r):
     if n < 0:
         raise FallbackError(UNSUPPORTED_CALL, "combinations with r < 0 (eager raises ValueError)")
     return _combinatoric(itertools.combinations, [pool], n)
+
+
+def b_combinations_with_replacement(executor, iterable, r):
+    pool = _drain(executor, iterable, "combinations_with_replacement")
+    n = _int(r, "combinations_with_replacement")
+    if n < 0:
+        raise FallbackError(UNSUPPORTED_CALL, "combinations_with_replacement with r < 0 (eager raises ValueError)")
+    return _combinatoric(itertools.combinations_with_replacement, [pool], n)
 
 
 def b_permutations(executor, iterable, r=None):
@@ -250,6 +258,50 @@ def b_takewhile(executor, pred, iterable):
     return LazyIteratorVariable(step, itertools.takewhile)
 
 
+def b_compress(executor, data, selectors):
+    items, flags = _iter(executor, data), _iter(executor, selectors)
+
+    def step():   # CPython's compress_next: a datum, then its selector, until either ends
+        while (item := items.next()) is not None:
+            flag = flags.next()
+            if flag is None:
+                return None
+            if user_protocols.truth(executor, flag):
+                return item
+        return None
+    return LazyIteratorVariable(step, itertools.compress)
+
+
+def _kept(executor, pred, item) -> bool:
+    """The truth filterfalse/dropwhile read: of the item itself where pred is None."""
+    if isinstance(pred, ConstVariable) and pred.value is None:
+        return user_protocols.truth(executor, item)
+    return user_protocols.truth(executor, executor.call_function(pred, [item], {}))
+
+
+def b_filterfalse(executor, pred, iterable):
+    it = _iter(executor, iterable)
+
+    def step():
+        while (item := it.next()) is not None:
+            if not _kept(executor, pred, item):
+                return item
+        return None
+    return LazyIteratorVariable(step, itertools.filterfalse)
+
+
+def b_dropwhile(executor, pred, iterable):
+    it, dropping = _iter(executor, iterable), [True]
+
+    def step():
+        while (item := it.next()) is not None:
+            if not dropping[0] or not user_protocols.truth(executor, executor.call_function(pred, [item], {})):
+                dropping[0] = False
+                return item
+        return None
+    return LazyIteratorVariable(step, itertools.dropwhile)
+
+
 def b_count(executor, start=None, step=None):
     first, by = _int(start, "count", 0), _int(step, "count", 1)
     state = [first]
@@ -286,7 +338,8 @@ def register(table: dict) -> None:
         itertools.permutations: b_permutations, itertools.chain: b_chain, itertools.islice: b_islice,
         itertools.accumulate: b_accumulate, itertools.zip_longest: b_zip_longest, itertools.repeat: b_repeat,
         itertools.starmap: b_starmap, itertools.takewhile: b_takewhile, itertools.count: b_count,
-        itertools.cycle: b_cycle,
+        itertools.cycle: b_cycle, itertools.combinations_with_replacement: b_combinations_with_replacement,
+        itertools.compress: b_compress, itertools.filterfalse: b_filterfalse, itertools.dropwhile: b_dropwhile,
     })
     if hasattr(itertools, "pairwise"):   # 3.10+
         table[itertools.pairwise] = b_pairwise

@@ -126,7 +126,9 @@ def source_length(graph, var: ListVariable):
         return None
     growth = var.pending_growth()   # what the trace added (side_effects.py)
     tracker = LenTracker(var.tracker)
-    if graph.numbers is not None and graph.numbers.is_input(tracker, len(value)):
+    numbers = graph.numbers
+    if numbers is not None and (numbers.is_input(tracker, len(value)) or (   # a list read at a run-time
+            var.tracker.runtime_key and not numbers.needs_value(tracker))):  # key: no guard can read it
         n = graph._memo.get(tracker)
         if n is None:
             n = graph._memo[tracker] = graph._number_input(len(value), tracker, guard=False)

@@ -4,7 +4,8 @@ function or a function it calls).
 Eagerly each call runs the class body and makes a new class object. Where
 that is unobservable the trace models it: the body is checked to be plain
 (constants, function definitions, arithmetic on constants it reads from the
-enclosing function; no call, decorator, global read, metaclass or
+enclosing function, the builtin decorators property/classmethod/staticmethod
+and a property's .setter; no other call, global read, metaclass or
 `__init_subclass__`), and run once at translation time to make a private
 *prototype* class. The trace then uses the prototype as it uses any plain
 class (instances are `classes.NewObjectVariable`s; methods are inlined).
@@ -102,7 +103,7 @@ def check_value(value) -> None:
     an object of one, or a prototype's method."""
     if not TRACE_CLASSES:
         return
-    for cls in (value if isinstance(value, type) else None, type(value)):
+    for cls in (value if issubclass(type(value), type) else None, type(value)):
         if cls is not None and cls in TRACE_CLASSES:
             raise ClassEscapes(_SITE[cls])
     if isinstance(value, types.FunctionType):   # a prototype's method: its cells are the trace's
@@ -132,7 +133,7 @@ def simulated_cell(real_cell) -> CellVariable | None:
 def store_class_attr(cls_var: Variable, name: str, value: Variable) -> bool:
     """`C.name = value` on a prototype, simulated; False where not modelled."""
     cls = getattr(cls_var, "value", None)
-    if not isinstance(cls, type) or cls not in TRACE_CLASSES or name.startswith("__") or \
+    if not issubclass(type(cls), type) or cls not in TRACE_CLASSES or name.startswith("__") or \
             name not in cls.__dict__ or hasattr(type(cls.__dict__[name]), "__get__"):
         return False   # a new name, a dunder, a method or descriptor: the statement breaks
     if not isinstance(value, (ConstVariable, TensorVariable)):
@@ -156,39 +157,84 @@ def stored_class_attr(cls: type, name: str) -> Variable | None:
 
 # -- the class statement ----------------------------------------------------------
 
-# Instructions a class body may hold for the trace to build it: no calls, no
-# jumps, no global reads; LOAD_NAME and reads of the enclosing function's
-# variables are checked one by one (_check_body).
+# Instructions a class body may hold for the trace to build it: no jumps, no
+# global reads, no calls but decorators (below); LOAD_NAME and reads of the
+# enclosing function's variables are checked one by one (_check_body).
 _PLAIN = frozenset((
     "RESUME", "NOP", "CACHE", "COPY_FREE_VARS", "MAKE_CELL", "LOAD_CONST", "STORE_NAME", "RETURN_VALUE",
     "RETURN_CONST", "LOAD_CLOSURE", "BUILD_TUPLE", "MAKE_FUNCTION", "SET_FUNCTION_ATTRIBUTE", "DUP_TOP",
     "COPY", "POP_TOP", "LOAD_LOCALS", "BINARY_OP", "BINARY_ADD", "BINARY_SUBTRACT", "BINARY_MULTIPLY",
     "BINARY_TRUE_DIVIDE", "BINARY_FLOOR_DIVIDE", "BINARY_MODULO", "BINARY_POWER", "UNARY_NEGATIVE",
-    "EXTENDED_ARG",
+    "EXTENDED_ARG", "PRECALL", "CALL", "CALL_FUNCTION", "LOAD_ATTR",
 ))
 _OUTER_READS = frozenset(("LOAD_CLASSDEREF", "LOAD_FROM_DICT_OR_DEREF", "LOAD_DEREF"))
 _PLAIN_CONSTANTS = (int, float, bool, str, type(None))
+# Decorators a body may apply: the builtins (guarded to be them when the
+# statement runs) and a property's own .setter/.getter/.deleter. Making
+# them runs no user code and the result depends only on the function.
+DECORATORS = frozenset(("property", "classmethod", "staticmethod"))
+_PROPERTY_DECORATORS = frozenset(("setter", "getter", "deleter"))
+# no stack operands (dis.stack_effect's net count would misread them)
+_NO_OPERANDS = frozenset(("RESUME", "NOP", "CACHE", "COPY_FREE_VARS", "MAKE_CELL", "EXTENDED_ARG", "PRECALL"))
+_FN, _DECO, _OTHER = "function", "decorator", "value"
 
 
-def _check_body(code) -> set[str] | str:
-    """The enclosing function's variables the body reads, or why it is not plain."""
-    stored, reads = set(), set()
-    for ins in dis.get_instructions(code):
-        if ins.opname == "STORE_NAME":
-            stored.add(ins.argval)
-        elif ins.opname == "LOAD_NAME":
-            if ins.argval not in stored and ins.argval != "__name__":
-                return f"its body reads {ins.argval!r} from outside"
-        elif ins.opname == "LOAD_FAST":   # 3.13: a cell pushed for a closure (LOAD_CLOSURE before)
-            if ins.argval not in code.co_cellvars + code.co_freevars:
-                return f"its body reads the local {ins.argval!r}"
-        elif ins.opname in _OUTER_READS:
-            if ins.argval not in code.co_freevars:
-                return f"its body reads {ins.argval!r} from its own cell"
-            reads.add(ins.argval)
-        elif ins.opname not in _PLAIN:
-            return f"its body runs {ins.opname}"
-    return reads
+def _check_body(code):
+    """(the enclosing function's variables the body reads, the builtin
+    decorators it loads), or why it is not plain. A stack of what each slot
+    holds (a function, a decorator, another value) checks that every call
+    applies one decorator to one function."""
+    stored, reads, decorators, stack = set(), set(), set(), []
+    try:
+        for ins in dis.get_instructions(code):
+            op = ins.opname
+            if op not in _PLAIN and op != "LOAD_NAME" and op != "LOAD_FAST" and op not in _OUTER_READS:
+                return f"its body runs {op}"
+            if op in _NO_OPERANDS:
+                continue
+            effect = dis.stack_effect(ins.opcode, ins.arg) if ins.opcode >= dis.HAVE_ARGUMENT \
+                else dis.stack_effect(ins.opcode)
+            if op == "LOAD_NAME":
+                if ins.argval in stored:
+                    stack.append(("name", ins.argval))
+                elif ins.argval in DECORATORS:
+                    decorators.add(ins.argval)
+                    stack.append(_DECO)
+                elif ins.argval == "__name__":
+                    stack.append(_OTHER)
+                else:
+                    return f"its body reads {ins.argval!r} from outside"
+            elif op == "LOAD_FAST":   # 3.13: a cell pushed for a closure (LOAD_CLOSURE before)
+                if ins.argval not in code.co_cellvars + code.co_freevars:
+                    return f"its body reads the local {ins.argval!r}"
+                stack.append(_OTHER)
+            elif op in _OUTER_READS:
+                if ins.argval not in code.co_freevars:
+                    return f"its body reads {ins.argval!r} from its own cell"
+                reads.add(ins.argval)
+                stack.append(_OTHER)
+            elif op == "LOAD_ATTR":   # `@prop.setter`
+                base = stack.pop()
+                if effect != 0 or not (isinstance(base, tuple) and ins.argval in _PROPERTY_DECORATORS):
+                    return f"its body reads the attribute {ins.argval!r}"
+                stack.append(_DECO)
+            elif op in ("CALL", "CALL_FUNCTION"):
+                if 1 - effect != 2 or stack[-2:] != [_DECO, _FN]:
+                    return "its body calls something other than a decorator on a function"
+                del stack[-2:]
+                stack.append(_FN)
+            elif op == "STORE_NAME":
+                stored.add(ins.argval)
+                stack.pop()
+            elif op in ("POP_TOP", "RETURN_VALUE"):
+                stack.pop()
+            else:   # pops 1 - effect operands, pushes one result
+                if 1 - effect:
+                    del stack[effect - 1:]
+                stack.append(_FN if op in ("MAKE_FUNCTION", "SET_FUNCTION_ATTRIBUTE") else _OTHER)
+    except (IndexError, ValueError):
+        return "its body's stack use is unusual"
+    return reads, decorators
 
 
 def _base_ok(base) -> str | None:
@@ -232,9 +278,14 @@ class BuildClassVariable(ModelledObject, Variable):
             if why is not None:
                 raise not_modelled(why)
             bases.append(value)
-        reads = _check_body(body.code)
-        if isinstance(reads, str):
-            raise not_modelled(reads)
+        checked = _check_body(body.code)
+        if isinstance(checked, str):
+            raise not_modelled(checked)
+        reads, decorators = checked
+        for deco in sorted(decorators):   # the builtin, as long as no global of its name shadows it
+            if deco in executor.globals or getattr(executor.load_global(deco), "value", None) \
+                    is not getattr(builtins, deco):
+                raise not_modelled(f"its body reads {deco!r}, which is not the builtin")
         if body.defaults or body.kwdefaults:
             raise not_modelled("an unusual class body")
         cells = []

@@ -155,5 +155,7 @@ _FORMS = {np.count_nonzero: _count_nonzero, np.array_equal: _array_equal, np.arr
 
 def count_form(graph, fn, args, kwargs) -> Variable | None:
     """The graph form of a counting call ``fn(*args, **kwargs)``, or None."""
-    form = _FORMS.get(fn)
+    # by identity, as the other NumPy call tables: `fn` may be a callable object
+    # that is unhashable (a Polynomial) or whose __eq__ says yes to anything
+    form = next((f for key, f in _FORMS.items() if key is fn), None)
     return form(graph, list(args), dict(kwargs)) if form is not None else None

@@ -33,6 +33,11 @@ def call_form(graph, fn, args, kwargs) -> Variable | None:
         return _gradient_axes(graph, args, kwargs)
     if fn is np.einsum_path:
         return _einsum_path(graph, args, kwargs)
+    if fn is np.einsum and "optimize" not in kwargs and args and isinstance(args[0], TensorVariable):
+        subscripts = _einsum_sublists(args)
+        if subscripts is not None:
+            operands = args[0:len(args) - len(args) % 2:2]
+            return graph.call_op(registry.lookup_function(fn), [ConstVariable(subscripts)] + list(operands), kwargs)
     if fn is np.histogramdd and args and isinstance(args[0], TensorVariable):
         from ..ir.ops_histogramdd import HISTOGRAMDD
         from .variables import ListVariable
@@ -44,6 +49,37 @@ def call_form(graph, fn, args, kwargs) -> Variable | None:
             return same
         return _new(graph.call_op(registry.lookup_function(fn), args, kwargs))
     return None
+
+
+def _einsum_sublists(args) -> str | None:
+    """The subscripts string of ``np.einsum(a, [0, 1], b, [1, 2], [0, 2])`` as NumPy's C
+    code writes it (label k < 26 is 'A' + k, else 'a' + k - 26; Ellipsis '...'), which it
+    then runs as that string; None where a sublist is not constant labels (eager may raise)."""
+    from .variables import ListVariable
+
+    def term(sublist):
+        if isinstance(sublist, (ListVariable, TupleVariable)) and all(
+                isinstance(i, ConstVariable) or getattr(i, "value", None) is Ellipsis for i in sublist.items):
+            labels = [i.value for i in sublist.items]
+        elif isinstance(sublist, ConstVariable) and isinstance(sublist.value, (list, tuple)):
+            labels = sublist.value
+        else:
+            return None
+        out = []
+        for label in labels:
+            if label is Ellipsis:
+                out.append("...")
+            elif type(label) is int and 0 <= label < 52:
+                out.append(chr(ord("A") + label) if label < 26 else chr(ord("a") + label - 26))
+            else:
+                return None
+        return "".join(out)
+    terms = [term(s) for s in args[1::2]]
+    output = term(args[-1]) if len(args) % 2 else ""
+    if not terms or None in terms or output is None or \
+            not all(isinstance(a, TensorVariable) for a in args[0:len(args) - len(args) % 2:2]):
+        return None
+    return ",".join(terms) + ("->" + output if len(args) % 2 else "")
 
 
 def _gradient_axes(graph, args, kwargs) -> Variable | None:

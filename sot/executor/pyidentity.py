@@ -9,6 +9,8 @@ the guards do not pin down: then the trace must not decide it.
 """
 from __future__ import annotations
 
+import enum
+
 import numpy as np
 
 _REFLEXIVE = (type(None), bool, int, str, bytes, range, type(Ellipsis))
@@ -19,6 +21,8 @@ def self_equal(value, _depth: int = 0) -> bool:
     Unknown kinds of object count as not (their __eq__ is user code)."""
     if type(value) in _REFLEXIVE or type(value) is type or isinstance(value, np.dtype):
         return True
+    if plain_enum_member(value):
+        return bool(value == value)   # Enum's or a builtin's __eq__: no user code
     if _depth > 20:
         return False
     if type(value) in (tuple, list, frozenset, set):
@@ -47,3 +51,17 @@ def items_equal(x, y) -> bool:
         raise FallbackError(UNSUPPORTED_OBJECT, f"comparing {x.describe()} and {y.describe()} depends on object "
                                                 f"identity (a NaN): Python compares items with `is` first")
     return bool(x.value == y.value)
+
+
+#: the __eq__ / __hash__ an Enum member may have for the trace to compare and
+#: hash it itself: Enum's own (identity, hash of the name) or a builtin mixin's
+_PLAIN_ENUM_SLOTS = frozenset({object.__eq__, enum.Enum.__hash__, int.__eq__, int.__hash__, str.__eq__,
+                               str.__hash__, float.__eq__, float.__hash__})
+
+
+def plain_enum_member(value) -> bool:
+    """An Enum member (IntEnum, StrEnum...) whose equality and hash are
+    Enum's or a builtin mixin's, so using it as a dict key runs no user code.
+    A member is a singleton of its (identity-guarded) class, so `is` is fixed too."""
+    cls = type(value)
+    return isinstance(value, enum.Enum) and cls.__eq__ in _PLAIN_ENUM_SLOTS and cls.__hash__ in _PLAIN_ENUM_SLOTS

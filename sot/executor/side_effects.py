@@ -99,8 +99,8 @@ def release_runs_code(value) -> bool:
     ``weakref.finalize`` callback) points at it."""
     t = type(value)
     return getattr(t, "__del__", None) is not None or bool(
-        t.__flags__ & _HEAP_TYPE and not isinstance(value, type) and t.__weakrefoffset__
-        and weakref.getweakrefcount(value))   # (a class has weakrefs: its bases' subclass lists)
+        t.__flags__ & _HEAP_TYPE and not issubclass(t, type) and t.__weakrefoffset__
+        and weakref.getweakrefcount(value))   # (a class has weakrefs: its bases' subclass lists; issubclass: isinstance would run a user __getattribute__)
 
 
 class SideEffects:
@@ -109,6 +109,7 @@ class SideEffects:
     def __init__(self):
         self.reached: dict[int, list] = {}   # id(object) -> source Variables of it (objects, lists, dicts)
         self.attrs: dict[int, tuple] = {}    # id(object) -> (ObjectVariable, {name: Variable}) stored
+        self.raw_attrs: set = set()          # (id(object), name) stored by object.__setattr__
         self.containers: list = []           # source lists/dicts the trace mutated, in order
         self.globals = GlobalStores()        # stores into module globals
         self._alive: list = []               # the objects: their ids stay theirs while tracing
@@ -163,15 +164,18 @@ class SideEffects:
             raise FallbackError(SIDE_EFFECT, f"{where} after the reference to {self.dropped} was dropped "
                                 "(eagerly, its release may run code first)")
 
-    def store_attr(self, obj, name: str, value) -> None:
-        """``obj.name = value`` on an ObjectVariable from outside the call."""
+    def store_attr(self, obj, name: str, value, raw: bool = False) -> None:
+        """``obj.name = value`` on an ObjectVariable from outside the call;
+        ``raw``: ``object.__setattr__(obj, name, value)``, which passes by
+        the class's own __setattr__ (a frozen dataclass's __init__), and is
+        replayed so."""
         real = obj.value
         cls = type(real)
         where = f"attribute assignment .{name} on {obj.describe()}"
         if not self.enabled:
             raise FallbackError(SIDE_EFFECT, where)
         self._check_order(where)
-        if cls.__setattr__ is not object.__setattr__:
+        if not raw and cls.__setattr__ is not object.__setattr__:
             raise FallbackError(SIDE_EFFECT, f"{where}: its class defines __setattr__")
         try:
             class_attr = inspect.getattr_static(cls, name)
@@ -187,17 +191,28 @@ class SideEffects:
         if entry is None:
             entry = self.attrs[id(real)] = (obj, {})
         entry[1][name] = value
+        if raw:
+            self.raw_attrs.add((id(real), name))
+        else:
+            self.raw_attrs.discard((id(real), name))
         obj.mutated = True
 
     def store_global(self, graph, globals_dict: dict, dict_tracker, name: str, tracker, value) -> None:
         """``global name; name = value`` (see global_stores.py)."""
-        where = f"assignment to global {name!r}"
+        self._global_write(f"assignment to global {name!r}", globals_dict)
+        self.globals.store(graph, globals_dict, dict_tracker, name, tracker, value, plain)
+
+    def delete_global(self, graph, globals_dict: dict, dict_tracker, name: str, tracker) -> None:
+        """``global name; del name`` (see global_stores.py)."""
+        self._global_write(f"del of global {name!r}", globals_dict)
+        self.globals.delete(graph, globals_dict, dict_tracker, name, tracker, plain)
+
+    def _global_write(self, where: str, globals_dict: dict) -> None:
         if not self.enabled:
             raise FallbackError(SIDE_EFFECT, where)
         self._check_order(where)
         if type(globals_dict) is not dict:
             raise FallbackError(SIDE_EFFECT, f"{where}: the globals are not a plain dict")
-        self.globals.store(graph, globals_dict, dict_tracker, name, tracker, value, plain)
 
     def load_attr(self, obj, name: str):
         """The Variable the trace stored in ``obj.name``, or None."""
@@ -234,7 +249,9 @@ class SideEffects:
         lines = []
         for obj, stored in self.attrs.values():
             target = builder.expr(obj)
-            lines += [f"{target}.{name} = {builder.expr(value)}" for name, value in stored.items()]
+            lines += [f"object.__setattr__({target}, {name!r}, {builder.expr(value)})"
+                      if (id(obj.value), name) in self.raw_attrs else f"{target}.{name} = {builder.expr(value)}"
+                      for name, value in stored.items()]
         for container in self.containers:
             if hasattr(container, "replay"):   # a modelled library container (collections_models.py)
                 lines += container.replay(builder)

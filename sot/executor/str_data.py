@@ -23,6 +23,7 @@ read by the trace: OpaqueVariable's uses look at its type only.
 """
 from __future__ import annotations
 
+from ..breaks.reasons import FallbackError
 from ..guards.guard import TypeGuard
 from ..guards.tracker import Tracker
 from .scalar_policy import scalar_source
@@ -81,10 +82,50 @@ def str_input(graph, value, t, tracker):
     return PassStrVariable(value, tracker)
 
 
-def specialise_at(stack, why: str) -> None:
-    """An instruction failed with these stack values: if a pass-through str
-    was among them, redo the trace with it value-guarded."""
+def specialise_at(executor, instr, handler, operands, why: str) -> None:
+    """`instr` failed (FallbackError) with these operands ((stack, kw_names)
+    before it ran): if a pass-through str was among them and the instruction
+    succeeds with those strs as constants, redo the trace with them
+    value-guarded. If it fails with them as constants too (a call of an
+    unsupported object, such as ``pattern.findall(text.lower())``), their
+    values do not help: the failure stands (a graph break there runs it
+    natively with the real strs), and the code is not translated anew for
+    every str."""
     from ..ir.symbolic import SpecializeDims
+    stack, _kw_names = operands
     sources = {scalar_source(t) for v in stack if type(v) is PassStrVariable for t in v.sources or (v.tracker,)}
-    if sources:
-        raise SpecializeDims(sources, f"{why} needs the value of a str")
+    if not sources:
+        return
+    graph = executor.graph
+    if not graph.str_trial:       # (inside a trial: its outcome is all the outer trial asks)
+        helps, more = _try_as_constants(executor, instr, handler, operands)
+        if not helps:
+            return
+        sources |= more
+    raise SpecializeDims(sources, f"{why} needs the value of a str")
+
+
+def _try_as_constants(executor, instr, handler, operands) -> tuple:
+    """(whether `instr` runs with the pass-through strs of `operands` as
+    constants, sources of other strs the trial needs). Whatever the trial
+    records is thrown away: the trace is redone or split either way."""
+    from ..ir.symbolic import SpecializeDims
+    from .variables import ConstVariable
+    stack, kw_names = operands
+    saved = executor.stack, executor.pc, executor.kw_names
+    executor.stack = [ConstVariable(v.value, v.tracker) if type(v) is PassStrVariable else v for v in stack]
+    executor.pc = executor.index_of[instr.offset] + 1
+    executor.kw_names = kw_names
+    executor.graph.str_trial = True
+    try:
+        handler(executor, instr)
+    except FallbackError:
+        return False, set()
+    except SpecializeDims as e:
+        return True, set(e.dims)
+    except Exception:   # a signal (a raise, a return...) or anything else: it ran on
+        return True, set()
+    finally:
+        executor.graph.str_trial = False
+        executor.stack, executor.pc, executor.kw_names = saved
+    return True, set()

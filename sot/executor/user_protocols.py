@@ -14,7 +14,8 @@ from ..guards.tracker import AttrTracker, ConstTracker
 from . import records
 from .user_operators import _invoke, _lookup, user_class
 from .variables import (
-    BoundMethodVariable, ClassVariable, ConstVariable, IteratorVariable, SymScalarVariable, TupleVariable, Variable,
+    BoundMethodVariable, ClassVariable, ConstVariable, IteratorVariable, ObjectVariable, SymScalarVariable, TupleVariable,
+    Variable,
 )
 
 
@@ -164,6 +165,8 @@ def b_object_setattr(ex, obj: Variable, name: Variable, value: Variable) -> Vari
             store_attr(obj, name.value, value)
     elif user_class(obj) is not None and user_class(obj).__setattr__ is object.__setattr__:
         set_attribute(ex, obj, name.value, value)
+    elif user_class(obj) is not None and isinstance(obj, ObjectVariable) and obj.tracker is not None:
+        ex.graph.effects.store_attr(obj, name.value, value, raw=True)   # replayed as object.__setattr__
     else:
         raise FallbackError(UNSUPPORTED_OBJECT, f"object.__setattr__ on {obj.describe()}")
     return ConstVariable(None)

@@ -38,7 +38,7 @@ def record(graph, op, args, kwargs, target: Variable, what: str) -> None:
     if (maker := read_only_source(graph.ir, target.symbol)) is not None:
         raise FallbackError(SIDE_EFFECT, f"{what} into a read-only array made by {maker} (NumPy raises)")
     graph.call_op(op, args, kwargs, inplace=True)
-    _, roots = ops_write.write_roots(graph.ir)[-1]
+    roots = ops_write.last_write_roots(graph.ir)
     for name in roots:
         value = graph.trace_values.get(name)
         if isinstance(value, np.ndarray) and not value.flags.writeable:

@@ -32,6 +32,7 @@ class CodeRecord:
     graphless: int = 0  # translations that captured no array op
     replaced: int = 0   # entries dropped because a later entry covers their inputs (subsume.py)
     dead: int = 0       # entries dropped because an object a guard pinned weakly died
+    native: bool = False  # runs natively for good (run_natively)
 
 
 _records = CodeMap()
@@ -150,6 +151,18 @@ def note_graphless(code) -> bool:
     return True
 
 
+def run_natively(code, why: str) -> None:
+    """`code` runs natively from now on (skipped at the cost of one co_extra
+    look; sot.reset() translates it again): its translations cannot serve
+    the next calls (executor/list_lengths.py)."""
+    rec = record(code)
+    rec.native = True
+    vlog(1, log, "%s (%s:%d) runs natively from now on: %s", code.co_name, code.co_filename,
+         code.co_firstlineno, why)
+    _hook.clear_cache(code)
+    _hook.skip_code(code)
+
+
 def entries(code) -> list:
     rec = _records.get(code)
     return list(rec.entries) if rec else []
@@ -172,5 +185,5 @@ def reset() -> None:
         _records.clear()
     for rec in records:
         _hook.clear_cache(rec.code)
-        if rec.graphless >= GRAPHLESS_LIMIT:
+        if rec.graphless >= GRAPHLESS_LIMIT or rec.native:
             _hook.unskip_code(rec.code)

@@ -291,6 +291,8 @@ class Tracker:
         """Reference (interpreted) load of the value; may raise."""
         raise NotImplementedError
 
+    runtime_key = False   # read at a key known when the call runs (dict_runtime_reads.RuntimeListTracker)
+
     def load_op(self, prog) -> tuple | None:
         """The C guard program's load of this value, without its register
         (``("attr", prog.reg(self.base), name)``; see

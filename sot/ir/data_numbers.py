@@ -90,9 +90,28 @@ def _int_power(op, args) -> bool:
     return op.name == "pow" and len(args) == 2 and type(args[1]) in (int, bool)
 
 
+def _python_type(value):
+    meta = getattr(value, "meta", None)
+    return meta.type if meta is not None else type(value)
+
+
+def _float_power(op, args) -> bool:
+    """``0.5 ** (n // 3)``: a float to an int power is a float (or raises) for every
+    value of either; so is a positive constant to a float power (``2 ** m``).  An int to
+    an int power is a float for a negative one, a negative float to a float power complex."""
+    if op.name != "pow" or len(args) != 2:
+        return False
+    base, exponent = (_python_type(a) for a in args)
+    if base is float and exponent in (int, bool):
+        return True
+    const_base = not hasattr(args[0], "meta") and type(args[0]) in (int, float) and args[0] > 0
+    return const_base and exponent is float
+
+
 def check_python_op(op, args, deps) -> None:
     """UnsupportedOp unless Python operator ``op`` on a data number gives one result type for every value."""
-    if op.name not in TYPE_STABLE and not _int_power(op, args) and any(is_data_number(s) for s in deps):
+    if op.name not in TYPE_STABLE and not _int_power(op, args) and not _float_power(op, args) and \
+            any(is_data_number(s) for s in deps):
         raise UnsupportedOp(f"{op.name} of a Python number read from array data: its result type "
                             "may depend on the value")
 

@@ -26,7 +26,7 @@ from .registry import (Op, bind, broadcast, call_quietly, const_axes, const_int,
 from .statement_ir import Symbol
 
 #: ops whose eager result is a tuple of arrays (the IR's multi-output ops give a list)
-TUPLE_RESULTS = frozenset({"meshgrid", "tril_indices", "triu_indices", "histogram", "histogram2d", "divmod", "modf",
+TUPLE_RESULTS = frozenset({"average", "linspace", "meshgrid", "tril_indices", "triu_indices", "histogram", "histogram2d", "divmod", "modf",
                            "frexp"})
 
 
@@ -151,15 +151,34 @@ register(Op("partition", "function", np.partition, _partition_infer))
 register(Op("argpartition", "function", np.argpartition, _partition_infer))
 
 
-def _searchsorted_shape(args, kwargs):
-    b = bind("searchsorted", ("a", "v", "side", "sorter"), args, kwargs, {"a", "v", "side"})
+def _searchsorted_infer(op, args, kwargs):
+    b = bind("searchsorted", ("a", "v", "side", "sorter"), args, kwargs, {"a", "v", "side", "sorter"})
+    if "a" not in b or "v" not in b:
+        raise UnsupportedOp("searchsorted: expects a and v")
     if len(shape_of(b["a"])) != 1:
         raise UnsupportedOp("searchsorted: the sorted operand must be 1-d")
-    return shape_of(b["v"])
+    sorter = b.get("sorter")
+    if sorter is not None:
+        # a permutation of a's positions (np.argsort(a)); one of another size raises eagerly
+        if shape_of(sorter) != shape_of(b["a"]):
+            raise UnsupportedOp("searchsorted: NumPy raises ValueError: sorter.size must equal a.size")
+        if isinstance(sorter, Symbol):   # position 0 is in range of every probe (past it raises at run time)
+            b["sorter"] = np.zeros(tuple(min(d, 1) for d in sorter.meta.shape), sorter.meta.dtype)
+    return _probed(op, (), b, shape_of(b["v"]))
 
 
-simple_op("searchsorted", "function", np.searchsorted, _searchsorted_shape)
-simple_op("searchsorted", "method", "searchsorted", _searchsorted_shape)
+register(Op("searchsorted", "function", np.searchsorted, _searchsorted_infer))
+
+
+def _searchsorted_method_infer(op, args, kwargs):
+    if not args:
+        raise UnsupportedOp("searchsorted: expects an array")
+    b = bind("searchsorted", ("v", "side", "sorter"), args[1:], kwargs, {"v", "side", "sorter"})
+    function = Op("searchsorted", "function", np.searchsorted, _searchsorted_infer)
+    return _searchsorted_infer(function, (args[0],), b)
+
+
+register(Op("searchsorted", "method", "searchsorted", _searchsorted_method_infer))
 
 
 def _take_along_axis_shape(args, kwargs):
@@ -235,7 +254,11 @@ for _name in ("percentile", "quantile", "nanpercentile", "nanquantile"):
 
 def _interp_shape(args, kwargs):
     b = bind("interp", ("x", "xp", "fp", "left", "right", "period"), args, kwargs,
-             {"x", "xp", "fp", "left", "right"})
+             {"x", "xp", "fp", "left", "right", "period"})
+    period = b.get("period")
+    # a period of 0 raises ValueError: only a constant one other than 0 (a traced one could be 0)
+    if period is not None and (type(period) not in (int, float) or period == 0):
+        raise UnsupportedOp("interp: period= must be a constant number other than 0")
     xp, fp = shape_of(b["xp"]), shape_of(b["fp"])
     if len(xp) != 1 or xp != fp or not xp[0]:
         raise UnsupportedOp("interp: xp and fp must be non-empty 1-d of one length")
@@ -455,6 +478,16 @@ def _bin_edges_infer(op, args, kwargs):
 register(Op("histogram_bin_edges", "function", np.histogram_bin_edges, _bin_edges_infer))
 
 
+def _bins_of_axis(value) -> int:
+    """How many bins one axis of histogram2d has: ``bins=[3, edges]``, edges a traced
+    1-d array (returned as it is: NumPy's asarray of it; edges out of order raise at run time)."""
+    if isinstance(value, Symbol) and not value.meta.is_python:
+        if value.meta.ndim != 1 or value.meta.shape[0] < 1:
+            raise UnsupportedOp("histogram2d: bin edges must be a 1-d array of at least one edge")
+        return value.meta.shape[0] - 1
+    return _int_bins(value, "histogram2d")
+
+
 def _histogram2d_infer(op, args, kwargs):
     b = bind("histogram2d", ("x", "y", "bins", "range", "density", "weights"), args, kwargs,
              {"x", "y", "bins", "range", "density", "weights"})
@@ -464,7 +497,7 @@ def _histogram2d_infer(op, args, kwargs):
     if b.get("weights") is not None and shape_of(b["weights"]) != x:
         raise UnsupportedOp("histogram2d: weights must have the shape of x")
     bins = b.get("bins", 10)
-    nx, ny = ([_int_bins(v, "histogram2d") for v in bins] if isinstance(bins, (list, tuple)) and len(bins) == 2
+    nx, ny = ([_bins_of_axis(v) for v in bins] if isinstance(bins, (list, tuple)) and len(bins) == 2
               else [_int_bins(bins, "histogram2d")] * 2)
     _constant_range(b.get("range"), 2, "histogram2d")
     result = run_probe(op, args, kwargs)

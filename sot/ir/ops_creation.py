@@ -134,22 +134,37 @@ def _spaced_infer(params):
     """linspace / logspace / geomspace: ``num`` points between constant ends."""
     def infer(op, args, kwargs):
         bound = bind(op.name, params, args, kwargs, set(params))
-        for k in ("start", "stop", "base"):
-            # a traced end is a NumPy scalar or 0-d array (x.min()): the shape is still (num,)
-            value = bound.get(k)
-            if k in bound and (value.meta.is_python or value.meta.shape != () if isinstance(value, Symbol)
-                               else np.ndim(value) != 0):
-                raise UnsupportedOp(f"{op.name}: {k} must be a scalar")
         if "start" not in bound or "stop" not in bound:
             raise UnsupportedOp(f"{op.name}: start and stop are needed")
-        if bound.get("retstep"):
-            raise UnsupportedOp("linspace: retstep=True returns a tuple")
+        ends = []
+        for k in ("start", "stop", "base"):
+            # a traced end is a NumPy scalar or an array (x.min(), rows of x): not a Python number
+            value = bound.get(k)
+            if isinstance(value, Symbol) and value.meta.is_python:
+                raise UnsupportedOp(f"{op.name}: {k} must be a NumPy value")
+            if k in bound and shape_of(value) != ():
+                if k == "base":
+                    raise UnsupportedOp(f"{op.name}: {k} must be a scalar")
+                ends.append(shape_of(value))
+        # array ends: the samples run along a new axis (num at `axis` of their broadcast shape)
+        base = broadcast(*ends) if ends else ()
+        axis = const_int(bound.get("axis", 0), "axis")
+        if not -len(base) - 1 <= axis <= len(base):
+            raise UnsupportedOp(f"{op.name}: axis out of bounds (NumPy raises)")
+        axis %= len(base) + 1
+        retstep = bound.get("retstep", False)
+        if type(retstep) is not bool:
+            raise UnsupportedOp(f"{op.name}: retstep must be a constant bool")
         num = const_int(bound.get("num", 50), "num")
         if num < 0:
             raise UnsupportedOp(f"{op.name}: negative num")
+        # a probe of min(num, 2) points takes the same branch as num (no step below 2)
         pargs, pkwargs = _replace(args, kwargs, "num", 2, min(num, 2))
         result = call_quietly(op, substitute(pargs), substitute(pkwargs))
-        return meta_of_probe(op, result, (num,))
+        shape = base[:axis] + (num,) + base[axis:]
+        if retstep:   # (samples, step): the step a NumPy scalar, or of the ends' shape
+            return meta_of_probe(op, result[0], shape), meta_of_probe(op, result[1], base)
+        return meta_of_probe(op, result, shape)
     return infer
 
 

@@ -156,7 +156,9 @@ def _bincount_infer(op, args, kwargs):
     if type(minlength) is int and minlength >= _BINCOUNT_BOUND.get(x.meta.dtype, minlength + 1):
         # every value is below minlength (a histogram of uint8 pixels): minlength bins, a static size
         return meta_of_probe(op, result, (minlength,))
-    return UnbackedResult(meta_of_probe(op, result, (U,)), ((0,),))
+    # at least minlength bins: a size NumPy never gives below it
+    least = minlength if type(minlength) is int and minlength > 0 else 0
+    return UnbackedResult(meta_of_probe(op, result, (U,)), ((0,),), least)
 
 
 def _lstsq_infer(op, args, kwargs):
@@ -208,18 +210,48 @@ def repeat_by_array(op, args, kwargs, bound):
 
 
 def getitem_mask(x: Symbol, index):
-    """``x[index]`` when ``index`` is one traced boolean array (None when it
-    is not): the masked leading axes become one data-dependent axis."""
-    if not isinstance(index, Symbol) or index.meta.is_python or index.meta.dtype.kind != "b":
+    """``x[index]`` when ``index`` is one traced boolean array, or a tuple of
+    one with ints and slices (``S[mask, t]``, ``X[:, mask]``); None when it
+    holds none.  NumPy reads the mask as the positions of its Trues, one
+    index array per axis it masks: the result's shape is that of an index of
+    such arrays (NumPy's rule), whose common length is data-dependent."""
+    items = index if type(index) is tuple else (index,)
+    masks = [i for i, it in enumerate(items) if _is_mask(it)]
+    if not masks:
         return None
-    k = index.meta.ndim
-    if index.meta.is_scalar or k == 0:
+    if len(masks) > 1 or not all(_plain_item(it) for i, it in enumerate(items) if i != masks[0]):
+        raise UnsupportedOp("a boolean index beside other index arrays, None or an Ellipsis is not captured")
+    p = masks[0]
+    mask = items[p]
+    k = mask.meta.ndim
+    if mask.meta.is_scalar or k == 0:
         raise UnsupportedOp("indexing with a 0-d boolean array is not captured")
-    if x.meta.is_scalar or tuple(index.meta.shape) != tuple(x.meta.shape[:k]):
-        raise UnsupportedOp("a boolean index must have the shape of the leading axes it masks")
-    meta = x.meta
+    if x.meta.is_scalar or tuple(mask.meta.shape) != tuple(x.meta.shape[p:p + k]):
+        raise UnsupportedOp("a boolean index must have the shape of the axes it masks")
     from .meta import TensorMeta
-    return UnbackedResult(TensorMeta((U,) + tuple(meta.shape[k:]), meta.dtype, False), ((0,),))
+    from .ops_indexing import getitem_shape
+
+    # the masked axes only bound the positions (which are in bounds): 1 each,
+    # so that positions on an empty axis are not refused
+    bounds = tuple(x.meta.shape[:p]) + (1,) * k + tuple(x.meta.shape[p + k:])
+
+    def shape_for(count):
+        positions = Symbol("mask#positions", TensorMeta((count,), np.dtype(np.intp), False))
+        return getitem_shape(bounds, items[:p] + (positions,) * k + items[p + 1:])
+    shape = shape_for(U)
+    axis = next(i for i, (a, b) in enumerate(zip(shape, shape_for(U + 1))) if a != b)
+    return UnbackedResult(TensorMeta(shape, x.meta.dtype, False), ((axis,),))
+
+
+def _is_mask(item) -> bool:
+    return isinstance(item, Symbol) and not item.meta.is_python and item.meta.dtype.kind == "b"
+
+
+def _plain_item(item) -> bool:
+    """An int, a slice, or an int known at run time (a 0-d integer array)."""
+    if isinstance(item, Symbol):
+        return not item.meta.is_python and item.meta.shape == () and item.meta.dtype.kind in "iu"
+    return isinstance(item, slice) or (isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_)))
 
 
 for _name, _fn, _infer in (("nonzero", np.nonzero, _nonzero_infer), ("flatnonzero", np.flatnonzero, _flatnonzero_infer),

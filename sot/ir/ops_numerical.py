@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from .errors import UnsupportedOp
-from .registry import (Op, bind, call_quietly, const_axes, const_int, meta_of_probe, probe_value, register,
+from .registry import (Op, bind, call_quietly, const_axes, const_int, meta_of_probe, probe_value, register, run_probe,
                        shape_of, simple_op)
 from .statement_ir import Symbol
 
@@ -163,7 +163,8 @@ simple_op("count_nonzero", "function", np.count_nonzero, _count_nonzero_shape)
 
 def _average_shape(args, kwargs):
     params = ("a", "axis", "weights", "returned")
-    bound = bind("average", params, args, kwargs, {"a", "axis", "weights", "keepdims"}, kwonly=("keepdims",))
+    bound = bind("average", params, args, kwargs, {"a", "axis", "weights", "keepdims", "returned"},
+                 kwonly=("keepdims",))
     shape = shape_of(bound["a"])
     axes = const_axes(bound.get("axis"), len(shape))
     weights = bound.get("weights")
@@ -179,4 +180,17 @@ def _average_shape(args, kwargs):
     return tuple(d for i, d in enumerate(shape) if i not in axes)
 
 
-simple_op("average", "function", np.average, _average_shape)
+def _average_infer(op, args, kwargs):
+    """np.average; with ``returned=True`` the pair (average, sum of weights), the sum
+    broadcast to the average's shape (a NumPy scalar of a full reduction, as the average)."""
+    shape = _average_shape(args, kwargs)
+    returned = dict(zip(("a", "axis", "weights", "returned"), args), **kwargs).get("returned", False)
+    if type(returned) is not bool:
+        raise UnsupportedOp("average: returned= must be a constant bool")
+    result = run_probe(op, args, kwargs)
+    if returned:
+        return meta_of_probe(op, result[0], shape), meta_of_probe(op, result[1], shape)
+    return meta_of_probe(op, result, shape)
+
+
+register(Op("average", "function", np.average, _average_infer))

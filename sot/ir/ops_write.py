@@ -446,7 +446,13 @@ def memory_roots(graph, allocated: bool = False) -> dict[str, frozenset]:
     the graph allocated.  ``allocated``: the arrays the graph allocated are
     roots too (every array symbol is then here)."""
     root: dict[str, frozenset] = {s.name: frozenset([s.name]) for s in graph.inputs}
-    for st in graph.statements:
+    _fold_roots(root, graph.statements, allocated)
+    return root
+
+
+def _fold_roots(root: dict, statements, allocated: bool = False) -> None:
+    """``memory_roots``' fold over `statements` into `root`."""
+    for st in statements:
         if allocated and not st.op.aliases:
             for s in st.outputs:
                 root[s.name] = frozenset([s.name])
@@ -457,7 +463,26 @@ def memory_roots(graph, allocated: bool = False) -> dict[str, frozenset]:
             if bases:
                 for s in st.outputs:
                     root[s.name] = bases
-    return root
+
+
+def last_write_roots(graph) -> frozenset:
+    """``write_roots(graph)[-1][1]`` (the roots of the last write), without
+    folding the whole graph again: a StatementIR only appends inputs and
+    statements, so the fold done for the previous write is kept on it
+    (``_write_fold``; started afresh if the statement it ended at is not
+    where it was) and continued. A trace of many writes (a Thomas sweep)
+    folded the whole graph at each one."""
+    inputs, statements = graph.inputs, graph.statements
+    fold = getattr(graph, "_write_fold", None)
+    if fold is None or fold[1] > len(statements) or (fold[1] and statements[fold[1] - 1] is not fold[3]):
+        fold = graph._write_fold = [0, 0, {}, None]
+    n_in, n_st, root, _ = fold
+    for s in inputs[n_in:]:
+        root[s.name] = frozenset([s.name])
+    _fold_roots(root, statements[n_st:])
+    fold[0], fold[1], fold[3] = len(inputs), len(statements), statements[-1] if statements else None
+    last = next(st for st in reversed(statements) if is_write(st))
+    return root.get(write_target(last).name, frozenset())
 
 
 def write_roots(graph) -> list[tuple[Statement, frozenset]]:

@@ -110,7 +110,7 @@ ALIASING_OPS = frozenset(
                                  "atleast_3d", "diff", "einsum", "rot90", "matrix_transpose",
                                  "linalg_diagonal", "rollaxis", "unstack", "broadcast_arrays",
                                  # np.histogram(x, bins=edges) returns the edges array itself
-                                 "histogram")]
+                                 "histogram", "histogram2d")]
     # conversions return their operand when it already fits; diag of a 2-d array is a view
     + [("function", n) for n in ("asarray", "asarray_chkfinite", "ascontiguousarray", "asfortranarray", "diag",
                                  "sliding_window_view")]

@@ -52,9 +52,16 @@ _FUNCTIONS = frozenset((
 _UFUNC_METHODS = frozenset(("reduce", "accumulate", "outer"))
 
 
+#: ``x op= y`` recorded as a new value (a target the graph made itself): named as operator names it
+_INPLACE_NAMES = {"i" + name.rstrip("_"): name for name in _OPERATORS}
+
+
 def _name(st: Statement) -> str:
+    """The operator's name, its in-place forms (``inplace_mul``, ``imul``) as ``mul``."""
     name = st.op.name
-    return name[len("inplace_"):] if name.startswith("inplace_") else name
+    if name.startswith("inplace_"):
+        return name[len("inplace_"):]
+    return _INPLACE_NAMES.get(name, name) if st.op.kind == "operator" else name
 
 
 _COMPARISONS = frozenset(("eq", "ne", "lt", "le", "gt", "ge"))

@@ -310,8 +310,8 @@ class StatementIR:
         not captured, and SpecializeDims when it is captured only for the
         trace-time size of a symbolic dim.
         """
-        args = tuple(args)
-        kwargs = dict(kwargs or {})
+        args = _ranges_as_lists(tuple(args))
+        kwargs = _ranges_as_lists(dict(kwargs or {}))
         check_constant(args)
         check_constant(kwargs, "keyword argument")
         recorded, args = args, _run_time_indices(op, args)
@@ -578,6 +578,19 @@ _INDEXING = frozenset({"getitem", "setitem"})
 _INDEX_INT = TensorMeta((), np.dtype(np.intp), True)
 
 
+def _ranges_as_lists(value):
+    """``value`` with each ``range`` (``x[rows, range(k)]``) as the list of
+    its ints: NumPy takes a range as that sequence of ints everywhere."""
+    if type(value) is range:
+        return list(value)
+    if type(value) in (tuple, list):
+        return type(value)(_ranges_as_lists(v) for v in value) if any(
+            type(v) in (range, tuple, list, dict) for v in value) else value
+    if type(value) is dict:
+        return {k: _ranges_as_lists(v) for k, v in value.items()}
+    return value
+
+
 def _run_time_indices(op, args):
     """``args`` as inference sees them: an int index item of ``x[i]`` /
     ``x[i] = v`` that is a Python-number graph input (a loop's counter) is
@@ -655,7 +668,13 @@ def _python_scalar_meta(op, args, kwargs, deps) -> ScalarMeta:
     try:
         shadow = call_quietly(op, shadow_args, _in_world(kwargs, True, {}))
     except UnsupportedOp as e:
-        raise SpecializeDims(deps, f"{op.name} holds only for the traced sizes ({e})") from None
+        from .data_numbers import is_data_number
+        if not all(is_data_number(s) for s in deps):
+            raise SpecializeDims(deps, f"{op.name} holds only for the traced sizes ({e})") from None
+        # numbers read from data only (no size to specialise): check_python_op took the
+        # op as giving one result type for every value, and its error (math.exp of a
+        # large value) raises at run time, as eagerly
+        shadow = hint
     if type(hint) not in PYTHON_SCALARS:
         raise UnsupportedOp(f"{op.name} of shape values gives a {type(hint).__name__}")
     if type(shadow) is not type(hint):

@@ -69,12 +69,15 @@ class UnbackedResult:
 
     metas: object
     axes: tuple
+    #: the least the new size can be (``np.bincount(x, minlength=8)``): the small
+    #: worlds take it at no less
+    least: int = 0
 
     def items(self) -> tuple:
         return self.metas if isinstance(self.metas, tuple) else (self.metas,)
 
     def with_metas(self, metas: list) -> "UnbackedResult":
-        return UnbackedResult(tuple(metas) if isinstance(self.metas, tuple) else metas[0], self.axes)
+        return UnbackedResult(tuple(metas) if isinstance(self.metas, tuple) else metas[0], self.axes, self.least)
 
 
 def fresh_metas(result: UnbackedResult, k: int):
@@ -91,13 +94,25 @@ def fresh_metas(result: UnbackedResult, k: int):
 
 
 def counted_mask(op, args, kwargs):
-    """The name of the boolean mask whose count is the new size of ``op``'s
-    result (``x[mask]``), or None.  Two selections by the same mask have the
-    same count: they share one unbacked dim, so ``x[m] + y[m]`` broadcasts."""
+    """The name of the array whose count of nonzero elements is the new
+    size of ``op``'s result (``x[mask]``, ``S[mask, t]``,
+    ``np.flatnonzero(mask)``), or None.  Two selections by the same mask have
+    the same count: they share one unbacked dim, so ``x[m] + y[m]`` broadcasts
+    and ``np.flatnonzero(m)[x[m] > 0]`` selects."""
     from .statement_ir import Symbol
-    if op.name == "getitem" and not kwargs and len(args) == 2 and isinstance(args[1], Symbol):
-        return args[1].name
+    if kwargs:
+        return None
+    if op.name == "getitem" and len(args) == 2:
+        items = args[1] if type(args[1]) is tuple else (args[1],)
+        masks = [it for it in items if isinstance(it, Symbol) and not it.meta.is_python and it.meta.dtype.kind == "b"]
+        return masks[0].name if len(masks) == 1 else None
+    if len(args) == 1 and isinstance(args[0], Symbol) and op.name in _NONZERO_COUNTS:
+        return args[0].name
     return None
+
+
+#: ops whose result's new size is the count of their one argument's nonzero elements
+_NONZERO_COUNTS = frozenset(("nonzero", "flatnonzero", "argwhere", "where"))
 
 
 def small_meta(result: UnbackedResult, size: int):
@@ -106,7 +121,7 @@ def small_meta(result: UnbackedResult, size: int):
     for meta, axes in zip(result.items(), result.axes):
         shape = list(meta.shape)
         for a in axes:
-            shape[a] = size
+            shape[a] = max(size, result.least)
         out.append(TensorMeta(tuple(shape), meta.dtype, meta.is_scalar))
     return tuple(out) if isinstance(result.metas, tuple) else out[0]
 

@@ -488,6 +488,8 @@ _CREATION_LIMIT = 1 << 16
 def _lower_creation(b, st):
     """A creation op depends on no array data: its value is computed by NumPy
     when the graph is compiled (a fill becomes ConstantOfShape)."""
+    if st.multi_output:   # np.linspace(..., retstep=True): left to NumPy
+        raise NotLowered(f"{st.op.name} with several results")
     meta = _out(st)
     like = st.op.name.endswith("_like")
     symbols = st.symbols_used()

@@ -193,8 +193,14 @@ def store_global(ex, instr):
     ex.graph.effects.store_global(ex.graph, ex.globals, ex.globals_tracker, instr.argval, tracker, ex.pop())
 
 
-unsupported("deleting globals/attributes/cells is a side effect",
-            "DELETE_GLOBAL", "DELETE_ATTR", "DELETE_DEREF")
+@handler("DELETE_GLOBAL")
+def delete_global(ex, instr):
+    # replayed after the graph, as a store (executor/global_stores.py)
+    ex.graph.effects.delete_global(ex.graph, ex.globals, ex.globals_tracker, instr.argval,
+                                   ex.global_tracker(instr.argval))
+
+
+unsupported("deleting attributes/cells is a side effect", "DELETE_ATTR", "DELETE_DEREF")
 unsupported("module and class-body name lookups are not simulated",
             "LOAD_NAME", "STORE_NAME", "DELETE_NAME", "LOAD_CLASSDEREF", "LOAD_FROM_DICT_OR_DEREF",
             "LOAD_FROM_DICT_OR_GLOBALS", "LOAD_LOCALS", "SETUP_ANNOTATIONS")

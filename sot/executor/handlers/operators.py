@@ -1,6 +1,6 @@
 """Operators, subscripts and building containers."""
 from ...breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
-from .. import dispatch, exceptions, functional, sets, str_runtime, user_operators, user_protocols
+from .. import dispatch, exceptions, functional, object_key_dicts, sets, str_runtime, user_operators, user_protocols
 from ..str_data import PassStrVariable
 from ..dispatch import const
 from ..opcode_table import (
@@ -137,7 +137,7 @@ def build_list(ex, instr):
 @handler("BUILD_MAP")
 def build_map(ex, instr):
     items = ex.popn(2 * instr.arg)
-    ex.push(DictVariable({dict_key(k): v for k, v in zip(items[::2], items[1::2])}))
+    ex.push(object_key_dicts.make(ex, items[::2], items[1::2]))   # (a DictVariable unless keyed by objects)
 
 
 @handler("BUILD_CONST_KEY_MAP")
@@ -177,7 +177,7 @@ def list_append(ex, instr):
 def map_add(ex, instr):
     value = ex.pop()
     key = ex.pop()
-    ex.peek(instr.arg).entries[dict_key(key)] = value
+    object_key_dicts.map_add(ex, instr.arg, key, value)
 
 
 @handler("LIST_EXTEND")
