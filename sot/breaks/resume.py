@@ -497,7 +497,7 @@ def _restore(layout: list[bool], restored_locals: list[str], cells=(), functions
         ins += codegen.make_function(f.code, f.qualname, refs, f.defaults)
         for name in f.names[1:]:
             ins.append(Instr("COPY", 1) if FACTS.call_has_null_slot else Instr("DUP_TOP"))
-        ins += [_store(name, cells) for name in f.names]
+        ins += [_store(name, cells, free) for name in f.names]
     for j, null in enumerate(layout):
         ins += setups.get(j, [])
         if not null:

@@ -23,6 +23,7 @@ from . import array_numbers, numpy_callables
 from . import collections_models, container_values, dict_data, functools_models, heapq_bisect, itertools_shared, operator_models   # the stdlib's
 from . import statistics_models
 from . import builtin_subclasses, dict_runtime_reads, identities, instance_dicts, str_runtime
+from . import iterator_rebuild, tuple_reuse
 from .generators import GeneratorVariable
 from .dispatch import SEQUENCES, const
 from .variables.base import RealObjectVariable
@@ -411,8 +412,12 @@ def b_reversed(executor, seq):
         return live_iterators.ListIteratorVariable(seq, reverse=True)
     if isinstance(seq, TupleVariable):
         return IteratorVariable(seq.items[::-1], type(reversed(())))
+    if isinstance(seq, DictVariable) and seq.python_type() is dict:
+        return live_iterators.DictIteratorVariable(seq, "keys", reverse=True)
+    if isinstance(seq, DictViewVariable) and seq.dict.python_type() is dict:
+        return live_iterators.DictIteratorVariable(seq.dict, seq.kind, reverse=True)
     if isinstance(seq, ConstVariable) and isinstance(seq.value, (range, tuple, str)):
-        return IteratorVariable([const(v) for v in reversed(seq.value)])
+        return iterator_rebuild.from_constant([const(v) for v in reversed(seq.value)], reversed, seq.value)
     if isinstance(seq, TensorVariable) and (rows := numpy_iteration.reversed_rows(executor.graph, seq)) is not None:
         return rows
     raise FallbackError(UNSUPPORTED_OBJECT, f"reversed() of {seq.describe()}")
@@ -457,8 +462,8 @@ def b_frozenset(executor, iterable=None):
 def b_tuple(executor, iterable=None):
     if iterable is None:
         return TupleVariable([])
-    if isinstance(iterable, TupleVariable):
-        return iterable
+    if (same := tuple_reuse.same_tuple(iterable)) is not None:
+        return same   # tuple(t) is t; tuple(a namedtuple) is a new plain tuple
     return TupleVariable(dispatch.get_iter(executor.graph, iterable).items)
 
 

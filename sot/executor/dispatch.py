@@ -21,6 +21,7 @@ from ..guards.guard import DictKeysGuard
 from ..guards.tracker import AttrTracker, ConstTracker, ItemTracker
 from ..ir import registry
 from . import array_numbers, builtin_values, classes, partials, exceptions, list_data, metaclass, pyidentity, sets
+from . import iterator_rebuild, tuple_reuse
 from .generators import GeneratorVariable
 from .signals import RaiseSignal
 from .function_graph import is_user_class
@@ -122,6 +123,8 @@ def binary_op(graph, name: str, a: Variable, b: Variable) -> Variable:
     if (r := ask(graph, a, "binary", name, b, True)) is not NotImplemented or \
             (r := ask(graph, b, "binary", name, a, False)) is not NotImplemented:
         return r
+    if (r := dict_views.binary(name, a, b)) is not None:   # a dict's keys view and a set
+        return r
     if isinstance(a, sets.SetVariable) or isinstance(b, sets.SetVariable):
         return sets.binary(name, a, b)
     inplace = name.startswith("i") and name not in ("is_",)
@@ -153,7 +156,7 @@ def binary_op(graph, name: str, a: Variable, b: Variable) -> Variable:
             a.check_mutable("+=")
             a.grow("extend", (list(b.items),))
             return a
-        return type(a)(a.items + b.items)
+        return tuple_reuse.concat(a, b) or type(a)(a.items + b.items)
     if inplace and base == "add" and isinstance(a, ListVariable) and (
             isinstance(b, SEQUENCES) or isinstance(b, ConstVariable) and type(b.value) in (tuple, str, range)):
         a.check_mutable("+=")   # list += any iterable: list.extend, in place
@@ -166,7 +169,7 @@ def binary_op(graph, name: str, a: Variable, b: Variable) -> Variable:
             a.check_mutable("*=")
             a.items = a.items * n
             return a
-        return type(seq)(seq.items * n)
+        return tuple_reuse.repeat(seq, n) or type(seq)(seq.items * n)
     if base == "mod" and isinstance(a, ConstVariable) and type(a.value) is str and isinstance(b, TupleVariable):
         return folded(python_op(operator.mod, a.value, _plain_sequence(b)))   # "%d/%s" % (n, name)
     if _op_key(base) == "or_" and isinstance(a, DictVariable) and isinstance(b, DictVariable) \
@@ -230,6 +233,8 @@ def unary_op(graph, name: str, a: Variable) -> Variable:
 def compare_op(graph, name: str, a: Variable, b: Variable) -> Variable:
     if (r := ask(graph, a, "compare", name, b, True)) is not NotImplemented or \
             (r := ask(graph, b, "compare", name, a, False)) is not NotImplemented:
+        return r
+    if (r := dict_views.compare(name, a, b)) is not None:
         return r
     if isinstance(a, sets.SetVariable) or isinstance(b, sets.SetVariable):
         return sets.compare(name, a, b)
@@ -296,6 +301,8 @@ def is_op(a: Variable, b: Variable, graph=None) -> bool:
         return True
     if isinstance(a, classes.NewObjectVariable) or isinstance(b, classes.NewObjectVariable):
         return False   # made in the trace: one Variable per object, no other object is it
+    if any(isinstance(v, ListVariable) and v.is_new() for v in (a, b)):
+        return False   # likewise a list the trace made (a new tuple may be an old one: `t + ()`)
     if _types_differ(a, b) or numpy_forms.distinct_arrays(a, b):
         return False
     if isinstance(a, ConstVariable) and isinstance(b, ConstVariable) and (
@@ -438,7 +445,7 @@ def getitem(graph, obj: Variable, key: Variable) -> Variable:
         return items
     if isinstance(obj, SEQUENCES) and isinstance(key, ConstVariable):
         if isinstance(key.value, slice):
-            return type(obj)(python_op(operator.getitem, obj.items, key.value))
+            return tuple_reuse.sliced(obj, key.value) or type(obj)(python_op(operator.getitem, obj.items, key.value))
         if type(key.value) in (int, bool) or isinstance(key.value, np.integer):  # (a NumPy int: its __index__)
             # as the sequence's own type, for the IndexError's text
             return python_op(operator.getitem, obj.items if isinstance(obj, ListVariable) else tuple(obj.items),
@@ -727,13 +734,13 @@ def get_iter(graph, obj: Variable) -> IteratorVariable:
     if isinstance(obj, numpy_iteration.FlatVariable):
         return obj.iterate(graph)
     if isinstance(obj, ClassVariable) and classes.is_enum_class(obj.value):
-        return IteratorVariable([const(m) for m in obj.value])
+        return iterator_rebuild.from_constant([const(m) for m in obj.value], iter, obj.value)
     if isinstance(obj, sets.SetVariable):
         return live_iterators.SetIteratorVariable(obj)  # members of an identity-guarded class
     if isinstance(obj, ConstVariable) and isinstance(obj.value, (range, tuple, str, bytes, frozenset)):
         if len(obj.value) > ITER_LIMIT:
             raise FallbackError(UNSUPPORTED_OBJECT, f"loop of {len(obj.value)} iterations exceeds the unroll limit {ITER_LIMIT}")
-        return IteratorVariable([const(v) for v in obj.value])
+        return iterator_rebuild.from_constant([const(v) for v in obj.value], iter, obj.value)
     if isinstance(obj, TensorVariable):
         shape = obj.meta.shape
         if not shape:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 
 from ..breaks.reasons import LIMIT, UNSUPPORTED_CALL, FallbackError
-from . import dispatch, user_protocols
+from . import dispatch, iterator_rebuild, user_protocols
 from .dispatch import const
 from .variables import ConstVariable, IteratorVariable, LazyIteratorVariable, TupleVariable, Variable
 
@@ -54,7 +54,9 @@ def _combinatoric(kind, pools: list[list[Variable]], *args) -> IteratorVariable:
             out.append(TupleVariable([pools[k][i] for k, i in enumerate(idx)]))
         else:
             out.append(TupleVariable([pools[0][i] for i in idx]))
-    return IteratorVariable(out, kind)
+    return iterator_rebuild.made_by(out, kind, lambda b: f"{b._bind(kind)}("
+                                    + "".join(iterator_rebuild.sequence(b, p) + ", " for p in pools)
+                                    + "".join(f"{b._bind(a)}, " for a in args) + ")")
 
 
 def b_product(executor, *iterables, repeat=None):

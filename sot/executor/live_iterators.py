@@ -24,6 +24,7 @@ from .variables.containers import SteppedIterator
 LIST_ITERATOR = type(iter([]))
 LIST_REVERSE_ITERATOR = type(reversed([]))
 DICT_ITERATORS = {"keys": type(iter({})), "values": type(iter({}.values())), "items": type(iter({}.items()))}
+DICT_REVERSE_ITERATORS = {kind: type(reversed(getattr({}, kind)())) for kind in DICT_ITERATORS}
 SET_ITERATOR = type(iter(set()))
 
 
@@ -35,10 +36,10 @@ def list_iterator_at(seq: list, index: int, reverse: bool):
     return it
 
 
-def dict_iterator_at(d: dict, kind: str, pos: int):
+def dict_iterator_at(d: dict, kind: str, pos: int, reverse: bool = False):
     """The real iterator over `d` (unchanged since the trace made its
     iterator) after `pos` steps."""
-    it = iter(getattr(d, kind)())
+    it = (reversed if reverse else iter)(getattr(d, kind)())
     for _ in range(pos):
         next(it)
     return it
@@ -84,23 +85,29 @@ def _size_changed(what: str):
 
 
 class DictIteratorVariable(SteppedIterator):
-    """`iter(d)`, `iter(d.values())`, `iter(d.items())` over a DictVariable."""
+    """`iter(d)`, `iter(d.values())`, `iter(d.items())` over a DictVariable
+    (`reverse`: `reversed()` of the dict or of the view)."""
 
-    def __init__(self, d, kind: str = "keys"):
-        super().__init__([], DICT_ITERATORS[kind])
+    def __init__(self, d, kind: str = "keys", reverse: bool = False):
+        super().__init__([], (DICT_REVERSE_ITERATORS if reverse else DICT_ITERATORS)[kind])
         self.dict = d
         self.what = kind
-        self.keys = list(d.entries)
+        self.reverse = reverse
+        self.keys = self._order()
         self.pos = 0
         self.done = False
         self.broken = False   # changed size: every later step raises (CPython's sticky state)
+
+    def _order(self) -> list:
+        keys = list(self.dict.entries)
+        return keys[::-1] if self.reverse else keys
 
     def _changed(self) -> bool:
         entries = self.dict.entries
         if len(entries) != len(self.keys) or self.broken:
             self.broken = True
             return True
-        if list(entries) != self.keys:
+        if self._order() != self.keys:
             raise FallbackError(UNSUPPORTED_OBJECT, "a dict iterated over kept its size but changed its keys")
         return False
 
@@ -119,16 +126,18 @@ class DictIteratorVariable(SteppedIterator):
     def remaining(self) -> list[Variable] | None:
         if self.done:
             return []
-        if len(self.dict.entries) != len(self.keys) or list(self.dict.entries) != self.keys:
+        if len(self.dict.entries) != len(self.keys) or self._order() != self.keys:
             return None
         return [_entry(self.dict, k, self.what) for k in self.keys[self.pos:]]
 
     def rebuild(self, builder) -> str:
+        make = builder._bind(reversed if self.reverse else iter)
         if self.done:
-            return f"{builder._bind(iter)}({builder._bind(getattr)}({{}}, {self.what!r})())"
+            return f"{make}({builder._bind(getattr)}({{}}, {self.what!r})())"
         if self.remaining() is None:
             raise FallbackError(UNSUPPORTED_OBJECT, "an iterator over a dict that changed cannot be rebuilt")
-        return f"{builder._bind(dict_iterator_at)}({builder.expr(self.dict)}, {self.what!r}, {self.pos})"
+        return f"{builder._bind(dict_iterator_at)}({builder.expr(self.dict)}, {self.what!r}, {self.pos}, " \
+            f"{self.reverse})"
 
 
 def _entry(d, key, kind: str) -> Variable:

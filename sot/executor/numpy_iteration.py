@@ -15,6 +15,7 @@ import numpy as np
 
 from ..breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
 from ..ir import registry
+from . import iterator_rebuild
 from .live_iterators import ReadingIteratorVariable
 from .variables import ConstVariable, IteratorVariable, TensorVariable, TupleVariable, Variable
 
@@ -66,7 +67,8 @@ def class_call(graph, cls, args, kwargs) -> Variable | None:
         shape = _const_shape(args, kwargs)
         if shape is None:
             return None
-        return IteratorVariable([ConstVariable(i) for i in _indices(shape, "np.ndindex")], np.ndindex)
+        return iterator_rebuild.made_by([ConstVariable(i) for i in _indices(shape, "np.ndindex")], np.ndindex,
+                                        lambda b: f"{b._bind(np.ndindex)}(*{b._bind(tuple(shape))})")
     if cls is np.ndenumerate and len(args) == 1 and not kwargs and isinstance(args[0], TensorVariable):
         a = args[0]
         getitem = registry.lookup_operator("getitem")

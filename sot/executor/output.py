@@ -11,7 +11,7 @@ import types
 
 from ..breaks.reasons import UNSUPPORTED_OBJECT, FallbackError
 from ..guards.tracker import literal
-from . import function_rebuild, local_classes
+from . import function_rebuild, iterator_rebuild, local_classes
 from .variables import (
     BoundMethodVariable, BuiltinMethodVariable, ConstVariable, IteratorVariable, DictVariable, ListVariable,
     SymScalarVariable, TensorVariable, TupleVariable, UserFunctionVariable, Variable,
@@ -71,11 +71,8 @@ class OutputBuilder:
             text = function_rebuild.function_expr(self, var)
         elif getattr(var, "rebuilt_as", None) is not None and not var._done:  # zip/enumerate of rebuildable ones
             text = var.rebuilt_as(lambda v: self.expr(v) if isinstance(v, Variable) else self._bind(v))
-        elif isinstance(var, IteratorVariable):  # an iterator over what is left
-            rest = var.remaining()
-            if rest is None:
-                raise FallbackError(UNSUPPORTED_OBJECT, f"{var.describe()} (lazy) cannot be rebuilt")
-            text = f"{self._bind(iter)}((" + "".join(self.expr(v) + ", " for v in rest) + "))"
+        elif isinstance(var, IteratorVariable):  # an iterator over what is left, of its own type
+            text = iterator_rebuild.rebuild(self, var)
         elif isinstance(var, TupleVariable):
             text = "(" + "".join(self.expr(v) + ", " for v in var.items) + ")"
         elif isinstance(var, ListVariable):

@@ -30,5 +30,5 @@ def case(*args, ort=False):
 
 
 def load_all() -> list:
-    from . import lang, builtins_std, numpy_ops, objects, stdlib, mutation, corners, peer3, peer4  # noqa: F401  (registration)
+    from . import lang, builtins_std, numpy_ops, objects, stdlib, mutation, corners, peer3, peer4, peer5  # noqa: F401  (registration)
     return CASES

@@ -54,6 +54,15 @@ class ListVariable(_MutableContainer):
         self.original = None             # the items as loaded, for one from outside
 
     source_value = None  # the real list, for one from outside the frame
+    #: wrapped from a real list without a tracker (factory.list_): which
+    #: object it is is not known, so it is not certainly a new one
+    wrapped = False
+
+    def is_new(self) -> bool:
+        """Made by the trace (a display, list(), a slice, copy(), sorted(),
+        a comprehension): one Variable per list, and no list that existed
+        before is it, since each of those makes a fresh object in CPython."""
+        return self.tracker is None and not self.wrapped
 
     @classmethod
     def from_source(cls, tracker, load, value=None) -> "ListVariable":
@@ -168,6 +177,7 @@ class IteratorVariable(Variable):
     looks without consuming."""
 
     live = False   # True: reads its source at each step (lazy, or over a mutable container)
+    origin = None  # (builder) -> source of a fresh one, as it was made (executor/iterator_rebuild.py)
 
     def __init__(self, items: list[Variable], kind: type = type(iter(()))):
         super().__init__(None)

@@ -146,7 +146,9 @@ def list_(graph, value, t, tracker):
     if t is not list:
         return None
     if tracker is None:
-        return ListVariable([graph.wrap(v, None) for v in value])
+        var = ListVariable([graph.wrap(v, None) for v in value])
+        var.wrapped = True
+        return var
     graph.add_guard(TypeGuard(tracker, list))  # length and items: when the trace reads them
     ref = weakref.ref(graph)   # no cycle: the list (and what the graph holds) goes when unused
     var = ListVariable.from_source(tracker, lambda: ref()._list_items(value, tracker), value)
