@@ -324,8 +324,9 @@ def measure(fn, fargs, repeat, options=None, auto_seconds: float = 3.0) -> Row:
     probe = median_time(fn, fargs, 1, 1)
     settle = SETTLE_SECONDS if probe >= 1e-3 else 0.0
     eager, traced, ort, auto = side_by_side([fn, static, on_ort, on_auto], fargs, repeat, settle)
+    chose = auto_choice(before)   # before the reset, which frees the auto graphs it reads
     sot.reset()   # frozen arrays writeable again, for the rows that do not freeze them
-    return Row(eager, traced, ort, auto, auto_choice(before), first, report.graph_count, len(report.breaks))
+    return Row(eager, traced, ort, auto, chose, first, report.graph_count, len(report.breaks))
 
 
 #: warm-up calls at most while waiting for the choices (governor, auto) to be made
