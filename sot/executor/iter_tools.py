@@ -67,20 +67,21 @@ def b_product(executor, *iterables, repeat=None):
     return _combinatoric(itertools.product, pools)
 
 
-def b_combinations(executor, iterable, r):
-    pool = _drain(executor, iterable, "combinations")
-    n = _int(r, "combinations")
+def _choose(executor, fn, iterable, r):
+    """`combinations` or `combinations_with_replacement` of a drained iterable."""
+    pool = _drain(executor, iterable, fn.__name__)
+    n = _int(r, fn.__name__)
     if n < 0:
-        raise FallbackError(UNSUPPORTED_CALL, "combinations with r < 0 (eager raises ValueError)")
-    return _combinatoric(itertools.combinations, [pool], n)
+        raise FallbackError(UNSUPPORTED_CALL, f"{fn.__name__} with r < 0 (eager raises ValueError)")
+    return _combinatoric(fn, [pool], n)
+
+
+def b_combinations(executor, iterable, r):
+    return _choose(executor, itertools.combinations, iterable, r)
 
 
 def b_combinations_with_replacement(executor, iterable, r):
-    pool = _drain(executor, iterable, "combinations_with_replacement")
-    n = _int(r, "combinations_with_replacement")
-    if n < 0:
-        raise FallbackError(UNSUPPORTED_CALL, "combinations_with_replacement with r < 0 (eager raises ValueError)")
-    return _combinatoric(itertools.combinations_with_replacement, [pool], n)
+    return _choose(executor, itertools.combinations_with_replacement, iterable, r)
 
 
 def b_permutations(executor, iterable, r=None):
