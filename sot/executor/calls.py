@@ -547,6 +547,12 @@ def b_setattr(executor, obj, name, value):
     return const(None)
 
 
+def b_delattr(executor, obj, name):
+    from .handlers.names import delete_attribute
+    delete_attribute(executor, obj, _attr_name(name, "delattr"))
+    return const(None)
+
+
 def b_hasattr(executor, obj, name):
     return attr_presence.hasattr_(executor, obj, _attr_name(name, "hasattr"))
 
@@ -625,6 +631,7 @@ BUILTINS = {
     builtins.getattr: b_getattr,
     builtins.hasattr: b_hasattr,
     builtins.setattr: b_setattr,
+    builtins.delattr: b_delattr,
     builtins.type: b_type,
     builtins.float: b_bool_like(float),
     builtins.int: b_bool_like(int),

@@ -197,6 +197,26 @@ def store_attr(obj: NewObjectVariable, name: str, value: Variable) -> None:
     obj.attrs[name] = value
 
 
+def delete_attr(graph, obj: NewObjectVariable, name: str) -> None:
+    """`del obj.name` on an object made in the trace: the name leaves its
+    instance dict, and a later read finds the class's attribute, as eagerly.
+    A class's own __delattr__, a descriptor or slot of that name, or a name
+    the object lacks (eager raises AttributeError) breaks."""
+    if obj.cls.__delattr__ is not object.__delattr__:
+        raise FallbackError(UNSUPPORTED_OBJECT, f"del .{name} on {obj.describe()}: its class defines __delattr__")
+    try:
+        class_attr = inspect.getattr_static(obj.cls, name)
+    except AttributeError:
+        class_attr = None
+    if class_attr is not None and (is_data_descriptor(class_attr) or
+                                   isinstance(class_attr, types.MemberDescriptorType)):
+        raise FallbackError(UNSUPPORTED_OBJECT, f"del .{name} on {obj.describe()} through a descriptor or slot")
+    if name not in obj.attrs:
+        raise FallbackError(UNSUPPORTED_OBJECT, f"del .{name} on {obj.describe()}, which has no such attribute")
+    graph.add_guard(ClassUnchangedGuard(obj.cls))   # no __delattr__ or descriptor `name` appears
+    del obj.attrs[name]
+
+
 # -- super() -------------------------------------------------------------------
 
 class SuperVariable(Variable):

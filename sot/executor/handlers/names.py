@@ -200,7 +200,21 @@ def delete_global(ex, instr):
                                    ex.global_tracker(instr.argval))
 
 
-unsupported("deleting attributes/cells is a side effect", "DELETE_ATTR", "DELETE_DEREF")
+@handler("DELETE_ATTR")
+def delete_attr(ex, instr):
+    delete_attribute(ex, ex.pop(), instr.argval)
+
+
+def delete_attribute(ex, obj: Variable, name: str) -> None:
+    """`del obj.name` (DELETE_ATTR, and delattr() with a constant name): on
+    an object made in the trace only (elsewhere a side effect not replayed)."""
+    if isinstance(obj, classes.NewObjectVariable) and not isinstance(obj, builtin_subclasses.SUBCLASS_INSTANCES):
+        classes.delete_attr(ex.graph, obj, name)
+        return
+    raise FallbackError(SIDE_EFFECT, f"deleting attribute .{name} of {obj.describe()}")
+
+
+unsupported("deleting cells is a side effect", "DELETE_DEREF")
 unsupported("module and class-body name lookups are not simulated",
             "LOAD_NAME", "STORE_NAME", "DELETE_NAME", "LOAD_CLASSDEREF", "LOAD_FROM_DICT_OR_DEREF",
             "LOAD_FROM_DICT_OR_GLOBALS", "LOAD_LOCALS", "SETUP_ANNOTATIONS")
