@@ -186,6 +186,8 @@ class FunctionGraph:
 
         `inplace`: the op updates its first argument (the caller rebinds it),
         so no new view of the arguments is created."""
+        if op.name in _SEQUENCE_OPS:
+            args = [_deque_as_list(a) for a in args]
         ir_args = tuple(to_ir_arg(a) for a in args)
         ir_kwargs = {k: to_ir_arg(v) for k, v in (kwargs or {}).items()}
         first = len(self.ir)
@@ -227,6 +229,17 @@ class FunctionGraph:
         var = SymScalarVariable(size, self.ir.deps(size))
         var.graph = weakref.ref(self)
         return var
+
+
+#: ops whose first argument NumPy reads as a sequence of arrays, a deque as
+#: a list (np.block, by contrast, takes a deque for one array: not listed)
+_SEQUENCE_OPS = frozenset({"stack", "concatenate", "hstack", "vstack", "dstack", "column_stack", "array",
+                           "asarray", "asanyarray"})
+
+
+def _deque_as_list(v):
+    from .collections_deque import DequeVariable   # (it imports the variables this module does)
+    return ListVariable(list(v.deque)) if isinstance(v, DequeVariable) else v
 
 
 def _tensors(v):
