@@ -18,7 +18,8 @@ def sliding_window(x):
     window = collections.deque(maxlen=2)
     for row in x:
         window.append(row * 2)
-    return np.stack(window), np.concatenate(window), np.vstack(window), len(window)
+    return (np.stack(window), np.concatenate(window), np.vstack(window), np.hstack(window), np.dstack(window),
+            np.column_stack(window), len(window))
 
 
 def numbers_to_array(x):

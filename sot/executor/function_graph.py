@@ -186,7 +186,7 @@ class FunctionGraph:
 
         `inplace`: the op updates its first argument (the caller rebinds it),
         so no new view of the arguments is created."""
-        if op.name in _SEQUENCE_OPS:
+        if op.reads_sequence:
             args = [_deque_as_list(a) for a in args]
         ir_args = tuple(to_ir_arg(a) for a in args)
         ir_kwargs = {k: to_ir_arg(v) for k, v in (kwargs or {}).items()}
@@ -231,13 +231,8 @@ class FunctionGraph:
         return var
 
 
-#: ops whose first argument NumPy reads as a sequence of arrays, a deque as
-#: a list (np.block, by contrast, takes a deque for one array: not listed)
-_SEQUENCE_OPS = frozenset({"stack", "concatenate", "hstack", "vstack", "dstack", "column_stack", "array",
-                           "asarray", "asanyarray"})
-
-
 def _deque_as_list(v):
+    """A deque as the list NumPy reads it as (for an op that reads_sequence)."""
     from .collections_deque import DequeVariable   # (it imports the variables this module does)
     return ListVariable(list(v.deque)) if isinstance(v, DequeVariable) else v
 

@@ -73,6 +73,12 @@ class Op:
         operand (in-place operators, ``astype(copy=False)``, ``diff(n=0)``)."""
         return (self.kind, self.name) in ALIASING_OPS
 
+    @property
+    def reads_sequence(self) -> bool:
+        """Whether NumPy reads the first argument as any sequence of its items
+        (``np.stack(window)`` of a deque as of a list; ``np.block`` does not)."""
+        return (self.kind, self.name) in SEQUENCE_READING_OPS
+
     def call(self, args, kwargs):
         """Apply the op to concrete values, exactly as generated code does."""
         if self.kind == "operator":
@@ -120,6 +126,11 @@ ALIASING_OPS = frozenset(
                                  "fftn", "ifftn")]
     + [("method", "view")]
 )
+
+#: (kind, name) of the ops whose first argument NumPy reads as a plain
+#: sequence (see Op.reads_sequence)
+SEQUENCE_READING_OPS = frozenset(("function", n) for n in (
+    "stack", "concatenate", "hstack", "vstack", "dstack", "column_stack", "array", "asarray"))
 
 _FUNCTIONS: dict[int, tuple[Any, Op]] = {}
 _METHODS: dict[str, Op] = {}
